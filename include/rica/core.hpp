@@ -1,0 +1,90 @@
+#pragma once
+// Basic vocabulary shared by every part of rica: node, port and buffer-class numbers, the link
+// and routing-decision value types, coordinates, and the error type user input errors raise.
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rica {
+
+/// Node number. PEs are nodes [0, pes()); router-only nodes (indirect networks) follow them.
+using node_t = std::uint32_t;
+/// Port number of a node; out-ports and in-ports are numbered independently from 0.
+using port_t = std::uint16_t;
+/// Buffer class (virtual channel) number; a topology uses classes [0, buffer_classes()).
+using class_t = std::uint16_t;
+
+inline constexpr node_t no_node = std::numeric_limits<node_t>::max();
+
+/// A directed link leaving a node through one out-port: the peer node and the peer's in-port
+/// on which it arrives. A port that a node does not have yields an absent link (`!present()`).
+struct Link {
+  node_t peer = no_node;
+  port_t in_port = 0;
+  [[nodiscard]] constexpr bool present() const noexcept { return peer != no_node; }
+  friend constexpr bool operator==(const Link&, const Link&) = default;
+};
+
+/// A routing decision: either "deliver here", or "leave through `port`, arriving downstream in
+/// buffer class `next_class`". Four bytes, returned by value; no allocation.
+class Hop {
+ public:
+  static constexpr Hop deliver() noexcept { return Hop{deliver_port, 0}; }
+  static constexpr Hop forward(port_t port, class_t next_class) noexcept { return Hop{port, next_class}; }
+  [[nodiscard]] constexpr bool delivers() const noexcept { return port_ == deliver_port; }
+  /// Out-port to take. Precondition: !delivers().
+  [[nodiscard]] constexpr port_t port() const noexcept { return port_; }
+  /// Buffer class of the downstream buffer. Precondition: !delivers().
+  [[nodiscard]] constexpr class_t next_class() const noexcept { return class_; }
+  friend constexpr bool operator==(const Hop&, const Hop&) = default;
+
+ private:
+  static constexpr port_t deliver_port = std::numeric_limits<port_t>::max();
+  constexpr Hop(port_t p, class_t c) noexcept : port_(p), class_(c) {}
+  port_t port_;
+  class_t class_;
+};
+
+/// Mixed-radix coordinate ranges of the PEs, first coordinate varying fastest: PE id =
+/// c0 + r0 * (c1 + r1 * (c2 + ...)). Networks without natural coordinates use {pes}.
+using Shape = std::vector<std::uint32_t>;
+using Coords = std::vector<std::uint32_t>;
+
+[[nodiscard]] Coords to_coords(const Shape& shape, node_t id);
+[[nodiscard]] node_t from_coords(const Shape& shape, const Coords& c);
+[[nodiscard]] std::uint64_t shape_size(const Shape& shape);
+/// "32x32x4" style text of a shape.
+[[nodiscard]] std::string shape_text(const Shape& shape);
+
+/// Invalid user input (a topology spec, a parameter, a file). The CLI prints what() on one
+/// line and exits with status 2. Messages name the parameter and what is accepted.
+class usage_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Largest node count any topology may have (memory and the 32-bit node_t bound the range).
+inline constexpr std::uint64_t max_nodes = std::uint64_t{1} << 26;
+
+namespace detail {
+/// Throws usage_error unless lo <= v <= hi: "<what>: parameter '<name>' = v is out of range [lo, hi]".
+void check_range(const std::string& what, const std::string& name, std::int64_t v, std::int64_t lo,
+                 std::int64_t hi);
+/// Throws usage_error when a node count exceeds max_nodes.
+void check_node_count(const std::string& what, std::uint64_t nodes);
+
+constexpr std::uint32_t flip(std::uint32_t v, unsigned bit) noexcept { return v ^ (1u << bit); }
+constexpr unsigned bit(std::uint32_t v, unsigned i) noexcept { return (v >> i) & 1u; }
+constexpr std::uint32_t rotl(std::uint32_t v, unsigned n) noexcept {
+  const std::uint32_t mask = (n >= 32) ? ~0u : ((1u << n) - 1u);
+  return ((v << 1) | (v >> (n - 1))) & mask;
+}
+constexpr std::uint32_t rotr(std::uint32_t v, unsigned n) noexcept {
+  const std::uint32_t mask = (n >= 32) ? ~0u : ((1u << n) - 1u);
+  return ((v >> 1) | ((v & 1u) << (n - 1))) & mask;
+}
+}  // namespace detail
+}  // namespace rica

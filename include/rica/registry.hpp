@@ -1,0 +1,71 @@
+#pragma once
+// The topology registry: a value-type selector (after seastar's reactor_backend_selector).
+// Each entry carries its own documentation (summary, parameters, example), from which
+// `rica list` and the CLI help are generated. An unknown name is an error listing valid ones.
+//
+// Spec syntax:  name[:args]   args = a positional value and/or key=value pairs, comma separated,
+//   e.g. "mesh:32x32", "hypercube:10", "dce:n=4,delta=2", "debruijn:10,route=shift".
+// Composites take whole specs: "product:<a>*<b>", "hier:<cluster>/<global>[/iface=K]"; wrap a
+// component in parentheses when it contains '*', '/' or ',' itself: "hier:(file:net/a.txt)/(mesh:2x2)".
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rica/topology.hpp"
+
+namespace rica {
+
+/// One documented parameter of a registry entry.
+struct ParamDoc {
+  std::string name;
+  std::string accepts;        ///< what is accepted, e.g. "1..24", "AxB[xC...]", "flip|parallel"
+  std::string default_value;  ///< empty = required
+  std::string help;
+};
+
+/// Parsed "key=value" arguments of one spec, checked against the entry's ParamDocs.
+class SpecArgs {
+ public:
+  SpecArgs(std::string what, std::string raw) : what_(std::move(what)), raw_(std::move(raw)) {}
+  /// Value text of a parameter, the entry's default when absent. Throws when required and absent.
+  [[nodiscard]] std::string text(const std::string& name) const;
+  [[nodiscard]] bool has(const std::string& name) const;
+  /// Unsigned integer value; usage_error naming the parameter when not an integer.
+  [[nodiscard]] unsigned uint(const std::string& name) const;
+  /// "AxBxC" shape value.
+  [[nodiscard]] Shape shape(const std::string& name) const;
+  /// One of `choices` (by text); usage_error listing them otherwise.
+  [[nodiscard]] std::size_t choice(const std::string& name, const std::vector<std::string>& choices) const;
+  [[nodiscard]] const std::string& raw() const noexcept { return raw_; }
+  [[nodiscard]] const std::string& what() const noexcept { return what_; }
+
+  std::vector<std::pair<std::string, std::string>> values;  ///< explicit key=value pairs
+  const std::vector<ParamDoc>* docs = nullptr;
+
+ private:
+  std::string what_, raw_;
+};
+
+struct TopologyEntry {
+  std::string name;
+  std::string summary;
+  std::string example;
+  std::vector<ParamDoc> params;
+  std::string positional;  ///< parameter a bare value sets ("" = none; "*" = raw text: composites, file)
+  Topology (*make)(const SpecArgs&);
+};
+
+class TopologyRegistry {
+ public:
+  /// Every registered topology, in documentation order.
+  static const std::vector<TopologyEntry>& available();
+  /// Throws usage_error "unknown topology 'x'; valid: a, b, ..." for an unknown name.
+  static const TopologyEntry& by_name(std::string_view name);
+  /// Builds a topology from a spec string. Throws usage_error on any malformed spec.
+  static Topology parse(std::string_view spec);
+  /// The generated reference text (`rica list`).
+  static std::string help_text();
+};
+
+}  // namespace rica

@@ -1,0 +1,129 @@
+#pragma once
+// Tori whose link pattern repeats with a period (px, py): M_{x+x} (torus with recursive bypass
+// tori, spec/topologies.md §4) and the Manhattan street network (§6). Table-driven minimal
+// routing that uses the translation symmetry: the table has one row per residue class.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rica/topology/model.hpp"
+
+namespace rica {
+
+#ifndef RICA_DETAIL_DIV26_DEFINED
+#define RICA_DETAIL_DIV26_DEFINED
+namespace detail {
+/// Exact floor(x / d) by multiply and shift for 0 <= x < 2^26 (every node id) and
+/// 1 <= d <= 2^26 (Granlund-Montgomery: m = ceil(2^(26+l) / d), 2^(l-1) < d <= 2^l, so
+/// m*d - 2^(26+l) < 2^l and the product x*m stays below 2^54).
+struct Div26 {
+  std::uint64_t m = std::uint64_t{1} << 26;
+  unsigned s = 26;
+  constexpr Div26() = default;
+  explicit constexpr Div26(std::uint32_t d) {
+    unsigned l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;
+    s = 26 + l;
+    m = ((std::uint64_t{1} << s) + d - 1) / d;
+  }
+  constexpr std::uint32_t operator()(std::uint32_t x) const noexcept {
+    return static_cast<std::uint32_t>((x * m) >> s);
+  }
+};
+}  // namespace detail
+#endif
+
+/// nx x ny nodes, node id = x + nx*y. A node's out-links are given by its residue class
+/// (x mod px, y mod py) as a list of offsets (dx, dy) (mod nx, ny); self-loops dropped, duplicates
+/// merged. Routing: minimal, from a table indexed by (residue of cur, offset dst - cur) built by
+/// BFS from one node per residue; ties go to the lowest port. Classes: distance-to-go (the class
+/// of a hop = D - remaining distance before the hop; D = diameter), so they rise along any route.
+/// The periods are powers of two (4 for M_{x+x}, 2 for the Manhattan street network).
+class PeriodicTopology {
+ public:
+  /// M_{x+x} on an N x N torus (N a multiple of 4, 8 <= N <= 4096).
+  static PeriodicTopology mxx(unsigned n);
+  /// Manhattan street network, rows x cols, both even and in [4, 4096]: row y runs +x if y is
+  /// even, column x runs +y if x is even. Out-port 0 / in-port 0 = row link, 1 = column link.
+  static PeriodicTopology msn(unsigned rows, unsigned cols);
+
+  node_t nodes() const noexcept { return nx_ * ny_; }
+  node_t pes() const noexcept { return nodes(); }
+  port_t ports() const noexcept { return max_ports_; }
+  Link out_link(node_t v, port_t p) const noexcept {
+    if (p >= max_ports_) return {};
+    const node_t y = div_(v), x = v - y * nx_;
+    const PortLink& e = links_[residue(x, y) * max_ports_ + p];
+    if (!e.present) return {};
+    node_t qx = x + e.ox, qy = y + e.oy;
+    qx -= (qx >= nx_) ? nx_ : 0;
+    qy -= (qy >= ny_) ? ny_ : 0;
+    return Link{qx + nx_ * qy, e.in_port};
+  }
+  Hop route(node_t cur, node_t dst, class_t /*cls*/) const noexcept {
+    if (cur == dst) return Hop::deliver();
+    const node_t cy = div_(cur), cx = cur - cy * nx_;
+    const node_t ty = div_(dst), tx = dst - ty * nx_;
+    const node_t dx = (tx >= cx) ? tx - cx : tx + nx_ - cx;
+    const node_t dy = (ty >= cy) ? ty - cy : ty + ny_ - cy;
+    const std::uint16_t e = table_[std::size_t{residue(cx, cy)} * nodes() + dy * nx_ + dx];
+    return Hop::forward(static_cast<port_t>(e & port_mask), static_cast<class_t>(diameter_ - (e >> port_bits)));
+  }
+  class_t buffer_classes() const noexcept { return diameter_; }
+  std::string label(node_t v) const;
+  std::string spec() const { return t_->spec; }
+  Shape shape() const { return {nx_, ny_}; }
+  /// Translations by multiples of the period: one orbit per residue class.
+  std::uint32_t orbit_count() const noexcept { return px_ * py_; }
+  std::uint32_t orbit(node_t v) const noexcept { return (v % nx_) % px_ + px_ * ((v / nx_) % py_); }
+  node_t orbit_rep(std::uint32_t k) const noexcept { return k % px_ + nx_ * (k / px_); }
+  bool vertex_transitive() const noexcept { return t_->vertex_transitive; }
+
+  /// Shortest distance from cur to dst (a table lookup).
+  unsigned distance(node_t cur, node_t dst) const noexcept {
+    const node_t cy = div_(cur), cx = cur - cy * nx_;
+    const node_t ty = div_(dst), tx = dst - ty * nx_;
+    const node_t dx = (tx >= cx) ? tx - cx : tx + nx_ - cx;
+    const node_t dy = (ty >= cy) ? ty - cy : ty + ny_ - cy;
+    return table_[std::size_t{residue(cx, cy)} * nodes() + dy * nx_ + dx] >> port_bits;
+  }
+
+  /// One out-port of a residue class: the offset (normalised to [0, nx) x [0, ny)) and the
+  /// peer's in-port.
+  struct PortLink {
+    std::uint16_t ox = 0, oy = 0;
+    port_t in_port = 0;
+    bool present = false;
+  };
+  static constexpr unsigned port_bits = 3;  // at most 8 out-ports per node
+  static constexpr std::uint16_t port_mask = (1u << port_bits) - 1;
+  static constexpr unsigned max_distance = (1u << (16 - port_bits)) - 1;
+
+  /// Immutable tables shared by copies (built once in runtime/topology/periodic.cpp).
+  struct Tables {
+    std::vector<std::vector<std::pair<int, int>>> offsets;  // per residue: out-link offsets
+    std::vector<std::vector<port_t>> in_port;                // per residue, per out-port
+    std::vector<PortLink> links;                             // [residue * max_ports + port]
+    /// [residue * nodes + dy*nx + dx] = dist << port_bits | next port (dist 0 at offset 0).
+    std::vector<std::uint16_t> route;
+    unsigned max_ports = 0, diameter = 0;
+    bool vertex_transitive = false;
+    std::string spec;
+  };
+
+ private:
+  PeriodicTopology(unsigned nx, unsigned ny, unsigned px, unsigned py, std::shared_ptr<const Tables> t);
+  std::uint32_t residue(node_t x, node_t y) const noexcept { return (x & (px_ - 1)) + px_ * (y & (py_ - 1)); }
+  unsigned nx_, ny_, px_, py_;
+  detail::Div26 div_;
+  port_t max_ports_;   // copies of t_->max_ports and t_->diameter (one load less per call)
+  class_t diameter_;
+  const PortLink* links_ = nullptr;
+  const std::uint16_t* table_ = nullptr;
+  std::shared_ptr<const Tables> t_;
+};
+
+}  // namespace rica

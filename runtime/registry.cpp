@@ -1,0 +1,254 @@
+// The topology registry: every topology, its documentation, and the spec parser.
+#include "rica/registry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rica {
+namespace {
+
+// ---- Spec text helpers ------------------------------------------------------------------------
+
+/// Splits at every `sep` outside parentheses. Throws on unbalanced parentheses.
+std::vector<std::string> split_top(std::string_view s, char sep, const std::string& what) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth < 0) throw usage_error(fmt::format("{}: unbalanced ')' in '{}'", what, s));
+    if (s[i] == sep && depth == 0) {
+      out.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) throw usage_error(fmt::format("{}: unbalanced '(' in '{}'", what, s));
+  out.emplace_back(s.substr(start));
+  return out;
+}
+
+std::string strip_parens(std::string s) {
+  while (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
+    // Only strip when the outer pair matches itself.
+    int depth = 0;
+    bool outer = true;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      if (s[i] == '(') ++depth;
+      if (s[i] == ')') --depth;
+      if (depth == 0) { outer = false; break; }
+    }
+    if (!outer) break;
+    s = s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
+// ---- Factories ----------------------------------------------------------------------------------
+
+DceWiring wiring(const SpecArgs& a) {
+  return a.choice("wiring", {"flip", "parallel"}) == 0 ? DceWiring::flip_mod : DceWiring::parallel;
+}
+Topology make_dce(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, a.uint("delta"), a.has("S") ? a.uint("S") : n, wiring(a), "dce");
+}
+Topology make_cbanyan(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, 1, a.has("S") ? a.uint("S") : n, wiring(a), "cbanyan");
+}
+Topology make_ccc(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, 0, a.has("S") ? a.uint("S") : n, DceWiring::flip_mod, "ccc");
+}
+Topology make_mdce(const SpecArgs& a) { return MdceTopology(a.uint("B"), a.uint("C"), a.uint("P"), a.uint("n"), "mdce"); }
+Topology make_cb2(const SpecArgs& a) { return MdceTopology(2, 0, 1, a.uint("n"), "cb2"); }
+Topology make_cccb(const SpecArgs& a) { return MdceTopology(1, 1, 1, a.uint("n"), "cccb"); }
+Topology make_mxx(const SpecArgs& a) { return PeriodicTopology::mxx(a.uint("N")); }
+Topology make_mesh8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), false); }
+Topology make_torus8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), true); }
+Topology make_mesh(const SpecArgs& a) { return CubeTopology(a.shape("shape"), false); }
+Topology make_torus(const SpecArgs& a) { return CubeTopology(a.shape("shape"), true); }
+Topology make_kary(const SpecArgs& a) {
+  const unsigned k = a.uint("k"), n = a.uint("n");
+  detail::check_range("kary", "n", n, 1, CubeTopology::max_dims);
+  return CubeTopology(Shape(n, k), true);
+}
+Topology make_hypercube(const SpecArgs& a) { return HypercubeTopology(a.uint("n")); }
+Topology make_debruijn(const SpecArgs& a) {
+  const auto r = a.choice("route", {"overlap", "shift"});
+  return DeBruijnTopology(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
+}
+Topology make_ubruijn(const SpecArgs& a) {
+  const auto r = a.choice("route", {"table", "minshift"});
+  const auto improved = a.choice("improved", {"0", "1"});
+  return DeBruijnTopology(a.uint("n"), false, r == 0 ? DeBruijnRouting::table : DeBruijnRouting::minshift,
+                          improved == 1);
+}
+Topology make_shuffle(const SpecArgs& a) { return make_shuffle_exchange(a.uint("n")); }
+Topology make_msn(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  if (s.size() != 2) throw usage_error(fmt::format("msn: parameter 'shape' = '{}' must be RxC", a.text("shape")));
+  return PeriodicTopology::msn(s[0], s[1]);
+}
+Topology make_omega(const SpecArgs& a) { return OmegaTopology(a.uint("n")); }
+Topology make_fattree(const SpecArgs& a) { return FatTreeTopology(a.uint("n")); }
+Topology make_product(const SpecArgs& a) {
+  const auto parts = split_top(a.raw(), '*', "product");
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty())
+    throw usage_error(fmt::format("product: expected 'product:<a>*<b>' with two topology specs (got '{}')", a.raw()));
+  return ProductTopology(TopologyRegistry::parse(strip_parens(parts[0])),
+                         TopologyRegistry::parse(strip_parens(parts[1])));
+}
+Topology make_hier(const SpecArgs& a) {
+  const auto parts = split_top(a.raw(), '/', "hier");
+  if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty())
+    throw usage_error(
+        fmt::format("hier: expected 'hier:<cluster>/<global>[/iface=K]' (got '{}')", a.raw()));
+  node_t iface = 0;
+  if (parts.size() == 3) {
+    if (parts[2].rfind("iface=", 0) != 0)
+      throw usage_error(fmt::format("hier: third part '{}' must be iface=K", parts[2]));
+    SpecArgs ia("hier", "");
+    ia.values.emplace_back("iface", parts[2].substr(6));
+    iface = ia.uint("iface");
+  }
+  return HierTopology(TopologyRegistry::parse(strip_parens(parts[0])),
+                      TopologyRegistry::parse(strip_parens(parts[1])), iface);
+}
+Topology make_file(const SpecArgs& a) {
+  if (a.raw().empty()) throw usage_error("file: expected 'file:<path>' naming an edge-list file");
+  return load_edge_list_file(a.raw());
+}
+
+const ParamDoc p_n_dce{"n", "1..24", "", "address bits: 2^n rows"};
+const ParamDoc p_ring{"S", "n..64", "n", "ring length (columns); S > n adds stages (e.g. 8x128 = n=7,S=8)"};
+const ParamDoc p_wiring{"wiring", "flip|parallel", "flip",
+                        "columns x >= n: cross link flips bit x mod n (flip), or is a 2nd parallel link"};
+const ParamDoc p_n_mdce{"n", "1..24", "", "ring length n; every other dimension has 2^n values"};
+
+std::vector<TopologyEntry> build_entries() {
+  return {
+      {"cbanyan", "circular Banyan = DCE(n, 1, flip); 3 spiral buffer classes", "cbanyan:n=7,S=8",
+       {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan},
+      {"ccc", "cube-connected cycles, unidirectional rings = DCE(n, 0, flip)", "ccc:n=3", {p_n_dce, p_ring}, "n",
+       make_ccc},
+      {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",
+       {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce},
+      {"mdce", "(B,C,P)-MDCE: product of DCEs sharing their rings", "mdce:B=1,C=1,P=1,n=4",
+       {{"B", "0..8", "", "c-Banyan-type dimensions (delta 1)"},
+        {"C", "0..8", "", "CCC-type dimensions (delta 0)"},
+        {"P", "1..8", "1", "parallel (ring) link multiplicity"},
+        p_n_mdce},
+       "", make_mdce},
+      {"cccb", "cube-connected circular Banyans = (1,1,1)-MDCE (RWC-1)", "cccb:n=4", {p_n_mdce}, "n", make_cccb},
+      {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce}, "n", make_cb2},
+      {"mxx", "M_{x+x}: N x N torus with recursive bypass tori; table routing", "mxx:32",
+       {{"N", "multiple of 4, 8..4096", "", "side of the torus"}}, "N", make_mxx},
+      {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
+       {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
+      {"torus8", "eight-neighbour torus, n x n", "torus8:32", {{"n", "3..8192", "", "side"}}, "n", make_torus8},
+      {"mesh", "mesh of any shape; dimension-order routing", "mesh:32x32",
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_mesh},
+      {"torus", "torus / k-ary n-cube of any shape; dimension order, dateline classes", "torus:8x8x16",
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_torus},
+      {"kary", "k-ary n-cube (= torus:kxkx...)", "kary:k=4,n=3",
+       {{"k", "2..2^24", "", "ring size"}, {"n", "1..8", "", "dimensions"}}, "", make_kary},
+      {"hypercube", "binary hypercube; dimension order (lowest bit first)", "hypercube:10",
+       {{"n", "1..26", "", "dimension: 2^n nodes"}}, "n", make_hypercube},
+      {"debruijn", "directed de Bruijn B(2,n)", "debruijn:10",
+       {{"n", "2..24", "", "address bits: 2^n nodes"},
+        {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"}},
+       "n", make_debruijn},
+      {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
+       {{"n", "2..13 (table), 2..24 (minshift)", "", "address bits: 2^n nodes"},
+        {"route", "table|minshift", "table", "table = shortest; minshift = min(left, right) shift routing"},
+        {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"}},
+       "n", make_ubruijn},
+      {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},
+       "n", make_shuffle},
+      {"msn", "Manhattan street network (unidirectional, alternating)", "msn:32x32",
+       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn},
+      {"omega", "Omega multistage network (router-only switches)", "omega:10",
+       {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega},
+      {"fattree", "binary fat tree (2-ary n-tree, router-only switches)", "fattree:10",
+       {{"n", "1..22", "", "levels: 2^n PEs"}}, "n", make_fattree},
+      {"product", "Cartesian product of two direct topologies", "product:torus:4x4*debruijn:4",
+       {{"<a>*<b>", "two topology specs", "", "parenthesise a spec that contains '*'"}}, "*", make_product},
+      {"hier", "two-level hierarchy: cluster network + inter-cluster network", "hier:mesh:4x4/debruijn:4",
+       {{"<cluster>/<global>[/iface=K]", "two topology specs", "", "iface = the cluster's interface node (0)"}},
+       "*", make_hier},
+      {"file", "custom topology from an edge-list file (docs/topologies.md)", "file:examples/ring8.txt",
+       {{"<path>", "a readable file", "", "edge list; table-driven shortest-path routing"}}, "*", make_file},
+  };
+}
+
+}  // namespace
+
+const std::vector<TopologyEntry>& TopologyRegistry::available() {
+  static const std::vector<TopologyEntry> entries = build_entries();
+  return entries;
+}
+
+const TopologyEntry& TopologyRegistry::by_name(std::string_view name) {
+  for (const auto& e : available())
+    if (e.name == name) return e;
+  std::vector<std::string> names;
+  for (const auto& e : available()) names.push_back(e.name);
+  throw usage_error(fmt::format("unknown topology '{}'; valid: {}", name, fmt::join(names, ", ")));
+}
+
+Topology TopologyRegistry::parse(std::string_view spec_in) {
+  const std::string spec = strip_parens(std::string(spec_in));
+  if (spec.empty()) throw usage_error("empty topology spec; see 'rica list'");
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  const TopologyEntry& e = by_name(name);
+  SpecArgs args(name, rest);
+  args.docs = &e.params;
+  if (e.positional != "*" && !rest.empty()) {
+    bool first = true;
+    for (const auto& item : split_top(rest, ',', name)) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) {
+        if (!first || e.positional.empty())
+          throw usage_error(fmt::format("{}: '{}' must be key=value (parameters: {})", name, item,
+                                        [&] {
+                                          std::vector<std::string> k;
+                                          for (const auto& p : e.params) k.push_back(p.name);
+                                          return fmt::format("{}", fmt::join(k, ", "));
+                                        }()));
+        args.values.emplace_back(e.positional, item);
+      } else {
+        const std::string key = item.substr(0, eq);
+        const bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamDoc& p) { return p.name == key; });
+        if (!known) {
+          std::vector<std::string> k;
+          for (const auto& p : e.params) k.push_back(p.name);
+          throw usage_error(fmt::format("{}: unknown parameter '{}'; accepted: {}", name, key, fmt::join(k, ", ")));
+        }
+        if (args.has(key)) throw usage_error(fmt::format("{}: parameter '{}' given twice", name, key));
+        args.values.emplace_back(key, item.substr(eq + 1));
+      }
+      first = false;
+    }
+  }
+  return e.make(args);
+}
+
+std::string TopologyRegistry::help_text() {
+  std::string out = "Topologies (spec = name[:args]; args = positional value and/or key=value,...):\n";
+  for (const auto& e : available()) {
+    out += fmt::format("\n  {:<10} {}\n             e.g. {}\n", e.name, e.summary, e.example);
+    for (const auto& p : e.params) {
+      const bool pos = p.name == e.positional;
+      out += fmt::format("             {:<12} {:<28} {}{}{}\n", p.name, p.accepts, p.help,
+                         p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value),
+                         pos ? " (may be given bare)" : "");
+    }
+  }
+  return out;
+}
+
+}  // namespace rica

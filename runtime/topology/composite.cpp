@@ -1,0 +1,77 @@
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "rica/topology.hpp"
+
+namespace rica {
+namespace {
+void require_direct(const char* what, const char* role, const Topology& t) {
+  if (!t.direct())
+    throw usage_error(fmt::format("{}: the {} network '{}' has router-only nodes; only direct networks combine",
+                                  what, role, t.spec()));
+}
+}  // namespace
+
+ProductTopology::ProductTopology(const Topology& a, const Topology& b)
+    : a_(std::make_shared<const Topology>(a)), b_(std::make_shared<const Topology>(b)) {
+  require_direct("product", "first", a);
+  require_direct("product", "second", b);
+  n1_ = a.nodes();
+  n2_ = b.nodes();
+  detail::check_node_count("product", std::uint64_t{n1_} * n2_);
+  p1_ = a.ports();
+  p2_ = b.ports();
+  c1_ = a.buffer_classes();
+  c2_ = b.buffer_classes();
+  const std::uint32_t ka = a.orbit_count(), kb = b.orbit_count();
+  k1_ = (ka && kb) ? ka : 0;
+  k2_ = (ka && kb) ? kb : 0;
+}
+
+std::string ProductTopology::label(node_t v) const {
+  return fmt::format("({};{})", a_->label(v % n1_), b_->label(v / n1_));
+}
+std::string ProductTopology::spec() const { return fmt::format("product:({})*({})", a_->spec(), b_->spec()); }
+Shape ProductTopology::shape() const {
+  Shape s = a_->shape();
+  for (auto r : b_->shape()) s.push_back(r);
+  return s;
+}
+
+HierTopology::HierTopology(const Topology& cluster, const Topology& global, node_t iface)
+    : a_(std::make_shared<const Topology>(cluster)), b_(std::make_shared<const Topology>(global)) {
+  require_direct("hier", "cluster", cluster);
+  require_direct("hier", "global", global);
+  n1_ = cluster.nodes();
+  n2_ = global.nodes();
+  detail::check_node_count("hier", std::uint64_t{n1_} * n2_);
+  detail::check_range("hier", "iface", iface, 0, n1_ - 1);
+  iface_ = iface;
+  p1_ = cluster.ports();
+  p2_ = global.ports();
+  c1_ = cluster.buffer_classes();
+  c2_ = global.buffer_classes();
+}
+
+std::string HierTopology::label(node_t v) const { return fmt::format("c{}:{}", v / n1_, a_->label(v % n1_)); }
+std::string HierTopology::spec() const {
+  return fmt::format("hier:({})/({}){}", a_->spec(), b_->spec(), iface_ ? fmt::format("/iface={}", iface_) : "");
+}
+
+node_t Topology::parse_node(const std::string& text) const {
+  node_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc() && p == end) {
+    if (v >= nodes())
+      throw usage_error(fmt::format("node {} does not exist: '{}' has nodes 0..{}", v, spec(), nodes() - 1));
+    return v;
+  }
+  for (node_t u = 0; u < nodes(); ++u)
+    if (label(u) == text) return u;
+  throw usage_error(fmt::format("node '{}' is neither a node number nor a label of '{}' (labels look like '{}')",
+                                text, spec(), label(nodes() > 1 ? 1 : 0)));
+}
+
+}  // namespace rica

@@ -1,0 +1,47 @@
+#include "rica/topology/cube.hpp"
+
+#include <fmt/format.h>
+
+namespace rica {
+
+CubeTopology::CubeTopology(const Shape& dims, bool wrap) : wrap_(wrap) {
+  const char* what = wrap ? "torus" : "mesh";
+  if (dims.empty() || dims.size() > max_dims)
+    throw usage_error(fmt::format("{}: shape must have 1 to {} dimensions (got {})", what, max_dims, dims.size()));
+  std::uint64_t n = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    detail::check_range(what, fmt::format("shape[{}]", i), dims[i], 2, 1 << 24);
+    n *= dims[i];
+    detail::check_node_count(what, n);
+  }
+  ndims_ = static_cast<unsigned>(dims.size());
+  node_t stride = 1;
+  symmetric_ = wrap;
+  for (unsigned i = 0; i < ndims_; ++i) {
+    k_[i] = dims[i];
+    stride_[i] = stride;
+    stride *= dims[i];
+    any_ring_ = any_ring_ || ring(i);
+  }
+  nodes_ = stride;
+}
+
+std::string CubeTopology::label(node_t v) const {
+  std::string s = "(";
+  for (unsigned i = 0; i < ndims_; ++i) s += fmt::format("{}{}", i ? "," : "", (v / stride_[i]) % k_[i]);
+  return s + ")";
+}
+
+std::string CubeTopology::spec() const { return fmt::format("{}:{}", wrap_ ? "torus" : "mesh", shape_text(shape())); }
+
+HypercubeTopology::HypercubeTopology(unsigned n) : n_(n) { detail::check_range("hypercube", "n", n, 1, 26); }
+
+std::string HypercubeTopology::label(node_t v) const {
+  std::string s(n_, '0');
+  for (unsigned i = 0; i < n_; ++i) s[n_ - 1 - i] = static_cast<char>('0' + ((v >> i) & 1u));
+  return s;
+}
+
+std::string HypercubeTopology::spec() const { return fmt::format("hypercube:n={}", n_); }
+
+}  // namespace rica

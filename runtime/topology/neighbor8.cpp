@@ -1,0 +1,24 @@
+// Eight-neighbour mesh and torus (spec/topologies.md §5). out_link() and route() are inline in
+// the header (per-hop path).
+#include "rica/topology/neighbor8.hpp"
+
+#include <fmt/format.h>
+
+namespace rica {
+
+namespace {
+const char* kind(bool wrap) { return wrap ? "torus8" : "mesh8"; }
+}  // namespace
+
+Neighbor8Topology::Neighbor8Topology(unsigned n, bool wrap) : n_(n), sn_(0), wrap_(wrap) {
+  detail::check_range(kind(wrap), "n", n, wrap ? 3 : 2, 8192);
+  detail::check_node_count(kind(wrap), std::uint64_t{n} * n);
+  sn_ = static_cast<std::int32_t>(n);
+  div_ = detail::Div26(n);
+}
+
+std::string Neighbor8Topology::label(node_t v) const { return fmt::format("({},{})", v % n_, v / n_); }
+
+std::string Neighbor8Topology::spec() const { return fmt::format("{}:n={}", kind(wrap_), n_); }
+
+}  // namespace rica

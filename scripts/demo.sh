@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# README command (1): install what is missing, build, and run the main job on the embedded
+# default network (CCCB 4x16x16, 1,024 PEs): its static measures and one self-routed path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+build/rica topo
+echo
+build/rica route cccb:n=4 "(0,0,0)" "(3,15,15)"

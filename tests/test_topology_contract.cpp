@@ -1,0 +1,93 @@
+// The topology contract (include/rica/topology/model.hpp), checked for every family at small
+// sizes exhaustively and at the papers' largest sizes on a random sample: consistent links,
+// routing that delivers every pair over existing links within the declared classes, and an
+// acyclic channel dependency graph (Dally-Seitz: deadlock freedom proved, not hoped).
+#include <gtest/gtest.h>
+
+#include "rica/metrics.hpp"
+#include "rica/registry.hpp"
+#include "support.hpp"
+
+namespace rica {
+namespace {
+
+const char* const small_specs[] = {
+    "cbanyan:n=3", "cbanyan:n=4", "cbanyan:n=3,S=5", "cbanyan:n=3,S=4,wiring=parallel", "ccc:n=3", "ccc:n=4",
+    "ccc:n=3,S=4", "dce:n=4,delta=2", "dce:n=4,delta=3", "dce:n=3,delta=2,S=5", "cb2:n=3", "cccb:n=3",
+    "mdce:B=1,C=1,P=2,n=3", "mdce:B=0,C=2,n=3", "mdce:B=3,C=0,n=2", "mdce:B=1,C=2,n=2", "mxx:16", "mxx:32",
+    "mesh8:6", "mesh8:7", "torus8:6", "torus8:7", "mesh:5x4", "torus:4x4", "torus:5x3", "torus:3x4x2",
+    "mesh:3x3x3", "hypercube:5", "debruijn:6", "debruijn:6,route=shift", "ubruijn:6",
+    "ubruijn:6,route=minshift", "ubruijn:5,improved=1", "shuffle:6", "msn:6x6", "msn:4x8", "omega:5",
+    "fattree:5", "product:torus:3x3*debruijn:3", "product:cbanyan:n=2*ccc:n=2", "hier:mesh:3x3/debruijn:3",
+    "hier:torus:3x3/cbanyan:n=2/iface=4"};
+
+class SmallTopology : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SmallTopology, LinksRoutingClassesAndDeadlockFreedom) {
+  const Topology t = TopologyRegistry::parse(GetParam());
+  test::expect_consistent_links(t);
+  const auto st = test::trace_pairs(t, test::all_pairs(t), true);
+  EXPECT_EQ(st.pairs, std::uint64_t{t.pes()} * (t.pes() - 1));
+  EXPECT_LT(st.max_class, t.buffer_classes());
+  EXPECT_TRUE(test::acyclic(st.deps)) << t.spec() << ": channel dependency graph has a cycle";
+  // The spec string is canonical: parsing it again gives the same network.
+  const Topology again = TopologyRegistry::parse(t.spec());
+  EXPECT_EQ(again.spec(), t.spec());
+  EXPECT_EQ(again.nodes(), t.nodes());
+}
+
+TEST_P(SmallTopology, SymmetryGivesTheAllPairsFigures) {
+  const Topology t = TopologyRegistry::parse(GetParam());
+  if (t.orbit_count() == 0) GTEST_SKIP() << "no symmetry declared";
+  MetricsOptions all;
+  all.force_all_pairs = true;
+  const auto a = compute_metrics(t, all), s = compute_metrics(t);
+  EXPECT_EQ(s.method, "exact-symmetry");
+  EXPECT_EQ(a.method, "exact-all-pairs");
+  EXPECT_EQ(s.diameter, a.diameter);
+  EXPECT_EQ(s.routed_diameter, a.routed_diameter);
+  EXPECT_NEAR(s.mean_distance, a.mean_distance, 1e-9);
+  EXPECT_NEAR(s.routed_mean_distance, a.routed_mean_distance, 1e-9);
+  EXPECT_NEAR(s.avg_relay, a.avg_relay, 1e-6);
+  EXPECT_NEAR(s.max_relay, a.max_relay, 1e-6);
+}
+
+TEST_P(SmallTopology, VertexTransitiveClaimHoldsForEdgeConnectivity) {
+  const Topology t = TopologyRegistry::parse(GetParam());
+  if (!t.vertex_transitive()) GTEST_SKIP() << "not declared vertex-transitive";
+  MetricsOptions flows;
+  flows.force_all_pairs = true;  // skip the theorem: compute max-flows
+  const auto by_flow = edge_connectivity(t, flows), by_theorem = edge_connectivity(t);
+  EXPECT_NE(by_flow.method, by_theorem.method);
+  EXPECT_EQ(by_flow.value, by_theorem.value) << t.spec();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFamilies, SmallTopology, ::testing::ValuesIn(small_specs));
+
+// Exact buffer-class counts (spec note 4): computed from every route, not trusted.
+TEST(BufferClasses, SpiralClassesAreExactlyWhatThePapersSay) {
+  for (auto [spec, classes] : std::vector<std::pair<const char*, unsigned>>{
+           {"cbanyan:n=3", 3}, {"cbanyan:n=4", 3}, {"cbanyan:n=3,S=4", 3}, {"ccc:n=3", 3}, {"ccc:n=4", 3},
+           {"cb2:n=3", 4}, {"cccb:n=3", 3}, {"cccb:n=2", 3}, {"cb2:n=2", 4}}) {
+    const Topology t = TopologyRegistry::parse(spec);
+    EXPECT_EQ(t.buffer_classes(), classes) << spec;
+    const auto st = test::trace_pairs(t, test::all_pairs(t), false);
+    EXPECT_EQ(st.max_class + 1, classes) << spec << ": the routes use fewer classes than declared";
+  }
+}
+
+// The papers' largest configurations: the same checks on a random sample of pairs.
+class LargeTopology : public ::testing::TestWithParam<const char*> {};
+TEST_P(LargeTopology, SampledRoutesDeliverWithinClassesAndDiameter) {
+  const Topology t = TopologyRegistry::parse(GetParam());
+  const auto st = test::trace_pairs(t, test::random_pairs(t, 20000, 7), false);
+  EXPECT_EQ(st.pairs, 20000u);
+  EXPECT_LT(st.max_class, t.buffer_classes());
+}
+INSTANTIATE_TEST_SUITE_P(PapersLargest, LargeTopology,
+                         ::testing::Values("cccb:n=8", "cb2:n=8", "cbanyan:n=15,S=16", "ccc:n=15,S=16", "mxx:256",
+                                           "torus:1024x512", "torus:64x64x128", "mesh:1024x512", "fattree:19",
+                                           "omega:19", "hypercube:19", "debruijn:19", "torus8:512"));
+
+}  // namespace
+}  // namespace rica
