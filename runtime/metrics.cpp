@@ -228,7 +228,22 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
 
   // Sources.
   std::vector<Source> sources;
-  const bool symmetric = topo.orbit_count() > 0 && !opt.force_all_pairs;
+  // Work per source: one BFS plus N routes of about the mean distance (estimated from PE 0).
+  double mean0 = 0;
+  {
+    std::vector<std::uint32_t> dist;
+    std::vector<node_t> queue;
+    bfs(g, 0, dist, queue);
+    for (node_t v = 1; v < N; ++v) mean0 += dist[v];
+    mean0 = std::max(1.0, mean0 / (N - 1));
+  }
+  const double per_source_work = static_cast<double>(g.arcs() + g.nodes) + N * mean0;
+  const double limit = static_cast<double>(opt.exact_work_limit);
+  std::uint32_t pe_orbits = 0;
+  if (topo.orbit_count() > 0)
+    for (std::uint32_t o = 0; o < topo.orbit_count(); ++o) pe_orbits += topo.orbit_rep(o) < N ? 1 : 0;
+  const bool symmetric =
+      topo.orbit_count() > 0 && !opt.force_all_pairs && pe_orbits * per_source_work <= limit;
   std::vector<double> slot_size;
   if (symmetric) {
     const std::uint32_t k = topo.orbit_count();
@@ -240,26 +255,26 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
       if (r < N) sources.push_back({r, slot_size[o]});
     }
     m.method = "exact-symmetry";
-  } else {
+  } else if (opt.force_all_pairs || N * per_source_work <= limit) {
     slot_size.assign(m.nodes, 1.0);
-    const std::uint64_t work = std::uint64_t{N} * (g.arcs() + g.nodes);
-    if (work <= opt.exact_work_limit || opt.force_all_pairs) {
-      for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0});
-      m.method = "exact-all-pairs";
-    } else {
-      const unsigned k = std::min<unsigned>(opt.sample_sources, N);
-      std::mt19937_64 rng(opt.seed);
-      std::vector<node_t> pick;
-      std::uniform_int_distribution<node_t> any(0, N - 1);
-      std::vector<std::uint8_t> taken(N, 0);
-      while (pick.size() < k) {
-        const node_t s = any(rng);
-        if (!taken[s]) taken[s] = 1, pick.push_back(s);
-      }
-      for (node_t s : pick) sources.push_back({s, static_cast<double>(N) / k});
-      m.method = "sampled";
-      m.seed = opt.seed;
+    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0});
+    m.method = "exact-all-pairs";
+  } else {
+    // A seeded sample of sources, cut to the route-step budget (never fewer than 4).
+    slot_size.assign(m.nodes, 1.0);
+    const double fit = static_cast<double>(defaults::metrics::sample_route_steps) / per_source_work;
+    const unsigned k = std::min<unsigned>({opt.sample_sources, N, std::max(4u, static_cast<unsigned>(fit))});
+    std::mt19937_64 rng(opt.seed);
+    std::vector<node_t> pick;
+    std::uniform_int_distribution<node_t> any(0, N - 1);
+    std::vector<std::uint8_t> taken(N, 0);
+    while (pick.size() < k) {
+      const node_t s = any(rng);
+      if (!taken[s]) taken[s] = 1, pick.push_back(s);
     }
+    for (node_t s : pick) sources.push_back({s, static_cast<double>(N) / k});
+    m.method = "sampled";
+    m.seed = opt.seed;
   }
   m.sources = static_cast<unsigned>(sources.size());
 

@@ -20,6 +20,8 @@
 
 using namespace rica;
 
+static_assert(TopologyModel<DeBruijnTopology>);
+
 namespace {
 
 using R = DeBruijnRouting;

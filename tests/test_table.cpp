@@ -19,6 +19,8 @@
 
 using namespace rica;
 
+static_assert(TopologyModel<GraphTopology>);
+
 namespace {
 
 using Adj = std::vector<std::vector<node_t>>;

@@ -4,6 +4,8 @@
 // acyclic channel dependency graph (Dally-Seitz: deadlock freedom proved, not hoped).
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "rica/metrics.hpp"
 #include "rica/registry.hpp"
 #include "support.hpp"
@@ -22,6 +24,14 @@ const char* const small_specs[] = {
     "hier:torus:3x3/cbanyan:n=2/iface=4"};
 
 class SmallTopology : public ::testing::TestWithParam<const char*> {};
+
+/// Test names from specs: "cbanyan:n=3,S=5" -> "cbanyan_n_3_S_5".
+std::string spec_name(const ::testing::TestParamInfo<const char*>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
 
 TEST_P(SmallTopology, LinksRoutingClassesAndDeadlockFreedom) {
   const Topology t = TopologyRegistry::parse(GetParam());
@@ -62,7 +72,7 @@ TEST_P(SmallTopology, VertexTransitiveClaimHoldsForEdgeConnectivity) {
   EXPECT_EQ(by_flow.value, by_theorem.value) << t.spec();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFamilies, SmallTopology, ::testing::ValuesIn(small_specs));
+INSTANTIATE_TEST_SUITE_P(AllFamilies, SmallTopology, ::testing::ValuesIn(small_specs), spec_name);
 
 // Exact buffer-class counts (spec note 4): computed from every route, not trusted.
 TEST(BufferClasses, SpiralClassesAreExactlyWhatThePapersSay) {
@@ -87,7 +97,8 @@ TEST_P(LargeTopology, SampledRoutesDeliverWithinClassesAndDiameter) {
 INSTANTIATE_TEST_SUITE_P(PapersLargest, LargeTopology,
                          ::testing::Values("cccb:n=8", "cb2:n=8", "cbanyan:n=15,S=16", "ccc:n=15,S=16", "mxx:256",
                                            "torus:1024x512", "torus:64x64x128", "mesh:1024x512", "fattree:19",
-                                           "omega:19", "hypercube:19", "debruijn:19", "torus8:512"));
+                                           "omega:19", "hypercube:19", "debruijn:19", "torus8:512"),
+                         spec_name);
 
 }  // namespace
 }  // namespace rica

@@ -8,10 +8,12 @@ namespace rica::defaults {
 
 // ---- Topology analysis (rica topo) ----------------------------------------------------------
 namespace metrics {
-/// Sources x arcs above which all-pairs analysis (no known symmetry) falls back to sampling.
-inline constexpr std::uint64_t exact_work_limit = 4'000'000'000ULL;
+/// Estimated work (sources x (BFS + routes)) above which exact analysis falls back to sampling.
+inline constexpr std::uint64_t exact_work_limit = 1'000'000'000ULL;
 /// Sampled sources when sampling.
 inline constexpr unsigned sample_sources = 256;
+/// Route steps a sampled analysis may spend (sources are cut down to fit, never below 4).
+inline constexpr std::uint64_t sample_route_steps = 500'000'000ULL;
 /// Seed of the sample (deterministic by default).
 inline constexpr std::uint64_t seed = 1;
 /// Nodes x min-degree x arcs above which the max-flow edge connectivity is not attempted.

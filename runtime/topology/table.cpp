@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <thread>
 
 namespace rica {
 
@@ -227,55 +229,88 @@ GraphTopology::GraphTopology(const EdgeList& graph, std::string spec) : spec_(st
   const std::size_t cells = std::size_t{N} * P;
   t->dist.assign(cells, unreachable);
   t->next_port.assign(cells, 0);
-  constexpr node_t block = 64;
-  std::vector<std::uint16_t> dblock(std::size_t{block} * N);
-  std::vector<node_t> queue(N);
-  unsigned diameter = 0;
   auto name = [&](node_t v) {
     return (v < t->labels.size() && !t->labels[v].empty()) ? fmt::format("{} ('{}')", v, t->labels[v])
                                                             : std::to_string(v);
   };
-  for (node_t dst0 = 0; dst0 < P; dst0 += block) {
-    const node_t nb = std::min(block, P - dst0);
-    for (node_t j = 0; j < nb; ++j) {
-      const node_t dst = dst0 + j;
-      std::uint16_t* d = dblock.data() + std::size_t{j} * N;
-      std::fill(d, d + N, unreachable);
-      d[dst] = 0;
-      std::size_t head = 0, tail = 0;
-      queue[tail++] = dst;
-      while (head < tail) {
-        const node_t w = queue[head++];
-        for (auto i = rfirst[w]; i < rfirst[w + 1]; ++i) {
-          const node_t u = rsrc[i];
-          if (d[u] == unreachable) {
-            d[u] = static_cast<std::uint16_t>(d[w] + 1);
-            queue[tail++] = u;
+  constexpr node_t block = 64;
+  const node_t blocks = (P + block - 1) / block;
+  // Blocks are independent (disjoint table cells): spread them over a few threads.
+  std::atomic<node_t> next_block{0};
+  std::atomic<node_t> bad_dst{no_node};  // lowest destination some PE cannot reach
+  std::vector<unsigned> diam(std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8u)), 0);
+  if (std::uint64_t{N} * P < (1u << 20)) diam.resize(1);  // small: not worth threads
+  auto worker = [&](unsigned& diameter) {
+    std::vector<std::uint16_t> dblock(std::size_t{block} * N);
+    std::vector<node_t> queue(N);
+    for (node_t bi; (bi = next_block.fetch_add(1)) < blocks;) {
+      const node_t dst0 = bi * block, nb = std::min(block, P - dst0);
+      for (node_t j = 0; j < nb; ++j) {
+        const node_t dst = dst0 + j;
+        std::uint16_t* d = dblock.data() + std::size_t{j} * N;
+        std::fill(d, d + N, unreachable);
+        d[dst] = 0;
+        std::size_t head = 0, tail = 0;
+        queue[tail++] = dst;
+        while (head < tail) {
+          const node_t w = queue[head++];
+          for (auto i = rfirst[w]; i < rfirst[w + 1]; ++i) {
+            const node_t u = rsrc[i];
+            if (d[u] == unreachable) {
+              d[u] = static_cast<std::uint16_t>(d[w] + 1);
+              queue[tail++] = u;
+            }
           }
         }
-      }
-      for (node_t s = 0; s < P; ++s) {
-        if (d[s] == unreachable)
-          throw usage_error(fmt::format("{}: the network is not strongly connected: PE {} cannot reach PE {}",
-                                        what, name(s), name(dst)));
-        diameter = std::max<unsigned>(diameter, d[s]);
-      }
-    }
-    for (node_t v = 0; v < N; ++v) {
-      const auto b = t->first[v], e = t->first[v + 1];
-      for (node_t j = 0; j < nb; ++j) {
-        const std::uint16_t* d = dblock.data() + std::size_t{j} * N;
-        const std::size_t cell = std::size_t{v} * P + dst0 + j;
-        t->dist[cell] = d[v];
-        if (d[v] == unreachable || d[v] == 0) continue;
-        for (auto i = b; i < e; ++i)
-          if (d[t->links[i].peer] + 1 == d[v]) {  // lowest port on a shortest path
-            t->next_port[cell] = static_cast<std::uint8_t>(i - b);
-            break;
+        for (node_t s = 0; s < P; ++s) {
+          if (d[s] == unreachable) {
+            node_t cur = bad_dst.load();
+            while (dst < cur && !bad_dst.compare_exchange_weak(cur, dst)) {
+            }
+            return;
           }
+          diameter = std::max<unsigned>(diameter, d[s]);
+        }
+      }
+      for (node_t v = 0; v < N; ++v) {
+        const auto b = t->first[v], e = t->first[v + 1];
+        for (node_t j = 0; j < nb; ++j) {
+          const std::uint16_t* d = dblock.data() + std::size_t{j} * N;
+          const std::size_t cell = std::size_t{v} * P + dst0 + j;
+          t->dist[cell] = d[v];
+          if (d[v] == 0) continue;
+          for (auto i = b; i < e; ++i)
+            if (d[t->links[i].peer] + 1 == d[v]) {  // lowest port on a shortest path
+              t->next_port[cell] = static_cast<std::uint8_t>(i - b);
+              break;
+            }
+        }
       }
     }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t k = 1; k < diam.size(); ++k) pool.emplace_back(worker, std::ref(diam[k]));
+    worker(diam[0]);
+    for (auto& th : pool) th.join();
   }
+  if (const node_t dst = bad_dst.load(); dst != no_node) {
+    // Name one PE that cannot reach `dst` (recomputed: the error path is rare).
+    std::vector<bool> seen(N, false);
+    std::vector<node_t> q{dst};
+    seen[dst] = true;
+    for (std::size_t h = 0; h < q.size(); ++h)
+      for (auto i = rfirst[q[h]]; i < rfirst[q[h] + 1]; ++i)
+        if (!seen[rsrc[i]]) {
+          seen[rsrc[i]] = true;
+          q.push_back(rsrc[i]);
+        }
+    node_t s = 0;
+    while (s < P && seen[s]) ++s;
+    throw usage_error(fmt::format("{}: the network is not strongly connected: PE {} cannot reach PE {}", what,
+                                  name(s), name(dst)));
+  }
+  const unsigned diameter = *std::max_element(diam.begin(), diam.end());
   t->diameter = diameter;
   t_ = std::move(t);
 }

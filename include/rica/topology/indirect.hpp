@@ -17,7 +17,7 @@ namespace rica {
 /// drives line 2j+b (at the last stage: PE 2j+b, in-port 0). Destination-tag routing: at stage s
 /// take out-port bit (n-1-s) of dst, so every route crosses exactly n switches and the path from
 /// any PE to any PE is unique. Unidirectional, acyclic: one class. n in [1, 22].
-class OmegaTopology : private NoSymmetry {
+class OmegaTopology {
  public:
   explicit OmegaTopology(unsigned n);
   node_t nodes() const noexcept { return pes() + n_ * (pes() / 2); }
@@ -29,9 +29,11 @@ class OmegaTopology : private NoSymmetry {
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const { return {pes()}; }
-  using NoSymmetry::orbit;
-  using NoSymmetry::orbit_count;
-  using NoSymmetry::orbit_rep;
+  /// PE address XOR c (with the matching XOR of each stage's switch indices) is an
+  /// automorphism that maps routes onto routes: one PE orbit, one orbit per stage.
+  std::uint32_t orbit_count() const noexcept { return 1 + n_; }
+  std::uint32_t orbit(node_t v) const noexcept { return v < pes() ? 0 : 1 + (v - pes()) / (pes() / 2); }
+  node_t orbit_rep(std::uint32_t k) const noexcept { return k == 0 ? 0 : pes() + (k - 1) * (pes() / 2); }
   bool vertex_transitive() const noexcept { return false; }
 
   unsigned n() const noexcept { return n_; }
@@ -57,7 +59,7 @@ class OmegaTopology : private NoSymmetry {
 /// down by the bits of dst (at level l down-port bit(dst, l)). A route between PEs whose highest
 /// differing address bit is h-1 crosses 2h-1 switches, the shortest possible.
 /// Up*/down* routing is deadlock-free: one class. n in [1, 22].
-class FatTreeTopology : private NoSymmetry {
+class FatTreeTopology {
  public:
   explicit FatTreeTopology(unsigned n);
   node_t nodes() const noexcept { return pes() + n_ * (pes() / 2); }
@@ -69,9 +71,12 @@ class FatTreeTopology : private NoSymmetry {
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const { return {pes()}; }
-  using NoSymmetry::orbit;
-  using NoSymmetry::orbit_count;
-  using NoSymmetry::orbit_rep;
+  /// PE address XOR c, with <w, l> -> <w ^ m_l(c), l> (m_l takes c's bits below l and c>>1's
+  /// bits from l up), is an automorphism that maps routes onto routes: one PE orbit, one orbit
+  /// per switch level.
+  std::uint32_t orbit_count() const noexcept { return 1 + n_; }
+  std::uint32_t orbit(node_t v) const noexcept { return v < pes() ? 0 : 1 + (v - pes()) / (pes() / 2); }
+  node_t orbit_rep(std::uint32_t k) const noexcept { return k == 0 ? 0 : pes() + (k - 1) * (pes() / 2); }
   bool vertex_transitive() const noexcept { return false; }
 
   unsigned n() const noexcept { return n_; }
