@@ -171,11 +171,11 @@ Stats table_stats(const PeriodicTopology& t) {
   return st;
 }
 
-TEST(Div26, MatchesDivision) {
+TEST(FastDiv, MatchesDivision) {
   std::mt19937 rng(7);
   for (std::uint32_t d : {1u, 2u, 3u, 5u, 6u, 7u, 12u, 24u, 100u, 4095u, 4096u, 4097u, 8191u, 8192u, 65535u,
                           (1u << 26) - 1, 1u << 26}) {
-    const rica::detail::Div26 div(d);
+    const rica::detail::FastDiv div(d);
     for (std::uint32_t k = 0; k < 2000; ++k) {
       for (std::uint32_t x : {k, (1u << 26) - 1 - k, static_cast<std::uint32_t>(rng() % (1u << 26))})
         ASSERT_EQ(div(x), x / d) << x << " / " << d;

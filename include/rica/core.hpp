@@ -76,6 +76,23 @@ void check_range(const std::string& what, const std::string& name, std::int64_t 
 /// Throws usage_error when a node count exceeds max_nodes.
 void check_node_count(const std::string& what, std::uint64_t nodes);
 
+/// Division by a run-time constant d >= 1 as a multiply and a shift (no div instruction on the
+/// per-hop path): exact for every dividend below 2^26 (= max_nodes, so for every node id).
+struct FastDiv {
+  std::uint64_t m = std::uint64_t{1} << 26;
+  unsigned s = 26;
+  constexpr FastDiv() = default;
+  explicit constexpr FastDiv(std::uint32_t d) {
+    unsigned l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;
+    s = 26 + l;
+    m = ((std::uint64_t{1} << s) + d - 1) / d;
+  }
+  constexpr std::uint32_t operator()(std::uint32_t x) const noexcept {
+    return static_cast<std::uint32_t>((x * m) >> s);
+  }
+};
+
 constexpr std::uint32_t flip(std::uint32_t v, unsigned bit) noexcept { return v ^ (1u << bit); }
 constexpr unsigned bit(std::uint32_t v, unsigned i) noexcept { return (v >> i) & 1u; }
 constexpr std::uint32_t rotl(std::uint32_t v, unsigned n) noexcept {

@@ -20,6 +20,8 @@ CubeTopology::CubeTopology(const Shape& dims, bool wrap) : wrap_(wrap) {
   for (unsigned i = 0; i < ndims_; ++i) {
     k_[i] = dims[i];
     stride_[i] = stride;
+    div_k_[i] = detail::FastDiv(k_[i]);
+    div_stride_[i] = detail::FastDiv(stride);
     stride *= dims[i];
     any_ring_ = any_ring_ || ring(i);
   }

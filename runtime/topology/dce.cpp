@@ -12,6 +12,7 @@ DceTopology::DceTopology(unsigned n, unsigned delta, unsigned ring, DceWiring wi
   detail::check_range(name_, "S", ring, n, 64);
   detail::check_range(name_, "delta", delta, 0, ring - 1);
   detail::check_node_count(name_, std::uint64_t{ring} << n);
+  div_ = detail::FastDiv(ring);
   if (wiring == DceWiring::parallel && delta != 1 && ring > n)
     throw usage_error(fmt::format("{}: parameter 'wiring' = parallel needs delta = 1 (got delta = {})", name_, delta));
 

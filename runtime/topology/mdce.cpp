@@ -16,6 +16,7 @@ MdceTopology::MdceTopology(unsigned b, unsigned c, unsigned p, unsigned n, std::
                                   std::uint64_t{dims_} * n));
   detail::check_node_count(name_, std::uint64_t{n} << (dims_ * n));
   nodes_ = static_cast<node_t>(std::uint64_t{n} << (dims_ * n));
+  div_ = detail::FastDiv(n);
 }
 
 std::string MdceTopology::label(node_t v) const {

@@ -14,7 +14,7 @@ Neighbor8Topology::Neighbor8Topology(unsigned n, bool wrap) : n_(n), sn_(0), wra
   detail::check_range(kind(wrap), "n", n, wrap ? 3 : 2, 8192);
   detail::check_node_count(kind(wrap), std::uint64_t{n} * n);
   sn_ = static_cast<std::int32_t>(n);
-  div_ = detail::Div26(n);
+  div_ = detail::FastDiv(n);
 }
 
 std::string Neighbor8Topology::label(node_t v) const { return fmt::format("({},{})", v % n_, v / n_); }

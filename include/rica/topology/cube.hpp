@@ -29,7 +29,7 @@ class CubeTopology {
   Link out_link(node_t v, port_t p) const noexcept {
     const unsigned i = p / 2u;
     if (i >= ndims_) return {};
-    const node_t c = (v / stride_[i]) % k_[i];
+    const node_t c = coord(v, i);
     if (p % 2u == 0) {
       if (c + 1 < k_[i]) return {v + stride_[i], p};
       return ring(i) ? Link{v - c * stride_[i], p} : Link{};
@@ -39,10 +39,10 @@ class CubeTopology {
   }
   Hop route(node_t cur, node_t dst, class_t /*cls*/) const noexcept {
     for (unsigned i = 0; i < ndims_; ++i) {
-      const node_t c = (cur / stride_[i]) % k_[i], d = (dst / stride_[i]) % k_[i];
+      const node_t c = coord(cur, i), d = coord(dst, i);
       if (c == d) continue;
       if (!ring(i)) return Hop::forward(static_cast<port_t>(2 * i + (d > c ? 0 : 1)), 0);
-      const node_t fwd = (d + k_[i] - c) % k_[i];
+      const node_t fwd = d >= c ? d - c : d + k_[i] - c;
       const bool plus = fwd <= k_[i] - fwd;
       const bool crosses = plus ? d < c : d > c;
       return Hop::forward(static_cast<port_t>(2 * i + (plus ? 0 : 1)), crosses ? 0 : 1);
@@ -64,8 +64,13 @@ class CubeTopology {
 
  private:
   bool ring(unsigned i) const noexcept { return wrap_ && k_[i] >= 3; }
+  node_t coord(node_t v, unsigned i) const noexcept {
+    const node_t q = div_stride_[i](v);
+    return q - div_k_[i](q) * k_[i];
+  }
 
   std::array<node_t, max_dims> k_{}, stride_{};
+  std::array<detail::FastDiv, max_dims> div_k_{}, div_stride_{};
   unsigned ndims_ = 0;
   node_t nodes_ = 1;
   bool wrap_, any_ring_ = false, symmetric_ = false;

@@ -30,7 +30,7 @@ class DceTopology {
   node_t pes() const noexcept { return nodes(); }
   port_t ports() const noexcept { return 2; }
   Link out_link(node_t v, port_t p) const noexcept {
-    const node_t x = v % ring_, y = v / ring_;
+    const node_t y = div_(v), x = v - y * ring_;
     if (p == 0) return {y * ring_ + next_col(x, 1), 0};
     if (p == 1) {
       if (crosses_at(x)) return {detail::flip(y, x % bits_) * ring_ + next_col(x, delta_), 1};
@@ -40,7 +40,7 @@ class DceTopology {
   }
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept {
     if (cur == dst) return Hop::deliver();
-    const node_t x = cur % ring_, y = cur / ring_, yd = dst / ring_;
+    const node_t y = div_(cur), x = cur - y * ring_, yd = div_(dst);
     if (crosses_at(x) && detail::bit(y ^ yd, x % bits_)) {
       return Hop::forward(1, static_cast<class_t>(cls + (x + delta_ >= ring_ ? 1 : 0)));
     }
@@ -65,10 +65,14 @@ class DceTopology {
   unsigned delta() const noexcept { return delta_; }
 
  private:
-  node_t next_col(node_t x, unsigned step) const noexcept { return (x + step) % ring_; }
+  node_t next_col(node_t x, unsigned step) const noexcept {
+    const node_t c = x + step;  // x < S and step < S
+    return c >= ring_ ? c - ring_ : c;
+  }
   bool crosses_at(node_t x) const noexcept { return wiring_ == DceWiring::flip_mod || x < bits_; }
 
   unsigned bits_, delta_, ring_;
+  detail::FastDiv div_;  // division by ring_
   DceWiring wiring_;
   class_t classes_ = 1;
   std::string name_;

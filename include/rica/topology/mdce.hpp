@@ -23,16 +23,17 @@ class MdceTopology {
   node_t pes() const noexcept { return nodes_; }
   port_t ports() const noexcept { return static_cast<port_t>(par_ + dims_); }
   Link out_link(node_t v, port_t p) const noexcept {
-    const node_t x0 = v % n_, hi = v / n_;
-    if (p < par_) return {hi * n_ + (x0 + 1) % n_, p};
+    const node_t hi = div_(v), x0 = v - hi * n_;
+    if (p < par_) return {hi * n_ + (x0 + 1 == n_ ? 0 : x0 + 1), p};
     if (p >= par_ + dims_) return {};
     const unsigned i = p - par_;  // 0-based dimension index
-    return {(hi ^ (node_t{1} << (i * n_ + x0))) * n_ + (x0 + delta(i)) % n_, p};
+    const node_t col = x0 + delta(i);
+    return {(hi ^ (node_t{1} << (i * n_ + x0))) * n_ + (col == n_ ? 0 : col), p};
   }
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept {
     if (cur == dst) return Hop::deliver();
-    const node_t x0 = cur % n_;
-    const node_t diff = (cur / n_) ^ (dst / n_);  // the xi packed in n-bit fields
+    const node_t hi = div_(cur), x0 = cur - hi * n_;
+    const node_t diff = hi ^ div_(dst);  // the xi packed in n-bit fields
     for (unsigned i = 0; i < dims_; ++i) {
       if ((diff >> (i * n_ + x0)) & 1u)
         return Hop::forward(static_cast<port_t>(par_ + i),
@@ -61,6 +62,7 @@ class MdceTopology {
   unsigned delta(unsigned i) const noexcept { return i < c_ ? 0u : 1u; }
 
   unsigned b_, c_, par_, n_, dims_;
+  detail::FastDiv div_;  // division by n_
   node_t nodes_;
   std::string name_;
 };

@@ -8,28 +8,6 @@
 
 namespace rica {
 
-#ifndef RICA_DETAIL_DIV26_DEFINED
-#define RICA_DETAIL_DIV26_DEFINED
-namespace detail {
-/// Exact floor(x / d) by multiply and shift for 0 <= x < 2^26 (every node id) and
-/// 1 <= d <= 2^26 (Granlund-Montgomery: m = ceil(2^(26+l) / d), 2^(l-1) < d <= 2^l, so
-/// m*d - 2^(26+l) < 2^l and the product x*m stays below 2^54).
-struct Div26 {
-  std::uint64_t m = std::uint64_t{1} << 26;
-  unsigned s = 26;
-  constexpr Div26() = default;
-  explicit constexpr Div26(std::uint32_t d) {
-    unsigned l = 0;
-    while ((std::uint64_t{1} << l) < d) ++l;
-    s = 26 + l;
-    m = ((std::uint64_t{1} << s) + d - 1) / d;
-  }
-  constexpr std::uint32_t operator()(std::uint32_t x) const noexcept {
-    return static_cast<std::uint32_t>((x * m) >> s);
-  }
-};
-}  // namespace detail
-#endif
 
 /// n x n PEs, node id = x + n*y; PE (x, y) linked both ways to (x+-1, y), (x, y+-1),
 /// (x+-1, y+-1); the torus wraps all four directions.
@@ -99,7 +77,7 @@ class Neighbor8Topology {
   unsigned n_;
   std::int32_t sn_;  // n_ as a signed value for coordinate arithmetic
   bool wrap_;
-  detail::Div26 div_;
+  detail::FastDiv div_;
 };
 
 }  // namespace rica

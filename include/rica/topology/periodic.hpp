@@ -13,28 +13,6 @@
 
 namespace rica {
 
-#ifndef RICA_DETAIL_DIV26_DEFINED
-#define RICA_DETAIL_DIV26_DEFINED
-namespace detail {
-/// Exact floor(x / d) by multiply and shift for 0 <= x < 2^26 (every node id) and
-/// 1 <= d <= 2^26 (Granlund-Montgomery: m = ceil(2^(26+l) / d), 2^(l-1) < d <= 2^l, so
-/// m*d - 2^(26+l) < 2^l and the product x*m stays below 2^54).
-struct Div26 {
-  std::uint64_t m = std::uint64_t{1} << 26;
-  unsigned s = 26;
-  constexpr Div26() = default;
-  explicit constexpr Div26(std::uint32_t d) {
-    unsigned l = 0;
-    while ((std::uint64_t{1} << l) < d) ++l;
-    s = 26 + l;
-    m = ((std::uint64_t{1} << s) + d - 1) / d;
-  }
-  constexpr std::uint32_t operator()(std::uint32_t x) const noexcept {
-    return static_cast<std::uint32_t>((x * m) >> s);
-  }
-};
-}  // namespace detail
-#endif
 
 /// nx x ny nodes, node id = x + nx*y. A node's out-links are given by its residue class
 /// (x mod px, y mod py) as a list of offsets (dx, dy) (mod nx, ny); self-loops dropped, duplicates
@@ -118,7 +96,7 @@ class PeriodicTopology {
   PeriodicTopology(unsigned nx, unsigned ny, unsigned px, unsigned py, std::shared_ptr<const Tables> t);
   std::uint32_t residue(node_t x, node_t y) const noexcept { return (x & (px_ - 1)) + px_ * (y & (py_ - 1)); }
   unsigned nx_, ny_, px_, py_;
-  detail::Div26 div_;
+  detail::FastDiv div_;
   port_t max_ports_;   // copies of t_->max_ports and t_->diameter (one load less per call)
   class_t diameter_;
   const PortLink* links_ = nullptr;
