@@ -20,7 +20,26 @@ inline constexpr std::uint64_t seed = 1;
 inline constexpr std::uint64_t flow_work_limit = 2'000'000'000ULL;
 }  // namespace metrics
 
+// ---- The emulated machine (rica run) ----------------------------------------------------------
+namespace engine {
+inline constexpr unsigned threads = 0;          ///< 0 = every core of the host
+inline constexpr std::uint64_t seed = 1;
+inline constexpr unsigned buffer_words = 32;    ///< per input port and class (MDCE paper; RWC-1: 16)
+inline constexpr unsigned packet_words = 3;     ///< 3 +- 1 words, as in the papers
+inline constexpr unsigned packet_spread = 1;
+inline constexpr unsigned batch = 16;           ///< packet moves per PE activation
+inline constexpr unsigned block = 64;           ///< PEs per scheduling block (one task per active block)
+}  // namespace engine
+
+namespace traffic {
+inline constexpr const char* pattern = "uniform";
+inline constexpr double rate = 1.0;             ///< packets per PE per injection opportunity
+inline constexpr std::uint64_t packets = 200;   ///< packets per PE
+inline constexpr double hotspot_fraction = 0.05;
+inline constexpr unsigned backlog = 8;          ///< open-loop generators pause above this backlog
+}  // namespace traffic
+
 // ---- The default network of `rica topo` / README command (1) --------------------------------
-inline constexpr const char* topology = "cccb:n=4";
+inline constexpr const char* topology = "cccb:n=4";  ///< CCCB 4x16x16, 1,024 PEs
 
 }  // namespace rica::defaults

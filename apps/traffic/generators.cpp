@@ -1,0 +1,201 @@
+// The traffic Apps: the open-loop generator and the closed-loop mesh emulation (traffic.hpp).
+#include <fmt/format.h>
+
+#include <numeric>
+#include <stdexcept>
+
+#include "traffic.hpp"
+
+namespace rica {
+namespace {
+
+void check_options(const TrafficOptions& opt) {
+  if (!(opt.rate > 0.0 && opt.rate <= 1.0))
+    throw usage_error(fmt::format("traffic: rate = {} is out of range (0, 1]", opt.rate));
+  if (opt.packets < 1) throw usage_error("traffic: packets per PE = 0; at least 1 is needed");
+}
+
+node_t pattern_pes(const traffic::Pattern& p) {
+  return std::visit(
+      [](const auto& f) -> node_t {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, traffic::Uniform> || std::is_same_v<T, traffic::Hotspot> ||
+                      std::is_same_v<T, traffic::Neighbor>)
+          return f.n;
+        else if constexpr (std::is_same_v<T, traffic::Quarter>) return 4 * f.part;
+        else if constexpr (std::is_same_v<T, traffic::Localized> || std::is_same_v<T, traffic::Tornado>)
+          return static_cast<node_t>(shape_size(f.shape));
+        else if constexpr (std::is_same_v<T, traffic::Transpose>)
+          return f.side ? f.side * f.side : node_t{1} << (2 * f.half);
+        else if constexpr (std::is_same_v<T, traffic::BitComplement>) return f.mask + 1;
+        else if constexpr (std::is_same_v<T, traffic::BitReverse> || std::is_same_v<T, traffic::Shuffle>)
+          return node_t{1} << f.bits;
+        else if constexpr (std::is_same_v<T, traffic::RandPerm>) return static_cast<node_t>(f.perm->size());
+        else static_assert(sizeof(T) == 0, "pattern_pes: unhandled pattern");
+      },
+      p);
+}
+
+}  // namespace
+
+// ---- OpenLoopTraffic ------------------------------------------------------------------------------
+
+OpenLoopTraffic::OpenLoopTraffic(traffic::Pattern pattern, std::string spec, const TrafficOptions& opt)
+    : pattern_(std::move(pattern)), spec_(std::move(spec)), rate_(opt.rate), packets_(opt.packets) {
+  check_options(opt);
+}
+
+void OpenLoopTraffic::setup(Machine& m) {
+  const node_t n = m.pes();
+  const node_t built_for = pattern_pes(pattern_);
+  if (built_for != n)
+    throw std::logic_error(fmt::format("traffic '{}' was built for {} PEs, run on {}", spec_, built_for, n));
+  handler_ = m.add_handler([this](Context& ctx, const Packet&) { ++received_[ctx.pe()]; });
+  quota_.assign(n, packets_);
+  sent_.assign(n, 0);
+  received_.assign(n, 0);
+  if (!traffic::is_random(pattern_)) {
+    Rng unused;  // deterministic patterns draw nothing
+    for (node_t pe = 0; pe < n; ++pe)
+      if (traffic::destination(pattern_, pe, unused) == pe) quota_[pe] = 0;
+  }
+}
+
+bool OpenLoopTraffic::generate(Context& ctx) {
+  const node_t pe = ctx.pe();
+  std::uint64_t& sent = sent_[pe];
+  if (sent >= quota_[pe]) return false;
+  if (ctx.backlog() < defaults::traffic::backlog) {
+    if (rate_ >= 1.0 || ctx.rng().uniform() < rate_) {
+      ctx.send(traffic::destination(pattern_, pe, ctx.rng()), handler_);
+      ++sent;
+    }
+  }
+  return sent < quota_[pe];
+}
+
+bool OpenLoopTraffic::verify(std::string& why) const {
+  const std::uint64_t total_sent = std::accumulate(sent_.begin(), sent_.end(), std::uint64_t{0});
+  const std::uint64_t total_received = std::accumulate(received_.begin(), received_.end(), std::uint64_t{0});
+  if (total_sent != total_received) {
+    why = fmt::format("traffic '{}': {} packets sent, {} received", spec_, total_sent, total_received);
+    return false;
+  }
+  for (std::size_t pe = 0; pe < sent_.size(); ++pe)
+    if (sent_[pe] != quota_[pe]) {
+      why = fmt::format("traffic '{}': PE {} sent {} of its {} packets", spec_, pe, sent_[pe], quota_[pe]);
+      return false;
+    }
+  if (!traffic::is_random(pattern_)) {
+    // Deterministic: each PE must have received exactly what its sources sent it.
+    std::vector<std::uint64_t> expect(received_.size(), 0);
+    Rng unused;
+    for (node_t pe = 0; pe < static_cast<node_t>(sent_.size()); ++pe)
+      if (sent_[pe]) expect[traffic::destination(pattern_, pe, unused)] += sent_[pe];
+    for (std::size_t pe = 0; pe < expect.size(); ++pe)
+      if (expect[pe] != received_[pe]) {
+        why = fmt::format("traffic '{}': PE {} received {} packets, {} were sent to it", spec_, pe, received_[pe],
+                          expect[pe]);
+        return false;
+      }
+  }
+  return true;
+}
+
+nlohmann::json OpenLoopTraffic::summary() const {
+  std::uint64_t silent = 0;
+  for (auto q : quota_) silent += q == 0;
+  return {{"pattern", spec_},
+          {"rate", rate_},
+          {"packets_per_pe", packets_},
+          {"silent_pes", silent},
+          {"sent", std::accumulate(sent_.begin(), sent_.end(), std::uint64_t{0})},
+          {"received", std::accumulate(received_.begin(), received_.end(), std::uint64_t{0})}};
+}
+
+// ---- MeshEmulation --------------------------------------------------------------------------------
+
+MeshEmulation::MeshEmulation(const traffic::MeshLayout& layout, const TrafficOptions& opt)
+    : layout_(layout), iterations_(1) {
+  check_options(opt);
+  const std::uint64_t it = std::max<std::uint64_t>(1, opt.packets / 4);
+  if (it > std::numeric_limits<std::uint32_t>::max() / 4)
+    throw usage_error(fmt::format("traffic 'mesh': {} packets per PE is too many", opt.packets));
+  iterations_ = static_cast<std::uint32_t>(it);
+}
+
+void MeshEmulation::setup(Machine& m) {
+  if (m.pes() != layout_.side * layout_.side)
+    throw std::logic_error(fmt::format("traffic 'mesh' was built for {} PEs, run on {}", layout_.side * layout_.side,
+                                       m.pes()));
+  handler_ = m.add_handler([this](Context& ctx, const Packet& p) { on_packet(ctx, p); });
+  pe_.assign(m.pes(), PeState{});
+}
+
+void MeshEmulation::send_round(Context& ctx, PeState& s, std::uint32_t iteration) {
+  for (node_t nb : layout_.neighbours(ctx.pe())) ctx.send(nb, handler_, iteration);
+  s.sent += 4;
+}
+
+void MeshEmulation::start(Context& ctx) {
+  PeState& s = pe_[ctx.pe()];
+  s.started = true;
+  send_round(ctx, s, 0);
+  advance(ctx, s);  // iteration 0 may already be complete if neighbours started first
+}
+
+void MeshEmulation::advance(Context& ctx, PeState& s) {
+  while (s.completed < iterations_ && s.ready[s.completed & 1]) {
+    s.ready[s.completed & 1] = false;
+    ++s.completed;
+    if (s.completed < iterations_) send_round(ctx, s, s.completed);
+  }
+}
+
+void MeshEmulation::on_packet(Context& ctx, const Packet& p) {
+  PeState& s = pe_[ctx.pe()];
+  ++s.received;
+  const std::uint64_t it = p.payload[0];
+  // A neighbour sends iteration i+1 only after receiving our iteration i, which we send after
+  // completing i-1: arrivals belong to the current iteration or the next one (the current one
+  // only, before start()).
+  const std::uint64_t window = s.started ? 1 : 0;
+  if (it < s.completed || it > s.completed + window || it >= iterations_) {
+    ++s.stray;
+    return;
+  }
+  if (s.join[it & 1].arrive()) s.ready[it & 1] = true;
+  if (s.started) advance(ctx, s);
+}
+
+std::vector<std::uint32_t> MeshEmulation::completed() const {
+  std::vector<std::uint32_t> out;
+  out.reserve(pe_.size());
+  for (const auto& s : pe_) out.push_back(s.completed);
+  return out;
+}
+
+bool MeshEmulation::verify(std::string& why) const {
+  for (std::size_t pe = 0; pe < pe_.size(); ++pe) {
+    const PeState& s = pe_[pe];
+    if (s.stray) {
+      why = fmt::format("mesh emulation: PE {} got {} packets outside its iteration window", pe, s.stray);
+      return false;
+    }
+    if (s.completed != iterations_ || s.received != 4ULL * iterations_ || s.sent != 4ULL * iterations_) {
+      why = fmt::format("mesh emulation: PE {} completed {} of {} iterations (sent {}, received {})", pe,
+                        s.completed, iterations_, s.sent, s.received);
+      return false;
+    }
+  }
+  return true;
+}
+
+nlohmann::json MeshEmulation::summary() const {
+  return {{"pattern", "mesh"},
+          {"side", layout_.side},
+          {"iterations", iterations_},
+          {"packets_per_pe", 4ULL * iterations_}};
+}
+
+}  // namespace rica

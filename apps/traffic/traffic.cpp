@@ -1,0 +1,192 @@
+// The traffic registry: every pattern, its documentation, and the spec parser (traffic.hpp).
+#include "traffic.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace rica {
+namespace {
+
+using traffic::PeSpace;
+using traffic::Pattern;
+
+double real_param(const SpecArgs& a, const std::string& name) {
+  const std::string t = a.text(name);
+  double v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+    throw usage_error(fmt::format("{}: parameter '{}' = '{}' is not a number", a.what(), name, t));
+  return v;
+}
+
+template <class T>
+Pattern plain(const SpecArgs&, const PeSpace& s, std::uint64_t) {
+  return T(s);
+}
+Pattern make_hotspot(const SpecArgs& a, const PeSpace& s, std::uint64_t) {
+  return traffic::Hotspot(s, real_param(a, "fraction"), a.uint("hot"));
+}
+Pattern make_randperm(const SpecArgs&, const PeSpace& s, std::uint64_t seed) { return traffic::RandPerm(s, seed); }
+
+/// Parameters whose value is a real number (canonical() reformats them as such).
+bool is_real(const std::string& name) { return name == "fraction"; }
+
+std::vector<TrafficEntry> build_entries() {
+  const std::string pow2 = "N a power of two";
+  return {
+      {"uniform", "uniform random: each packet to one of the other N-1 PEs", "uniform", "", {}, "", false,
+       plain<traffic::Uniform>},
+      {"quarter", "1/4 partition: four partitions by address (PE / (N/4)), uniform inside the source's",
+       "quarter", "N divisible by 4, N >= 8", {}, "", false, plain<traffic::Quarter>},
+      {"hotspot", "hot spot: `fraction` of the packets to one PE, the rest uniform",
+       "hotspot:fraction=0.05,hot=0", "",
+       {{"fraction", "0..1 (real)", fmt::format("{}", defaults::traffic::hotspot_fraction),
+         "share of packets sent to the hot PE"},
+        {"hot", "0..N-1", "0", "the hot PE"}},
+       "fraction", false, make_hotspot},
+      {"mesh", "mesh emulation (closed loop): send to 4 neighbours, wait for 4; packets/4 rounds", "mesh",
+       "N = side^2, side >= 2 (a wrapping side x side mesh laid on the PEs by address)", {}, "", true, nullptr},
+      {"localized", "per coordinate of range k: +-round(Exp(mean (k-1)/2)) mod k (no coordinates: address)",
+       "localized", "", {}, "", false, plain<traffic::Localized>},
+      {"transpose", "transpose: (x,y) -> (y,x) on a square 2D shape, else swap the address bit halves",
+       "transpose", "shape AxA, or N = 2^(2k)", {}, "", false, plain<traffic::Transpose>},
+      {"bitcomp", "bit complement: every address bit flipped", "bitcomp", pow2, {}, "", false,
+       plain<traffic::BitComplement>},
+      {"bitrev", "bit reversal of the address", "bitrev", pow2, {}, "", false, plain<traffic::BitReverse>},
+      {"shuffle", "perfect shuffle: the address rotated left by one bit", "shuffle", pow2, {}, "", false,
+       plain<traffic::Shuffle>},
+      {"tornado", "tornado: per coordinate x -> x + ceil(k/2) - 1 mod k", "tornado", "a coordinate of range >= 3",
+       {}, "", false, plain<traffic::Tornado>},
+      {"neighbor", "nearest neighbour: first coordinate + 1 mod its range", "neighbor",
+       "first coordinate range >= 2", {}, "", false, plain<traffic::Neighbor>},
+      {"randperm", "random permutation of the PEs, drawn from the run seed; fixed points send nothing",
+       "randperm", "", {}, "", false, make_randperm},
+  };
+}
+
+struct Parsed {
+  const TrafficEntry* entry;
+  SpecArgs args;
+};
+
+std::string param_names(const TrafficEntry& e) {
+  if (e.params.empty()) return "none";
+  std::vector<std::string> k;
+  for (const auto& p : e.params) k.push_back(p.name);
+  return fmt::format("{}", fmt::join(k, ", "));
+}
+
+Parsed parse_spec(const std::string& spec) {
+  if (spec.empty()) throw usage_error("empty traffic spec; see 'rica list'");
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  const TrafficEntry& e = TrafficRegistry::by_name(name);
+  Parsed out{&e, SpecArgs(fmt::format("traffic '{}'", name), rest)};
+  SpecArgs& args = out.args;
+  args.docs = &e.params;
+  if (colon != std::string::npos && rest.empty())
+    throw usage_error(fmt::format("traffic '{}': nothing after ':' (parameters: {})", name, param_names(e)));
+  if (rest.empty()) return out;
+  std::size_t start = 0;
+  bool first = true;
+  while (start <= rest.size()) {
+    const auto comma = rest.find(',', start);
+    const std::string item = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) {
+      if (!first || e.positional.empty() || item.empty())
+        throw usage_error(fmt::format("traffic '{}': '{}' must be key=value (parameters: {})", name, item,
+                                      param_names(e)));
+      args.values.emplace_back(e.positional, item);
+    } else {
+      const std::string key = item.substr(0, eq);
+      const bool known =
+          std::any_of(e.params.begin(), e.params.end(), [&](const ParamDoc& p) { return p.name == key; });
+      if (!known)
+        throw usage_error(
+            fmt::format("traffic '{}': unknown parameter '{}'; accepted: {}", name, key, param_names(e)));
+      if (args.has(key)) throw usage_error(fmt::format("traffic '{}': parameter '{}' given twice", name, key));
+      args.values.emplace_back(key, item.substr(eq + 1));
+    }
+    first = false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string canonical_of(const Parsed& p) {
+  const TrafficEntry& e = *p.entry;
+  if (e.params.empty()) return e.name;
+  std::vector<std::string> kv;
+  for (const auto& d : e.params) {
+    const std::string v = is_real(d.name) ? fmt::format("{}", real_param(p.args, d.name))
+                                          : fmt::format("{}", p.args.uint(d.name));
+    kv.push_back(fmt::format("{}={}", d.name, v));
+  }
+  return fmt::format("{}:{}", e.name, fmt::join(kv, ","));
+}
+
+Pattern pattern_of(const Parsed& p, const PeSpace& space, std::uint64_t seed) {
+  if (p.entry->closed_loop)
+    throw usage_error(fmt::format("traffic '{}' is closed loop: it has no destination function", p.entry->name));
+  return p.entry->pattern(p.args, space, seed);
+}
+
+}  // namespace
+
+const std::vector<TrafficEntry>& TrafficRegistry::available() {
+  static const std::vector<TrafficEntry> entries = build_entries();
+  return entries;
+}
+
+const TrafficEntry& TrafficRegistry::by_name(std::string_view name) {
+  for (const auto& e : available())
+    if (e.name == name) return e;
+  std::vector<std::string> names;
+  for (const auto& e : available()) names.push_back(e.name);
+  throw usage_error(fmt::format("unknown traffic pattern '{}'; valid: {}", name, fmt::join(names, ", ")));
+}
+
+std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const Topology& topo, const TrafficOptions& opt) {
+  const Parsed p = parse_spec(spec);
+  const PeSpace space = PeSpace::of(topo);
+  if (p.entry->closed_loop) return std::make_unique<MeshEmulation>(traffic::MeshLayout(space), opt);
+  return std::make_unique<OpenLoopTraffic>(pattern_of(p, space, opt.seed), canonical_of(p), opt);
+}
+
+traffic::Pattern TrafficRegistry::pattern(const std::string& spec, const PeSpace& space, std::uint64_t seed) {
+  return pattern_of(parse_spec(spec), space, seed);
+}
+
+traffic::Pattern TrafficRegistry::pattern(const std::string& spec, const Topology& topo, std::uint64_t seed) {
+  return pattern(spec, PeSpace::of(topo), seed);
+}
+
+std::string TrafficRegistry::canonical(const std::string& spec) { return canonical_of(parse_spec(spec)); }
+
+std::string TrafficRegistry::help_text() {
+  std::string out = fmt::format(
+      "Traffic patterns (spec = name[:args]; args = positional value and/or key=value,...).\n"
+      "Open-loop patterns: every PE sends `packets` packets (default {}), one per injection opportunity\n"
+      "with probability `rate` (default {}) while its injection backlog is below {}. PEs a\n"
+      "deterministic pattern maps to themselves send nothing.\n",
+      defaults::traffic::packets, defaults::traffic::rate, defaults::traffic::backlog);
+  for (const auto& e : available()) {
+    out += fmt::format("\n  {:<10} {}\n", e.name, e.summary);
+    if (!e.requirement.empty()) out += fmt::format("             needs {}\n", e.requirement);
+    if (!e.params.empty()) out += fmt::format("             e.g. {}\n", e.example);
+    for (const auto& p : e.params) {
+      const bool pos = p.name == e.positional;
+      out += fmt::format("             {:<10} {:<14} {}{}{}\n", p.name, p.accepts, p.help,
+                         p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value),
+                         pos ? " (may be given bare)" : "");
+    }
+  }
+  return out;
+}
+
+}  // namespace rica

@@ -1,0 +1,310 @@
+#pragma once
+// Synthetic traffic: the destination patterns of the papers and of the interconnection-network
+// literature, the open-loop generator App that drives them, the closed-loop mesh emulation App,
+// and the traffic registry (a documented value-type selector, like TopologyRegistry).
+//
+//   traffic::Pattern        pure destination functions: (src PE, rng) -> dst PE. Small value types,
+//                           validated against the PE space (PE count, PE shape) at construction;
+//                           an impossible pattern throws usage_error naming the requirement.
+//   OpenLoopTraffic         every PE injects K packets, one per injection opportunity with
+//                           probability R (Bernoulli), while its injection backlog is short.
+//   MeshEmulation           closed loop: a wrapping sqrt(N) x sqrt(N) mesh laid on the PEs by
+//                           address; each iteration sends 4 packets and waits for 4.
+//   TrafficRegistry         spec "name[:args]" -> App; docs for `rica list`.
+//
+// Self-mapped PEs: the deterministic patterns (transpose, bitcomp, bitrev, shuffle, tornado,
+// neighbor, randperm) may map a PE to itself (e.g. transpose's diagonal, bitrev's palindromes).
+// Such a PE sends nothing (the generator skips it; summary() reports "silent_pes"). The random
+// patterns (uniform, quarter, hotspot, localized) never return the source.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rica/app.hpp"
+#include "rica/defaults.hpp"
+#include "rica/registry.hpp"
+#include "rica/topology.hpp"
+
+namespace rica {
+namespace traffic {
+
+/// What a pattern is built for: the PE count, the PE shape (first coordinate fastest; the
+/// product of the shape is `pes`) and the topology's spec (named in error messages).
+struct PeSpace {
+  node_t pes = 0;
+  Shape shape;
+  std::string spec;  ///< topology spec for messages; "" = "the network"
+
+  static PeSpace of(const Topology& t);
+  /// A bare shape (tests, tools). Throws usage_error on an empty shape or a zero range.
+  static PeSpace of_shape(Shape s, std::string spec = "");
+};
+
+// ---- Random patterns: never return the source --------------------------------------------------
+
+/// Uniform over the other N-1 PEs. Needs N >= 2.
+struct Uniform {
+  static constexpr const char* name = "uniform";
+  static constexpr bool random = true;
+  explicit Uniform(const PeSpace& s);
+  node_t operator()(node_t src, Rng& rng) const;
+  node_t n;
+};
+
+/// 1/4 partition: partition = PE / (N/4); uniform over the other PEs of the source's partition.
+/// Needs N divisible by 4 and N >= 8.
+struct Quarter {
+  static constexpr const char* name = "quarter";
+  static constexpr bool random = true;
+  explicit Quarter(const PeSpace& s);
+  node_t operator()(node_t src, Rng& rng) const;
+  node_t part;  ///< PEs per partition
+};
+
+/// Hot spot: with probability `fraction` the hot PE, else uniform over the other PEs (which may
+/// also pick the hot PE). The hot PE itself always sends uniform. Needs N >= 2, hot < N,
+/// fraction in [0, 1].
+struct Hotspot {
+  static constexpr const char* name = "hotspot";
+  static constexpr bool random = true;
+  Hotspot(const PeSpace& s, double fraction = defaults::traffic::hotspot_fraction, node_t hot = 0);
+  node_t operator()(node_t src, Rng& rng) const;
+  node_t n, hot;
+  double fraction;
+};
+
+/// Localized (MDCE paper): per coordinate of range k, an exponential draw of mean (k-1)/2 (half
+/// the coordinate's maximum value), rounded to the nearest integer, with a random sign, added to
+/// the source coordinate modulo k. The whole destination is redrawn while it equals the source.
+/// Networks without coordinates have shape {N}. Needs N >= 2.
+struct Localized {
+  static constexpr const char* name = "localized";
+  static constexpr bool random = true;
+  explicit Localized(const PeSpace& s);
+  node_t operator()(node_t src, Rng& rng) const;
+  Shape shape;
+  std::vector<double> mean;  ///< per coordinate, (k-1)/2
+};
+
+// ---- Deterministic patterns: may map a PE to itself (that PE then sends nothing) -----------------
+
+/// Transpose. Shape of 2 coordinates of equal range: (x, y) -> (y, x). Otherwise N = 2^(2k): the
+/// high and low k address bits swap. usage_error if neither.
+struct Transpose {
+  static constexpr const char* name = "transpose";
+  static constexpr bool random = false;
+  explicit Transpose(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const;
+  node_t side = 0;    ///< 2D square: the side; 0 = bit mode
+  unsigned half = 0;  ///< bit mode: k
+};
+
+/// Bit complement: every address bit flipped. Needs N a power of two (N >= 2).
+struct BitComplement {
+  static constexpr const char* name = "bitcomp";
+  static constexpr bool random = false;
+  explicit BitComplement(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const { return ~src & mask; }
+  node_t mask;
+};
+
+/// Bit reversal of the log2(N) address bits. Needs N a power of two (N >= 2).
+struct BitReverse {
+  static constexpr const char* name = "bitrev";
+  static constexpr bool random = false;
+  explicit BitReverse(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const;
+  unsigned bits;
+};
+
+/// Perfect shuffle: the log2(N)-bit address rotated left by one bit. Needs N a power of two (N >= 2).
+struct Shuffle {
+  static constexpr const char* name = "shuffle";
+  static constexpr bool random = false;
+  explicit Shuffle(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const;
+  unsigned bits;
+};
+
+/// Tornado: per coordinate x -> (x + ceil(k/2) - 1) mod k. usage_error when that moves no PE
+/// (every range <= 2).
+struct Tornado {
+  static constexpr const char* name = "tornado";
+  static constexpr bool random = false;
+  explicit Tornado(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const;
+  Shape shape;
+  Shape shift;  ///< per coordinate, ceil(k/2) - 1
+};
+
+/// Nearest neighbour: first coordinate + 1 mod its range. usage_error when that range is 1.
+struct Neighbor {
+  static constexpr const char* name = "neighbor";
+  static constexpr bool random = false;
+  explicit Neighbor(const PeSpace& s);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const;
+  node_t k0, n;
+};
+
+/// A random permutation of the PEs, drawn once from `seed` (the run seed), fixed for the run. Not
+/// a derangement: fixed points send nothing.
+struct RandPerm {
+  static constexpr const char* name = "randperm";
+  static constexpr bool random = false;
+  RandPerm(const PeSpace& s, std::uint64_t seed);
+  node_t operator()(node_t src, Rng&) const { return apply(src); }
+  node_t apply(node_t src) const { return (*perm)[src]; }
+  std::shared_ptr<const std::vector<node_t>> perm;
+};
+
+/// Any open-loop destination pattern.
+using Pattern = std::variant<Uniform, Quarter, Hotspot, Localized, Transpose, BitComplement, BitReverse, Shuffle,
+                             Tornado, Neighbor, RandPerm>;
+
+/// Destination of one packet from `src` (visits once per call; generators visit once per run).
+node_t destination(const Pattern& p, node_t src, Rng& rng);
+/// The pattern's registry name ("uniform", ...).
+const char* pattern_name(const Pattern& p);
+/// True for the random patterns (never self); false for the deterministic ones (may be self).
+bool is_random(const Pattern& p);
+
+/// The logical mesh of the mesh emulation: side x side, wrapping, laid on the PEs by address
+/// (x = PE mod side, y = PE / side). Needs N = side^2 with side >= 2. With side 2, x+1 and x-1
+/// are the same PE: that PE simply gets two of the four packets (every PE still waits for 4).
+struct MeshLayout {
+  static constexpr const char* name = "mesh";
+  explicit MeshLayout(const PeSpace& s);
+  /// The 4 neighbours, in the order x+1, x-1, y+1, y-1 (mod side).
+  std::array<node_t, 4> neighbours(node_t pe) const;
+  node_t side;
+};
+
+}  // namespace traffic
+
+/// Run options shared by every traffic pattern (the CLI's --rate, --packets, --seed).
+struct TrafficOptions {
+  double rate = defaults::traffic::rate;              ///< Bernoulli injection probability, (0, 1]
+  std::uint64_t packets = defaults::traffic::packets;  ///< packets per PE, >= 1
+  std::uint64_t seed = defaults::engine::seed;         ///< run seed (randperm's permutation)
+};
+
+/// Open-loop generator. Every PE not mapped to itself sends `packets` packets; at each injection
+/// opportunity it sends one with probability `rate` if its injection backlog is below
+/// defaults::traffic::backlog. Destinations come from the pattern (random ones from ctx.rng()).
+/// Deliveries are counted per destination PE by a sink handler.
+class OpenLoopTraffic : public App {
+ public:
+  /// `spec` is the canonical pattern spec reported by summary() ("hotspot:fraction=0.05,hot=0").
+  OpenLoopTraffic(traffic::Pattern pattern, std::string spec, const TrafficOptions& opt);
+
+  void setup(Machine& m) override;
+  bool generate(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override { return packets_; }
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+
+  const traffic::Pattern& pattern() const noexcept { return pattern_; }
+  handler_t handler() const noexcept { return handler_; }
+  /// Per-PE counters after a run (indexed by PE).
+  const std::vector<std::uint64_t>& sent() const noexcept { return sent_; }
+  const std::vector<std::uint64_t>& received() const noexcept { return received_; }
+
+ private:
+  traffic::Pattern pattern_;
+  std::string spec_;
+  double rate_;
+  std::uint64_t packets_;
+  handler_t handler_ = 0;
+  std::vector<std::uint64_t> quota_;     ///< packets this PE sends: packets_, or 0 if self-mapped
+  std::vector<std::uint64_t> sent_;      ///< written by the source PE only
+  std::vector<std::uint64_t> received_;  ///< written by the destination PE only
+};
+
+/// Closed-loop mesh emulation (RWC-1 and MDCE papers). I = max(1, packets / 4) iterations: a PE
+/// sends one packet to each of its 4 logical-mesh neighbours (payload word 0 = iteration), and
+/// sends the next 4 once the 4 packets of the current iteration have arrived. Packets of
+/// iteration i+1 may arrive before iteration i completes; a PE can never be more than one
+/// iteration ahead of a neighbour, so counters per iteration parity suffice. Done after 4*I
+/// arrivals.
+class MeshEmulation : public App {
+ public:
+  MeshEmulation(const traffic::MeshLayout& layout, const TrafficOptions& opt);
+
+  void setup(Machine& m) override;
+  void start(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override { return 4 * iterations_; }
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+
+  std::uint32_t iterations() const noexcept { return iterations_; }
+  const traffic::MeshLayout& layout() const noexcept { return layout_; }
+  /// Iterations completed per PE after a run.
+  std::vector<std::uint32_t> completed() const;
+
+ private:
+  struct PeState {
+    JoinCounter join[2] = {{4, 0}, {4, 0}};  ///< arrivals of the iterations of each parity
+    bool ready[2] = {false, false};          ///< that parity's current iteration has all 4
+    bool started = false;
+    std::uint32_t completed = 0;             ///< iterations completed
+    std::uint64_t sent = 0, received = 0;
+    std::uint64_t stray = 0;                 ///< arrivals outside the window (a bug if > 0)
+  };
+  void on_packet(Context& ctx, const Packet& p);
+  void send_round(Context& ctx, PeState& s, std::uint32_t iteration);
+  void advance(Context& ctx, PeState& s);
+
+  traffic::MeshLayout layout_;
+  std::uint32_t iterations_;
+  handler_t handler_ = 0;
+  std::vector<PeState> pe_;
+};
+
+/// One traffic pattern of the registry, with its documentation.
+struct TrafficEntry {
+  std::string name;
+  std::string summary;
+  std::string example;
+  std::string requirement;          ///< what the PE space must satisfy ("" = any N >= 2)
+  std::vector<ParamDoc> params;
+  std::string positional;            ///< parameter a bare value sets ("" = none)
+  bool closed_loop = false;          ///< mesh: no destination function, its own App
+  /// Builds the destination function (null for closed-loop entries).
+  traffic::Pattern (*pattern)(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed) = nullptr;
+};
+
+class TrafficRegistry {
+ public:
+  /// Every traffic pattern, in documentation order.
+  static const std::vector<TrafficEntry>& available();
+  /// Throws usage_error "unknown traffic pattern 'x'; valid: uniform, quarter, ..." when unknown.
+  static const TrafficEntry& by_name(std::string_view name);
+  /// The App for a spec ("hotspot", "hotspot:fraction=0.1,hot=5", "hotspot:0.1") on a topology.
+  /// Throws usage_error on a malformed spec, bad options or an impossible pattern.
+  static std::unique_ptr<App> make(const std::string& spec, const Topology& topo,
+                                   const TrafficOptions& opt = {});
+  /// The destination function of an open-loop spec (usage_error for "mesh": closed loop).
+  static traffic::Pattern pattern(const std::string& spec, const traffic::PeSpace& space,
+                                  std::uint64_t seed = defaults::engine::seed);
+  static traffic::Pattern pattern(const std::string& spec, const Topology& topo,
+                                  std::uint64_t seed = defaults::engine::seed);
+  /// Canonical text of a spec, every parameter spelled out ("hotspot:fraction=0.05,hot=0").
+  static std::string canonical(const std::string& spec);
+  /// The generated reference text (`rica list`).
+  static std::string help_text();
+};
+
+}  // namespace rica

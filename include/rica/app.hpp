@@ -1,0 +1,147 @@
+#pragma once
+// RICA-style programming model: active messages. A packet names a handler; its arrival at the
+// destination PE runs the handler there at once, with the packet's payload. A handler may read and
+// write PE-local state and send packets. Join counters fire a continuation after k arrivals.
+// docs/programming.md is the tutorial.
+//
+// Threading contract: a PE never runs on two threads at once, and every call below that takes a
+// Context runs on the task of that Context's PE. PE-local state indexed by ctx.pe() therefore
+// needs no locks. Different PEs run concurrently: never touch another PE's state.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rica/packet.hpp"
+#include "rica/topology.hpp"
+
+namespace rica {
+
+namespace detail {
+struct PeState;
+class Engine;
+}  // namespace detail
+
+/// Small fast PRNG (xoshiro256**), 32 bytes: one per PE. Satisfies UniformRandomBitGenerator.
+class Rng {
+ public:
+  using result_type = std::uint64_t;
+  explicit Rng(std::uint64_t seed = 1) noexcept {
+    for (auto& w : s_) {  // splitmix64 expansion of the seed
+      seed += 0x9e3779b97f4a7c15ULL;
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      w = z ^ (z >> 31);
+    }
+  }
+  static constexpr result_type min() noexcept { return 0; }
+  static constexpr result_type max() noexcept { return ~result_type{0}; }
+  result_type operator()() noexcept {
+    const std::uint64_t r = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return r;
+  }
+  /// Uniform double in [0, 1).
+  double uniform() noexcept { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
+  /// Uniform integer in [0, n), n >= 1 (Lemire's multiply-shift; negligible bias for n << 2^64).
+  std::uint64_t below(std::uint64_t n) noexcept {
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::uint64_t>((static_cast<u128>((*this)()) * n) >> 64);
+  }
+
+ private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4];
+};
+
+/// What a handler or an application hook sees of its PE. Valid only during the call.
+class Context {
+ public:
+  node_t pe() const noexcept { return pe_; }
+  node_t pes() const noexcept;
+  const Topology& topology() const noexcept;
+  /// ns since the run started (async engine).
+  std::uint64_t now() const noexcept;
+  /// Sends a packet from this PE (it joins this PE's injection queue; never fails). The length
+  /// is drawn from the configured packet-length distribution.
+  void send(node_t dst, handler_t handler, std::uint64_t w0 = 0, std::uint64_t w1 = 0);
+  /// Packets waiting in this PE's injection queue (open-loop generators throttle on it).
+  std::size_t backlog() const noexcept;
+  /// This PE's random stream, seeded from (run seed, PE): deterministic per PE.
+  Rng& rng() noexcept;
+
+ private:
+  friend class detail::Engine;
+  Context(detail::Engine& e, detail::PeState& s, node_t pe) : engine_(e), state_(s), pe_(pe) {}
+  detail::Engine& engine_;
+  detail::PeState& state_;
+  node_t pe_;
+};
+
+using Handler = std::function<void(Context&, const Packet&)>;
+
+/// Counts arrivals; arrive() is true on the k-th, then the counter re-arms.
+struct JoinCounter {
+  std::uint32_t need = 1, have = 0;
+  bool arrive() noexcept {
+    if (++have < need) return false;
+    have = 0;
+    return true;
+  }
+};
+
+class Machine;
+
+/// An application (a traffic pattern, a kernel). One object serves all PEs; per-PE state lives in
+/// vectors indexed by PE. Virtual calls happen per PE activation or per delivery, never per hop.
+class App {
+ public:
+  virtual ~App() = default;
+  /// Single-threaded, before the run: register handlers, size per-PE state.
+  virtual void setup(Machine& m) = 0;
+  /// Once per PE on its task, before it injects anything.
+  virtual void start(Context&) {}
+  /// An injection opportunity, each time the PE runs. Return true while this PE may still
+  /// generate packets here (the PE is then rescheduled); false once it never will again.
+  virtual bool generate(Context&) { return false; }
+  /// Upper bound of packets any one PE sends in the run (sizes the exactly-once check), 0 if
+  /// unknown (then a checksum check is used instead).
+  virtual std::uint64_t max_sends_per_pe() const { return 0; }
+  /// After the run, single-threaded: is the application's own result right? (e.g. sorted)
+  virtual bool verify(std::string& why) const {
+    (void)why;
+    return true;
+  }
+  /// App-specific figures for the run's JSON.
+  virtual nlohmann::json summary() const { return nlohmann::json::object(); }
+};
+
+/// Setup-time view of the machine an App gets in setup().
+class Machine {
+ public:
+  Machine(const Topology& t, std::uint64_t seed) : topo_(t), seed_(seed) {}
+  handler_t add_handler(Handler h) {
+    handlers_.push_back(std::move(h));
+    return static_cast<handler_t>(handlers_.size() - 1);
+  }
+  const Topology& topology() const noexcept { return topo_; }
+  node_t pes() const { return topo_.pes(); }
+  std::uint64_t seed() const noexcept { return seed_; }
+  const std::vector<Handler>& handlers() const noexcept { return handlers_; }
+
+ private:
+  const Topology& topo_;
+  std::uint64_t seed_;
+  std::vector<Handler> handlers_;
+};
+
+}  // namespace rica

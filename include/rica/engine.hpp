@@ -1,0 +1,59 @@
+#pragma once
+// Running an application on an emulated machine (the async engine: every PE a lightweight unit of
+// work scheduled by oneTBB only when it has work; real time, real concurrency).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rica/app.hpp"
+#include "rica/defaults.hpp"
+#include "rica/topology.hpp"
+
+namespace rica {
+
+struct EngineConfig {
+  unsigned threads = defaults::engine::threads;              ///< worker threads (0 = all cores)
+  std::uint64_t seed = defaults::engine::seed;
+  unsigned buffer_words = defaults::engine::buffer_words;    ///< per input port and class
+  unsigned packet_words = defaults::engine::packet_words;    ///< mean packet length
+  unsigned packet_spread = defaults::engine::packet_spread;  ///< length uniform in mean +- spread
+  bool classes = true;       ///< false: every packet in class 0 (deliberately deadlock-prone)
+  unsigned batch = defaults::engine::batch;                  ///< packet moves per PE activation
+  unsigned block = defaults::engine::block;                  ///< PEs per scheduling block
+  bool progress = false;     ///< progress line on stderr
+};
+
+/// Figures of one run. Counts are exact (summed per PE / per thread after the run).
+struct RunStats {
+  std::uint64_t injected = 0, delivered = 0, duplicates = 0, lost = 0, in_network = 0;
+  std::uint64_t forwarded = 0;   ///< relay hops (packets passed on by an intermediate node)
+  std::uint64_t hops = 0;        ///< packet-hops (links traversed)
+  std::uint64_t blocked = 0;     ///< times a head packet found no room downstream
+  unsigned hops_max = 0;
+  double hops_mean = 0;
+  std::vector<std::uint64_t> hop_histogram;
+  double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, latency_max = 0;  // ns
+  double wall_s = 0;
+  double packets_per_s = 0, packet_hops_per_s = 0;
+  std::uint64_t link_load_max = 0;
+  double link_load_mean = 0;
+  bool conservation_ok = false;  ///< injected == delivered + in_network, no duplicate, none lost
+  std::string verify_method;     ///< "bitmap" (exact per packet) or "checksum"
+  bool deadlock = false;
+  std::string deadlock_report;   ///< full buffers and the waiting cycle, when deadlock
+  bool app_ok = true;
+  std::string app_message;
+  std::uint64_t peak_rss_kb = 0;
+  // Per PE / per link tables (for CSV).
+  std::vector<std::uint64_t> pe_injected, pe_delivered, pe_forwarded, pe_blocked;
+  std::vector<std::uint64_t> link_packets;  ///< [node * ports + out_port]
+};
+
+/// Runs `app` on `topology` until the application is done and the network is empty, or until a
+/// deadlock is detected (stats.deadlock). Throws usage_error on an invalid configuration.
+RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg);
+
+}  // namespace rica

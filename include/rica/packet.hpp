@@ -1,0 +1,28 @@
+#pragma once
+// The packet: a small fixed-size value moved hop by hop through link buffers. No allocation per
+// packet or per hop; 48 bytes.
+
+#include <cstdint>
+
+#include "rica/core.hpp"
+
+namespace rica {
+
+/// Index of a registered active-message handler (see Machine::add_handler).
+using handler_t = std::uint16_t;
+
+struct Packet {
+  node_t src = 0;               ///< source PE
+  node_t dst = 0;               ///< destination PE
+  std::uint32_t seq = 0;        ///< per-source sequence number: (src, seq) names the packet
+  handler_t handler = 0;        ///< handler run on arrival at dst
+  std::uint8_t words = 1;       ///< length in words; counts against buffer capacity
+  std::uint8_t flags = 0;       ///< reserved
+  std::uint16_t hops = 0;       ///< links traversed so far
+  class_t cls = 0;              ///< buffer class of the buffer the packet sits in (0 at injection)
+  std::uint64_t inject_ns = 0;  ///< generation time, ns since the run started
+  std::uint64_t payload[2] = {0, 0};
+};
+static_assert(sizeof(Packet) == 48, "Packet should stay 48 bytes");
+
+}  // namespace rica

@@ -1,0 +1,632 @@
+// The async engine: PEs as lightweight units of work scheduled by oneTBB in blocks, lock-free
+// link buffers, hop-by-hop self-routing, RICA active messages, exact accounting.
+//
+// Scheduling (spec/performance-notes.md): PEs are grouped in blocks of `block` consecutive PEs.
+// A block has an atomic pending mask (bit i: PE i of the block has work) and a scheduled flag;
+// one task per active block runs its pending PEs, each for a bounded batch of packet moves, and
+// re-enqueues itself while work remains. A PE belongs to one block and a block runs on one task
+// at a time, so a PE never runs on two threads at once. A PE whose every head packet is blocked
+// sleeps (no pending bit) until the downstream consumer frees room and wakes it.
+//
+// Termination: the number of outstanding block tasks is zero only when no PE has work, and it
+// stays zero (tasks are created only by tasks or before the start). At that point the main thread
+// reads every PE's state: either the application is done and the network empty, or packets remain
+// that nothing can move — a deadlock, reported with the full buffers and the waiting cycle.
+#include "rica/engine.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+#include "rica/link_buffer.hpp"
+
+namespace rica {
+namespace detail {
+
+/// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
+/// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
+/// (read by the progress monitor).
+struct PeState {
+  LinkBuffer* inputs = nullptr;          // [in_port * classes + class]
+  LinkBuffer::Credit* credits = nullptr;  // [out_port * classes + class], producer side
+  node_t* upstream = nullptr;            // [in_port]: the node feeding that in-port, or no_node
+  std::uint64_t* link_packets = nullptr;  // [out_port]
+  std::vector<Packet> injq;              // injection (source) queue; head at injq_head
+  std::size_t injq_head = 0;
+  std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
+  std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
+  bool started = false, generating = true;
+  Rng rng;
+  std::uint64_t injected = 0, delivered = 0, forwarded = 0, blocked = 0;
+  std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
+};
+
+struct alignas(64) Block {
+  std::atomic<std::uint64_t> pending{0};
+  std::atomic<std::uint32_t> scheduled{0};
+};
+
+/// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
+struct ThreadStats {
+  std::uint64_t delivered = 0, hops = 0, duplicates = 0, beyond_bitmap = 0;
+  std::uint64_t lat_sum = 0, lat_max = 0;
+  unsigned hops_max = 0;
+  std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
+  std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
+  std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
+};
+
+inline std::uint64_t mix(std::uint64_t x) noexcept {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+inline std::uint64_t packet_id(const Packet& p) noexcept { return mix((std::uint64_t{p.src} << 32) | p.seq); }
+
+/// Log-linear latency bucket: 8 sub-buckets per power of two.
+inline unsigned lat_bucket(std::uint64_t ns) noexcept {
+  if (ns < 8) return static_cast<unsigned>(ns);
+  const unsigned msb = 63u - static_cast<unsigned>(std::countl_zero(ns));
+  return msb * 8 + static_cast<unsigned>((ns >> (msb - 3)) & 7u);
+}
+inline double lat_bucket_mid(unsigned b) noexcept {
+  if (b < 8) return b;
+  const unsigned msb = b / 8, sub = b % 8;
+  const double lo = std::ldexp(8.0 + sub, static_cast<int>(msb) - 3);
+  return lo + std::ldexp(0.5, static_cast<int>(msb) - 3);
+}
+
+class Engine {
+ public:
+  Engine(const Topology& t, App& a, const Machine& m, const EngineConfig& c)
+      : topo(t), app(a), handlers(m.handlers()), cfg(c) {}
+
+  const Topology& topo;
+  App& app;
+  const std::vector<Handler>& handlers;
+  const EngineConfig& cfg;
+  node_t nodes = 0, pes = 0;
+  port_t ports = 0;
+  class_t classes = 1;
+  unsigned min_words = 1;
+  std::chrono::steady_clock::time_point t0;
+  std::vector<PeState> pe;
+  std::vector<Block> blocks;
+  std::byte* buffer_memory = nullptr;
+  std::vector<LinkBuffer::Credit> credits;
+  std::vector<node_t> upstream;
+  std::vector<std::uint64_t> link_packets;
+  std::uint64_t bitmap_k = 0;  // bits per source PE (0: checksum mode)
+  std::vector<std::atomic<std::uint64_t>> bitmap;
+  tbb::enumerable_thread_specific<ThreadStats> tstats;
+  std::atomic<std::int64_t> outstanding{0};
+  tbb::task_arena* arena = nullptr;
+
+  ~Engine() {
+    if (buffer_memory) {
+      const std::size_t n = std::size_t{nodes} * ports * classes;
+      auto* b = reinterpret_cast<LinkBuffer*>(buffer_memory);
+      for (std::size_t i = 0; i < n; ++i) b[i].~LinkBuffer();
+      ::operator delete(buffer_memory, std::align_val_t{64});
+    }
+  }
+
+  std::uint64_t now() const noexcept {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  unsigned draw_words(Rng& r) const noexcept {
+    if (cfg.packet_spread == 0) return cfg.packet_words;
+    return cfg.packet_words - cfg.packet_spread + static_cast<unsigned>(r.below(2 * cfg.packet_spread + 1));
+  }
+
+  void send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_t w0, std::uint64_t w1) {
+    Packet p;
+    p.src = src;
+    p.dst = dst;
+    p.seq = s.seq++;
+    p.handler = h;
+    p.words = static_cast<std::uint8_t>(draw_words(s.rng));
+    p.inject_ns = now();
+    p.payload[0] = w0;
+    p.payload[1] = w1;
+    s.injq.push_back(p);
+    ++s.injected;
+  }
+
+  /// Marks a node as having work and makes sure its block is (or will be) run.
+  void signal(node_t v) {
+    const std::size_t b = v / cfg.block;
+    Block& blk = blocks[b];
+    blk.pending.fetch_or(std::uint64_t{1} << (v % cfg.block), std::memory_order_seq_cst);
+    if (blk.scheduled.load(std::memory_order_seq_cst) == 0 && blk.scheduled.exchange(1) == 0) enqueue_block(b);
+  }
+
+  void enqueue_block(std::size_t b);  // defined after run_block's template
+
+  void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
+    const std::uint64_t lat = now() - p.inject_ns;
+    ts.lat_sum += lat;
+    ts.lat_max = std::max(ts.lat_max, lat);
+    ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
+    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];
+    ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
+    ++ts.delivered;
+    ts.sum_delivered_ids += packet_id(p);
+    if (bitmap_k) {
+      if (p.seq >= bitmap_k) {
+        ++ts.beyond_bitmap;
+      } else {
+        const std::uint64_t bit = std::uint64_t{p.src} * bitmap_k + p.seq;
+        const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+        if (bitmap[bit / 64].fetch_or(mask, std::memory_order_relaxed) & mask) ++ts.duplicates;
+      }
+    }
+    if (p.handler < handlers.size()) {
+      Context ctx(*this, s, v);
+      handlers[p.handler](ctx, p);
+    }
+    ++s.delivered;
+    s.delivered_now.store(s.delivered, std::memory_order_relaxed);
+  }
+
+  template <class T>
+  bool step_pe(const T& t, node_t v, ThreadStats& ts);
+  template <class T>
+  void run_block(const T& t, std::size_t b);
+  template <class T>
+  void run(const T& t, RunStats& st);
+
+  void allocate();
+  void analyse_stuck(RunStats& st);
+  void collect(RunStats& st);
+  std::function<void(std::size_t)> block_runner;  // set by run<T>: runs one block task
+};
+
+// ---- Context ------------------------------------------------------------------------------------
+}  // namespace detail
+
+node_t Context::pes() const noexcept { return engine_.pes; }
+const Topology& Context::topology() const noexcept { return engine_.topo; }
+std::uint64_t Context::now() const noexcept { return engine_.now(); }
+void Context::send(node_t dst, handler_t handler, std::uint64_t w0, std::uint64_t w1) {
+  engine_.send(state_, pe_, dst, handler, w0, w1);
+}
+std::size_t Context::backlog() const noexcept { return state_.injq.size() - state_.injq_head; }
+Rng& Context::rng() noexcept { return state_.rng; }
+
+namespace detail {
+
+void Engine::enqueue_block(std::size_t b) {
+  outstanding.fetch_add(1, std::memory_order_relaxed);
+  arena->enqueue([this, b] { block_runner(b); });
+}
+
+/// One activation of node v: an injection opportunity, then up to `batch` packet moves, taking
+/// the inputs (and the injection queue) round robin, one head packet per input per pass.
+/// Returns true when v still has work that does not wait for a wake-up.
+template <class T>
+bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
+  PeState& s = pe[v];
+  const bool is_pe = v < pes;
+  if (is_pe && !s.started) {
+    s.started = true;
+    Context ctx(*this, s, v);
+    app.start(ctx);
+  }
+  if (is_pe && s.generating) {
+    Context ctx(*this, s, v);
+    s.generating = app.generate(ctx);
+  }
+  const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
+  const std::uint32_t n_in = n_buf + 1;  // the last "input" is the injection queue
+  unsigned moves = 0;
+  bool more = false;
+  while (moves < cfg.batch) {
+    bool progressed = false;
+    more = false;
+    for (std::uint32_t k = 0; k < n_in && moves < cfg.batch; ++k) {
+      const std::uint32_t idx = (s.rr + k) % n_in;
+      Packet* head;
+      LinkBuffer* src_buf = nullptr;
+      if (idx < n_buf) {
+        src_buf = &s.inputs[idx];
+        if (src_buf->empty()) continue;
+        head = &src_buf->front();
+      } else {
+        if (s.injq_head == s.injq.size()) continue;
+        head = &s.injq[s.injq_head];
+      }
+      const Hop h = t.route(v, head->dst, head->cls);
+      if (h.delivers()) {
+        const Packet p = *head;
+        if (src_buf) {
+          if (src_buf->pop_and_check()) signal(s.upstream[idx / classes]);
+        } else if (++s.injq_head == s.injq.size()) {
+          s.injq.clear();
+          s.injq_head = 0;
+        }
+        deliver(s, v, p, ts);
+        ++moves;
+        progressed = true;
+        continue;
+      }
+      const Link l = t.out_link(v, h.port());
+      const class_t nc = cfg.classes ? h.next_class() : class_t{0};
+      const std::uint32_t out = static_cast<std::uint32_t>(h.port()) * classes + nc;
+      LinkBuffer& dst_buf = pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + nc];
+      LinkBuffer::Credit& cr = s.credits[out];
+      if (!dst_buf.fits(cr, head->words)) {
+        ++s.blocked;
+        if (!dst_buf.wait_for_room(cr, head->words)) continue;  // sleeps on this head
+      }
+      Packet p = *head;
+      p.hops = static_cast<std::uint16_t>(p.hops + 1);
+      p.cls = nc;
+      if (src_buf) {
+        if (src_buf->pop_and_check()) signal(s.upstream[idx / classes]);
+        ++s.forwarded;
+      } else if (++s.injq_head == s.injq.size()) {
+        s.injq.clear();
+        s.injq_head = 0;
+      }
+      dst_buf.push(cr, p);
+      ++s.link_packets[h.port()];
+      ++ts.hops;
+      signal(l.peer);
+      ++moves;
+      progressed = true;
+    }
+    s.rr = (s.rr + 1) % n_in;
+    if (!progressed) break;
+    more = true;
+  }
+  // Work remains if the batch ran out while packets could still move, or the app generates.
+  if (moves >= cfg.batch) {
+    for (std::uint32_t i = 0; i < n_buf && !more; ++i) more = !s.inputs[i].empty();
+    more = more || s.injq_head != s.injq.size();
+  } else {
+    more = false;
+  }
+  // A generating PE whose injection queue head is blocked sleeps too (woken with the room).
+  return more || (is_pe && s.generating && s.injq_head == s.injq.size());
+}
+
+template <class T>
+void Engine::run_block(const T& t, std::size_t b) {
+  Block& blk = blocks[b];
+  ThreadStats& ts = tstats.local();
+  const node_t first = static_cast<node_t>(b * cfg.block);
+  for (int round = 0; round < 8; ++round) {
+    std::uint64_t mask = blk.pending.exchange(0, std::memory_order_seq_cst);
+    if (mask == 0) {
+      blk.scheduled.store(0, std::memory_order_seq_cst);
+      if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
+        outstanding.fetch_sub(1, std::memory_order_release);
+        return;
+      }
+      continue;
+    }
+    std::uint64_t again = 0;
+    while (mask) {
+      const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
+      mask &= mask - 1;
+      if (step_pe(t, first + i, ts)) again |= std::uint64_t{1} << i;
+    }
+    if (again) blk.pending.fetch_or(again, std::memory_order_seq_cst);
+  }
+  // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
+  outstanding.fetch_add(1, std::memory_order_relaxed);
+  arena->enqueue([this, b] { block_runner(b); });
+  outstanding.fetch_sub(1, std::memory_order_release);
+}
+
+void Engine::allocate() {
+  nodes = topo.nodes();
+  pes = topo.pes();
+  ports = topo.ports();
+  classes = cfg.classes ? topo.buffer_classes() : class_t{1};
+  min_words = cfg.packet_words - cfg.packet_spread;
+  const std::size_t nbuf = std::size_t{nodes} * ports * classes;
+  const std::size_t slots = cfg.buffer_words / std::max(1u, min_words) + 1;
+  const double bytes = static_cast<double>(nbuf) * static_cast<double>(sizeof(LinkBuffer) + slots * sizeof(Packet) + 16);
+  if (bytes > 20e9)
+    throw usage_error(fmt::format("the machine needs {:.1f} GB of link buffers ({} nodes x {} ports x {} classes x "
+                                  "{} words); reduce --buffer-words or the network size",
+                                  bytes / 1e9, nodes, ports, classes, cfg.buffer_words));
+  buffer_memory = static_cast<std::byte*>(::operator new(nbuf * sizeof(LinkBuffer), std::align_val_t{64}));
+  auto* bufs = reinterpret_cast<LinkBuffer*>(buffer_memory);
+  for (std::size_t i = 0; i < nbuf; ++i) new (&bufs[i]) LinkBuffer(cfg.buffer_words, min_words);
+  credits.assign(nbuf, {});
+  upstream.assign(std::size_t{nodes} * ports, no_node);
+  link_packets.assign(std::size_t{nodes} * ports, 0);
+  pe = std::vector<PeState>(nodes);
+  topo.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes; ++v)
+      for (port_t p = 0; p < ports; ++p) {
+        const Link l = t.out_link(v, p);
+        if (l.present()) upstream[std::size_t{l.peer} * ports + l.in_port] = v;
+      }
+  });
+  for (node_t v = 0; v < nodes; ++v) {
+    PeState& s = pe[v];
+    s.inputs = bufs + std::size_t{v} * ports * classes;
+    s.credits = credits.data() + std::size_t{v} * ports * classes;
+    s.upstream = upstream.data() + std::size_t{v} * ports;
+    s.link_packets = link_packets.data() + std::size_t{v} * ports;
+    s.rng = Rng(mix(cfg.seed * 0x9e3779b97f4a7c15ULL + v));
+    s.generating = v < pes;
+  }
+  blocks = std::vector<Block>((nodes + cfg.block - 1) / cfg.block);
+  bitmap_k = app.max_sends_per_pe();
+  if (bitmap_k && static_cast<double>(bitmap_k) * pes > 8e9) bitmap_k = 0;  // > 1 GB: checksum instead
+  if (bitmap_k) bitmap = std::vector<std::atomic<std::uint64_t>>((bitmap_k * pes + 63) / 64);
+}
+
+template <class T>
+void Engine::run(const T& t, RunStats& st) {
+  const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  // Workers only (the main thread monitors); allow that many TBB workers process-wide.
+  tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
+  tbb::task_arena local_arena(static_cast<int>(threads), 0);
+  arena = &local_arena;
+  block_runner = [this, &t](std::size_t b) { run_block(t, b); };
+  t0 = std::chrono::steady_clock::now();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const node_t first = static_cast<node_t>(b * cfg.block);
+    const node_t last = std::min<node_t>(pes, static_cast<node_t>(first + cfg.block));
+    if (first >= pes) break;
+    const unsigned n = last - first;
+    // Workers already run and may have scheduled this block: use the same protocol as signal().
+    blocks[b].pending.fetch_or(n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1));
+    if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);
+  }
+  const bool tty = cfg.progress && isatty(STDERR_FILENO);
+  auto last_print = std::chrono::steady_clock::now();
+  unsigned spin = 0;
+  while (outstanding.load(std::memory_order_acquire) != 0) {
+    if (++spin < 100) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    if (tty && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+      last_print = std::chrono::steady_clock::now();
+      std::uint64_t d = 0;
+      for (node_t v = 0; v < pes; ++v) d += pe[v].delivered_now.load(std::memory_order_relaxed);
+      const double secs = std::chrono::duration<double>(last_print - t0).count();
+      std::fprintf(stderr, "\r  %.1f s  delivered %llu  (%.2f M packets/s)   ", secs,
+                   static_cast<unsigned long long>(d), static_cast<double>(d) / secs / 1e6);
+    }
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  st.wall_s = std::chrono::duration<double>(t1 - t0).count();
+  local_arena.terminate();
+  arena = nullptr;
+}
+
+void Engine::collect(RunStats& st) {
+  st.pe_injected.resize(pes);
+  st.pe_delivered.resize(pes);
+  st.pe_forwarded.resize(nodes);
+  st.pe_blocked.resize(nodes);
+  bool generating = false;
+  for (node_t v = 0; v < nodes; ++v) {
+    const PeState& s = pe[v];
+    if (v < pes) {
+      st.pe_injected[v] = s.injected;
+      st.pe_delivered[v] = s.delivered;
+      st.injected += s.injected;
+      generating = generating || s.generating;
+    }
+    st.pe_forwarded[v] = s.forwarded;
+    st.pe_blocked[v] = s.blocked;
+    st.forwarded += s.forwarded;
+    st.blocked += s.blocked;
+    for (std::size_t i = 0; i < std::size_t{ports} * classes; ++i) st.in_network += s.inputs[i].size();
+    st.in_network += s.injq.size() - s.injq_head;
+  }
+  std::uint64_t sum_ids = 0, beyond = 0;
+  std::vector<std::uint64_t> lat(64 * 8, 0);
+  st.hop_histogram.assign(256, 0);
+  for (const ThreadStats& ts : tstats) {
+    st.delivered += ts.delivered;
+    st.hops += ts.hops;
+    st.duplicates += ts.duplicates;
+    beyond += ts.beyond_bitmap;
+    st.hops_max = std::max(st.hops_max, ts.hops_max);
+    st.latency_max = std::max(st.latency_max, static_cast<double>(ts.lat_max));
+    st.latency_mean += static_cast<double>(ts.lat_sum);
+    sum_ids += ts.sum_delivered_ids;
+    for (std::size_t i = 0; i < lat.size(); ++i) lat[i] += ts.lat_hist[i];
+    for (std::size_t i = 0; i < 256; ++i) st.hop_histogram[i] += ts.hop_hist[i];
+  }
+  while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
+  if (st.delivered) {
+    st.latency_mean /= static_cast<double>(st.delivered);
+    double hsum = 0;
+    for (std::size_t h = 0; h < st.hop_histogram.size(); ++h) hsum += static_cast<double>(h * st.hop_histogram[h]);
+    st.hops_mean = hsum / static_cast<double>(st.delivered);
+    auto quantile = [&](double q) {
+      const double target = q * static_cast<double>(st.delivered);
+      double acc = 0;
+      for (unsigned b = 0; b < lat.size(); ++b) {
+        acc += static_cast<double>(lat[b]);
+        if (acc >= target) return std::min(lat_bucket_mid(b), st.latency_max);
+      }
+      return st.latency_max;
+    };
+    st.latency_p50 = quantile(0.5);
+    st.latency_p99 = quantile(0.99);
+  }
+  // Exactly-once: every injected (src, seq) delivered once.
+  std::uint64_t sum_injected_ids = 0;
+  for (node_t v = 0; v < pes; ++v)
+    for (std::uint32_t q = 0; q < pe[v].seq; ++q) sum_injected_ids += packet_id(Packet{v, 0, q});
+  std::uint64_t in_net_ids = 0;
+  for (node_t v = 0; v < nodes; ++v) {
+    const PeState& s = pe[v];
+    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) in_net_ids += packet_id(s.injq[i]);
+  }
+  if (bitmap_k && beyond == 0) {
+    st.verify_method = "bitmap";
+    std::uint64_t distinct = 0;
+    for (const auto& w : bitmap) distinct += static_cast<std::uint64_t>(std::popcount(w.load()));
+    st.lost = st.injected - std::min(st.injected, distinct + st.in_network);
+    st.conservation_ok = st.injected == st.delivered + st.in_network && st.duplicates == 0 &&
+                         distinct == st.delivered && st.lost == 0;
+  } else {
+    st.verify_method = "checksum";
+    st.duplicates = 0;
+    // Packets still inside link buffers are not in the checksum; only claim ok when the network is empty.
+    st.conservation_ok = st.injected == st.delivered + st.in_network && st.in_network == 0 &&
+                         sum_ids + in_net_ids == sum_injected_ids;
+    st.lost = st.conservation_ok ? 0 : (st.injected > st.delivered + st.in_network ? st.injected - st.delivered - st.in_network : 0);
+  }
+  // Link loads.
+  std::uint64_t used = 0, total = 0;
+  topo.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes; ++v)
+      for (port_t p = 0; p < ports; ++p)
+        if (t.out_link(v, p).present() && t.out_link(v, p).peer != v) {
+          const std::uint64_t n = link_packets[std::size_t{v} * ports + p];
+          st.link_load_max = std::max(st.link_load_max, n);
+          total += n;
+          ++used;
+        }
+  });
+  st.link_load_mean = used ? static_cast<double>(total) / static_cast<double>(used) : 0.0;
+  st.link_packets = link_packets;
+  st.packets_per_s = st.wall_s > 0 ? static_cast<double>(st.delivered) / st.wall_s : 0;
+  st.packet_hops_per_s = st.wall_s > 0 ? static_cast<double>(st.hops) / st.wall_s : 0;
+  if (!st.deadlock && (generating || st.in_network)) {
+    st.deadlock = true;  // quiescent with work left: nothing can move
+  }
+}
+
+void Engine::analyse_stuck(RunStats& st) {
+  // Wait-for graph over buffers: a non-empty input buffer whose head cannot enter its next buffer
+  // waits on that buffer. A cycle of full buffers is the deadlock.
+  const std::uint32_t nb = static_cast<std::uint32_t>(ports) * classes;
+  auto id = [&](node_t v, std::uint32_t i) { return std::uint64_t{v} * nb + i; };
+  std::vector<std::uint64_t> waits(std::size_t{nodes} * nb, ~std::uint64_t{0});
+  std::uint64_t full = 0, stuck_packets = 0;
+  std::string full_list;
+  topo.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes; ++v) {
+      PeState& s = pe[v];
+      for (std::uint32_t i = 0; i < nb; ++i) {
+        LinkBuffer& b = s.inputs[i];
+        if (b.empty()) continue;
+        stuck_packets += b.size();
+        const Packet& p = b.front();
+        const Hop h = t.route(v, p.dst, p.cls);
+        if (h.delivers()) continue;
+        const Link l = t.out_link(v, h.port());
+        const class_t nc = cfg.classes ? h.next_class() : class_t{0};
+        const std::uint32_t j = static_cast<std::uint32_t>(l.in_port) * classes + nc;
+        waits[id(v, i)] = id(l.peer, j);
+      }
+    }
+  });
+  // Words held by buffer i of v: the upstream producer's credit for it (exact when quiescent).
+  auto words_held = [&](node_t v, std::uint32_t i) -> unsigned {
+    const node_t u = upstream[std::size_t{v} * ports + i / classes];
+    if (u == no_node) return 0;
+    for (port_t q = 0; q < ports; ++q) {
+      const Link l = topo.out_link(u, q);
+      if (l.present() && l.peer == v && l.in_port == i / classes)
+        return pe[v].inputs[i].words_held(pe[u].credits[static_cast<std::uint32_t>(q) * classes + i % classes]);
+    }
+    return 0;
+  };
+  for (node_t v = 0; v < nodes; ++v)
+    for (std::uint32_t i = 0; i < nb; ++i) {
+      const LinkBuffer& b = pe[v].inputs[i];
+      if (b.empty()) continue;
+      const unsigned held = words_held(v, i);
+      if (held + min_words > cfg.buffer_words) {
+        ++full;
+        if (full <= 16)
+          full_list += fmt::format("{}{} in-port {} class {} ({} packets, {}/{} words)", full > 1 ? "; " : "",
+                                   topo.label(v), i / classes, i % classes, b.size(), held, cfg.buffer_words);
+      }
+    }
+  // Find a cycle by walking the (functional) wait graph from every waiting buffer.
+  std::vector<std::uint8_t> color(waits.size(), 0);
+  std::string cycle;
+  for (std::size_t start = 0; start < waits.size() && cycle.empty(); ++start) {
+    if (color[start] || waits[start] == ~std::uint64_t{0}) continue;
+    std::vector<std::uint64_t> path;
+    std::uint64_t cur = start;
+    while (cur != ~std::uint64_t{0} && color[cur] == 0) {
+      color[cur] = 1;
+      path.push_back(cur);
+      cur = waits[cur];
+    }
+    if (cur != ~std::uint64_t{0} && color[cur] == 1) {
+      auto it = std::find(path.begin(), path.end(), cur);
+      std::size_t shown = 0;
+      for (; it != path.end() && shown < 32; ++it, ++shown) {
+        const node_t v = static_cast<node_t>(*it / nb);
+        const std::uint32_t i = static_cast<std::uint32_t>(*it % nb);
+        cycle += fmt::format("{} (in-port {}, class {}) -> ", topo.label(v), i / classes, i % classes);
+      }
+      cycle += fmt::format("{} (in-port {}, class {})", topo.label(static_cast<node_t>(cur / nb)),
+                           static_cast<std::uint32_t>(cur % nb) / classes, static_cast<std::uint32_t>(cur % nb) % classes);
+    }
+    for (auto p : path) color[p] = 2;
+  }
+  st.deadlock_report = fmt::format("deadlock: {} packets stuck in the network, {} full buffers{}{}\n", stuck_packets,
+                                   full, full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "",
+                                   "");
+  if (!cycle.empty())
+    st.deadlock_report += "waiting cycle: " + cycle + "\n";
+  else
+    st.deadlock_report += "no waiting cycle among link buffers (the application stopped with packets or work left)\n";
+}
+
+}  // namespace detail
+
+RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg_in) {
+  EngineConfig cfg = cfg_in;
+  detail::check_range("run", "threads", cfg.threads, 0, 1024);
+  detail::check_range("run", "packet-words (mean)", cfg.packet_words, 1, 255);
+  detail::check_range("run", "packet-words (spread)", cfg.packet_spread, 0, cfg.packet_words - 1);
+  detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, 1 << 16);
+  detail::check_range("run", "batch", cfg.batch, 1, 1 << 20);
+  detail::check_range("run", "block", cfg.block, 1, 64);
+  if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
+  Machine m(topology, cfg.seed);
+  app.setup(m);
+  detail::Engine e(topology, app, m, cfg);
+  e.allocate();
+  RunStats st;
+  topology.visit([&](const auto& t) { e.run(t, st); });
+  e.collect(st);
+  if (st.deadlock) e.analyse_stuck(st);
+  st.app_ok = st.deadlock ? false : app.verify(st.app_message);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  st.peak_rss_kb = static_cast<std::uint64_t>(ru.ru_maxrss);
+  return st;
+}
+
+}  // namespace rica
