@@ -8,5 +8,7 @@ namespace rica::cli {
 
 /// `rica list`, `rica topo`, `rica route`.
 void add_topology_commands(CLI::App& app);
+/// `rica run`, `rica demo`; `status` receives the exit status (3 on deadlock).
+void add_run_commands(CLI::App& app, int& status);
 
 }  // namespace rica::cli

@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
   CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rica 0.1.0");
+  int status = 0;
   rica::cli::add_topology_commands(app);
+  rica::cli::add_run_commands(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -32,5 +34,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rica: internal error: %s\n", e.what());
     return 1;
   }
-  return 0;
+  return status;
 }

@@ -1,0 +1,208 @@
+// `rica run` and `rica demo`: run a traffic pattern on an emulated machine (async engine).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "rica/defaults.hpp"
+#include "rica/engine.hpp"
+#include "rica/registry.hpp"
+#include "traffic.hpp"
+
+namespace rica::cli {
+namespace {
+
+struct RunOptions {
+  std::string topology = defaults::topology;
+  std::string traffic = defaults::traffic::pattern;
+  double rate = defaults::traffic::rate;
+  std::uint64_t packets = defaults::traffic::packets;
+  unsigned threads = defaults::engine::threads;
+  std::uint64_t seed = defaults::engine::seed;
+  unsigned buffer_words = defaults::engine::buffer_words;
+  std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
+  std::string engine = "async";
+  bool no_classes = false, quiet = false;
+  unsigned batch = defaults::engine::batch, block = defaults::engine::block;
+  std::string json, csv;
+};
+
+/// "3:1" -> mean 3, spread 1; "4" -> 4, 0.
+std::pair<unsigned, unsigned> parse_packet_words(const std::string& s) {
+  auto num = [&](std::string_view t) {
+    unsigned v = 0;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+      throw usage_error(fmt::format("--packet-words '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", s));
+    return v;
+  };
+  const auto c = s.find(':');
+  if (c == std::string::npos) return {num(s), 0};
+  return {num(std::string_view(s).substr(0, c)), num(std::string_view(s).substr(c + 1))};
+}
+
+nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineConfig& cfg, const RunStats& st,
+                           const App& app, const std::string& traffic) {
+  nlohmann::json j;
+  j["topology"] = t.spec();
+  j["pes"] = t.pes();
+  j["nodes"] = t.nodes();
+  j["threads"] = cfg.threads;
+  j["seed"] = cfg.seed;
+  j["engine"] = o.engine;
+  j["traffic"] = traffic;
+  j["rate"] = o.rate;
+  j["packets_per_pe"] = o.packets;
+  j["config"] = {{"buffer_words", cfg.buffer_words}, {"packet_words", cfg.packet_words},
+                 {"packet_spread", cfg.packet_spread}, {"buffer_classes", cfg.classes ? t.buffer_classes() : 1},
+                 {"classes_enabled", cfg.classes}, {"batch", cfg.batch}, {"block", cfg.block}};
+  j["injected"] = st.injected;
+  j["delivered"] = st.delivered;
+  j["duplicates"] = st.duplicates;
+  j["lost"] = st.lost;
+  j["in_network"] = st.in_network;
+  j["forwarded"] = st.forwarded;
+  j["blocked"] = st.blocked;
+  j["packet_hops"] = st.hops;
+  j["hops_mean"] = st.hops_mean;
+  j["hops_max"] = st.hops_max;
+  j["hop_histogram"] = st.hop_histogram;
+  j["latency_mean"] = st.latency_mean;
+  j["latency_p50"] = st.latency_p50;
+  j["latency_p99"] = st.latency_p99;
+  j["latency_max"] = st.latency_max;
+  j["latency_unit"] = "ns";
+  j["packets_per_s"] = st.packets_per_s;
+  j["packet_hops_per_s"] = st.packet_hops_per_s;
+  j["link_load_max"] = st.link_load_max;
+  j["link_load_mean"] = st.link_load_mean;
+  j["wall_s"] = st.wall_s;
+  j["peak_rss_kb"] = st.peak_rss_kb;
+  j["bytes_per_pe"] = static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes();
+  j["conservation_ok"] = st.conservation_ok;
+  j["verify_method"] = st.verify_method;
+  j["deadlock"] = st.deadlock;
+  if (st.deadlock) j["deadlock_report"] = st.deadlock_report;
+  j["verified"] = st.app_ok;
+  if (!st.app_message.empty()) j["app_message"] = st.app_message;
+  j["app"] = app.summary();
+  return j;
+}
+
+void write_csv(const std::string& path, const Topology& t, const RunStats& st) {
+  std::ofstream pe(path);
+  if (!pe) throw usage_error(fmt::format("--csv: cannot write '{}'", path));
+  pe << "pe,label,injected,delivered,forwarded,blocked\n";
+  for (node_t v = 0; v < t.nodes(); ++v)
+    pe << v << ",\"" << t.label(v) << "\"," << (v < t.pes() ? st.pe_injected[v] : 0) << ","
+       << (v < t.pes() ? st.pe_delivered[v] : 0) << "," << st.pe_forwarded[v] << "," << st.pe_blocked[v] << "\n";
+  const std::string links = path.size() > 4 && path.ends_with(".csv") ? path.substr(0, path.size() - 4) + ".links.csv"
+                                                                       : path + ".links.csv";
+  std::ofstream lf(links);
+  if (!lf) throw usage_error(fmt::format("--csv: cannot write '{}'", links));
+  lf << "node,port,peer,packets\n";
+  for (node_t v = 0; v < t.nodes(); ++v)
+    for (port_t p = 0; p < t.ports(); ++p) {
+      const Link l = t.out_link(v, p);
+      if (l.present()) lf << v << "," << p << "," << l.peer << "," << st.link_packets[std::size_t{v} * t.ports() + p] << "\n";
+    }
+}
+
+int run(const RunOptions& o) {
+  const Topology t = TopologyRegistry::parse(o.topology);
+  if (o.engine != "async")
+    throw usage_error(fmt::format("--engine '{}' is not available; accepted: async", o.engine));
+  if (!(o.rate > 0.0 && o.rate <= 1.0))
+    throw usage_error(fmt::format("--rate {} is out of range (0, 1] (packets per PE per injection opportunity)", o.rate));
+  if (o.packets < 1) throw usage_error("--packets must be at least 1");
+  EngineConfig cfg;
+  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  cfg.seed = o.seed;
+  cfg.buffer_words = o.buffer_words;
+  std::tie(cfg.packet_words, cfg.packet_spread) = parse_packet_words(o.packet_words);
+  cfg.classes = !o.no_classes;
+  cfg.batch = o.batch;
+  cfg.block = o.block;
+  cfg.progress = !o.quiet;
+  TrafficOptions to;
+  to.rate = o.rate;
+  to.packets = o.packets;
+  to.seed = o.seed;
+  const auto app = TrafficRegistry::make(o.traffic, t, to);
+  const std::string traffic = TrafficRegistry::canonical(o.traffic);
+  if (!o.quiet)
+    fmt::print(stderr, "rica run {} --traffic {} --rate {} --packets {} --threads {} --seed {} --buffer-words {} "
+               "--packet-words {}:{}{}\n", t.spec(), traffic, o.rate, o.packets, cfg.threads, cfg.seed,
+               cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.classes ? "" : " --no-classes");
+  const RunStats st = run_async(t, *app, cfg);
+  const nlohmann::json j = result_json(o, t, cfg, st, *app, traffic);
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    if (!f) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
+    f << j.dump(2) << "\n";
+  }
+  if (!o.csv.empty()) write_csv(o.csv, t, st);
+  if (!o.quiet || o.json.empty()) {
+    fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
+               cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
+    fmt::print("traffic       {}, rate {}, {} packets/PE\n", traffic, o.rate, o.packets);
+    fmt::print("packets       injected {}, delivered {}, in network {}, duplicates {}, lost {} -> {}\n",
+               st.injected, st.delivered, st.in_network, st.duplicates, st.lost,
+               st.conservation_ok ? "conservation ok (" + st.verify_method + ")" : "CONSERVATION FAILED");
+    fmt::print("hops          mean {:.3f}, max {}; relayed {}, blocked {}\n", st.hops_mean, st.hops_max,
+               st.forwarded, st.blocked);
+    fmt::print("latency (ns)  mean {:.0f}, p50 {:.0f}, p99 {:.0f}, max {:.0f}\n", st.latency_mean, st.latency_p50,
+               st.latency_p99, st.latency_max);
+    fmt::print("throughput    {:.3f} M packets/s, {:.3f} M packet-hops/s in {:.3f} s\n", st.packets_per_s / 1e6,
+               st.packet_hops_per_s / 1e6, st.wall_s);
+    fmt::print("links         max load {} packets, mean {:.1f}\n", st.link_load_max, st.link_load_mean);
+    fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
+               static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
+    fmt::print("application   {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
+  }
+  if (st.deadlock) {
+    std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
+    return 3;
+  }
+  return st.conservation_ok && st.app_ok ? 0 : 1;
+}
+
+void add_run_options(CLI::App* c, RunOptions& o) {
+  c->add_option("--traffic", o.traffic, "Traffic pattern (see 'rica list')")->capture_default_str();
+  c->add_option("--rate", o.rate, "Injection probability per PE per opportunity, (0, 1]")->capture_default_str();
+  c->add_option("--packets", o.packets, "Packets per PE (mesh: 4 per iteration)")->capture_default_str();
+  c->add_option("--threads", o.threads, "Worker threads (0 = all cores)")->capture_default_str();
+  c->add_option("--seed", o.seed, "Seed of every random choice")->capture_default_str();
+  c->add_option("--buffer-words", o.buffer_words, "Words per input port and buffer class")->capture_default_str();
+  c->add_option("--packet-words", o.packet_words, "Packet length MEAN:SPREAD in words (uniform)")->capture_default_str();
+  c->add_option("--engine", o.engine, "Engine: async")->capture_default_str();
+  c->add_flag("--no-classes", o.no_classes, "Disable buffer classes (deadlock demonstration)");
+  c->add_option("--batch", o.batch, "Packet moves per PE activation")->capture_default_str();
+  c->add_option("--block", o.block, "PEs per scheduling block (1..64)")->capture_default_str();
+  c->add_option("--json", o.json, "Write the JSON summary to FILE");
+  c->add_option("--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
+  c->add_flag("--quiet", o.quiet, "No progress line or configuration echo");
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, int& status) {
+  auto ro = std::make_shared<RunOptions>();
+  auto* r = app.add_subcommand("run", "Run a traffic pattern on an emulated machine");
+  r->add_option("topology", ro->topology, "Topology spec")->required();
+  add_run_options(r, *ro);
+  r->callback([ro, &status] { status = run(*ro); });
+
+  auto d = std::make_shared<RunOptions>();
+  auto* demo = app.add_subcommand("demo", "The embedded default: CCCB 4x16x16 (1,024 PEs), uniform traffic");
+  add_run_options(demo, *d);
+  demo->callback([d, &status] { status = run(*d); });
+}
+
+}  // namespace rica::cli
