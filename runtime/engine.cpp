@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <thread>
 
@@ -44,6 +45,10 @@ struct PeState {
   LinkBuffer::Credit* credits = nullptr;  // [out_port * classes + class], producer side
   node_t* upstream = nullptr;            // [in_port]: the node feeding that in-port, or no_node
   std::uint64_t* link_packets = nullptr;  // [out_port]
+  /// Inputs that received a packet since the consumer last looked: set by producers (fetch_or),
+  /// taken by the consumer (exchange). A producer that finds its word 0 wakes the PE.
+  std::atomic<std::uint64_t>* ready = nullptr;  // [ceil(inputs / 64)]
+  std::uint64_t* work = nullptr;                // consumer-only: inputs that may hold packets
   std::vector<Packet> injq;              // injection (source) queue; head at injq_head
   std::size_t injq_head = 0;
   std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
@@ -67,6 +72,15 @@ struct ThreadStats {
   std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
   std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
   std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
+};
+
+/// The running block task's view: wake-ups of PEs in the block being run go into `local` (no
+/// atomic), the others into their block's pending mask.
+struct TaskCtx {
+  std::size_t block;
+  std::uint64_t local = 0;
+  ThreadStats& ts;
+  std::vector<std::uint8_t>& skip;  // per input of the PE being stepped: head blocked this activation
 };
 
 inline std::uint64_t mix(std::uint64_t x) noexcept {
@@ -108,9 +122,14 @@ class Engine {
   std::vector<PeState> pe;
   std::vector<Block> blocks;
   std::byte* buffer_memory = nullptr;
+  unsigned block_shift = 6;
+  node_t block_mask = 63;
   std::vector<LinkBuffer::Credit> credits;
   std::vector<node_t> upstream;
   std::vector<std::uint64_t> link_packets;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> ready_words;
+  std::vector<std::uint64_t> work_words;
+  std::uint32_t mask_words = 1;  // words of a PE's ready/work masks
   std::uint64_t bitmap_k = 0;  // bits per source PE (0: checksum mode)
   std::vector<std::atomic<std::uint64_t>> bitmap;
   tbb::enumerable_thread_specific<ThreadStats> tstats;
@@ -151,10 +170,18 @@ class Engine {
   }
 
   /// Marks a node as having work and makes sure its block is (or will be) run.
-  void signal(node_t v) {
-    const std::size_t b = v / cfg.block;
+  void signal(node_t v, TaskCtx& tc) {
+    const std::size_t b = v >> block_shift;
+    const std::uint64_t bit = std::uint64_t{1} << (v & block_mask);
+    if (b == tc.block) {  // the block this thread runs: picked up by its next round
+      tc.local |= bit;
+      return;
+    }
+    signal_remote(b, bit);
+  }
+  void signal_remote(std::size_t b, std::uint64_t bit) {
     Block& blk = blocks[b];
-    blk.pending.fetch_or(std::uint64_t{1} << (v % cfg.block), std::memory_order_seq_cst);
+    blk.pending.fetch_or(bit, std::memory_order_seq_cst);
     if (blk.scheduled.load(std::memory_order_seq_cst) == 0 && blk.scheduled.exchange(1) == 0) enqueue_block(b);
   }
 
@@ -187,7 +214,7 @@ class Engine {
   }
 
   template <class T>
-  bool step_pe(const T& t, node_t v, ThreadStats& ts);
+  bool step_pe(const T& t, node_t v, TaskCtx& tc);
   template <class T>
   void run_block(const T& t, std::size_t b);
   template <class T>
@@ -222,8 +249,9 @@ void Engine::enqueue_block(std::size_t b) {
 /// the inputs (and the injection queue) round robin, one head packet per input per pass.
 /// Returns true when v still has work that does not wait for a wake-up.
 template <class T>
-bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
+bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
   PeState& s = pe[v];
+  ThreadStats& ts = tc.ts;
   const bool is_pe = v < pes;
   if (is_pe && !s.started) {
     s.started = true;
@@ -236,18 +264,28 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
   }
   const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
   const std::uint32_t n_in = n_buf + 1;  // the last "input" is the injection queue
+  std::fill(tc.skip.begin(), tc.skip.begin() + n_in, 0);
+  for (std::uint32_t w = 0; w < mask_words; ++w) s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
+  auto has_work = [&](std::uint32_t i) { return (s.work[i >> 6] >> (i & 63)) & 1u; };
+  auto drop_work = [&](std::uint32_t i) { s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); };
   unsigned moves = 0;
   bool more = false;
   while (moves < cfg.batch) {
     bool progressed = false;
     more = false;
     for (std::uint32_t k = 0; k < n_in && moves < cfg.batch; ++k) {
-      const std::uint32_t idx = (s.rr + k) % n_in;
+      std::uint32_t idx = s.rr + k;
+      if (idx >= n_in) idx -= n_in;
+      if (tc.skip[idx]) continue;
       Packet* head;
       LinkBuffer* src_buf = nullptr;
       if (idx < n_buf) {
+        if (!has_work(idx)) continue;
         src_buf = &s.inputs[idx];
-        if (src_buf->empty()) continue;
+        if (src_buf->empty()) {
+          drop_work(idx);
+          continue;
+        }
         head = &src_buf->front();
       } else {
         if (s.injq_head == s.injq.size()) continue;
@@ -257,7 +295,7 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
       if (h.delivers()) {
         const Packet p = *head;
         if (src_buf) {
-          if (src_buf->pop_and_check()) signal(s.upstream[idx / classes]);
+          if (src_buf->pop_and_check()) signal(s.upstream[idx / classes], tc);
         } else if (++s.injq_head == s.injq.size()) {
           s.injq.clear();
           s.injq_head = 0;
@@ -274,13 +312,16 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
       LinkBuffer::Credit& cr = s.credits[out];
       if (!dst_buf.fits(cr, head->words)) {
         ++s.blocked;
-        if (!dst_buf.wait_for_room(cr, head->words)) continue;  // sleeps on this head
+        if (!dst_buf.wait_for_room(cr, head->words)) {  // sleeps on this head until woken
+          tc.skip[idx] = 1;
+          continue;
+        }
       }
       Packet p = *head;
       p.hops = static_cast<std::uint16_t>(p.hops + 1);
       p.cls = nc;
       if (src_buf) {
-        if (src_buf->pop_and_check()) signal(s.upstream[idx / classes]);
+        if (src_buf->pop_and_check()) signal(s.upstream[idx / classes], tc);
         ++s.forwarded;
       } else if (++s.injq_head == s.injq.size()) {
         s.injq.clear();
@@ -289,7 +330,11 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
       dst_buf.push(cr, p);
       ++s.link_packets[h.port()];
       ++ts.hops;
-      signal(l.peer);
+      {
+        const std::uint32_t in = static_cast<std::uint32_t>(l.in_port) * classes + nc;
+        if (pe[l.peer].ready[in >> 6].fetch_or(std::uint64_t{1} << (in & 63), std::memory_order_acq_rel) == 0)
+          signal(l.peer, tc);
+      }
       ++moves;
       progressed = true;
     }
@@ -299,8 +344,8 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
   }
   // Work remains if the batch ran out while packets could still move, or the app generates.
   if (moves >= cfg.batch) {
-    for (std::uint32_t i = 0; i < n_buf && !more; ++i) more = !s.inputs[i].empty();
-    more = more || s.injq_head != s.injq.size();
+    for (std::uint32_t i = 0; i < n_buf && !more; ++i) more = has_work(i) && !tc.skip[i];
+    more = more || (s.injq_head != s.injq.size() && !tc.skip[n_buf]);
   } else {
     more = false;
   }
@@ -311,10 +356,13 @@ bool Engine::step_pe(const T& t, node_t v, ThreadStats& ts) {
 template <class T>
 void Engine::run_block(const T& t, std::size_t b) {
   Block& blk = blocks[b];
-  ThreadStats& ts = tstats.local();
-  const node_t first = static_cast<node_t>(b * cfg.block);
+  thread_local std::vector<std::uint8_t> skip;
+  skip.resize(std::size_t{ports} * classes + 1);
+  TaskCtx tc{b, 0, tstats.local(), skip};
+  const node_t first = static_cast<node_t>(b << block_shift);
   for (int round = 0; round < 8; ++round) {
-    std::uint64_t mask = blk.pending.exchange(0, std::memory_order_seq_cst);
+    std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
+    tc.local = 0;
     if (mask == 0) {
       blk.scheduled.store(0, std::memory_order_seq_cst);
       if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
@@ -323,15 +371,14 @@ void Engine::run_block(const T& t, std::size_t b) {
       }
       continue;
     }
-    std::uint64_t again = 0;
     while (mask) {
       const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
       mask &= mask - 1;
-      if (step_pe(t, first + i, ts)) again |= std::uint64_t{1} << i;
+      if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
     }
-    if (again) blk.pending.fetch_or(again, std::memory_order_seq_cst);
   }
   // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
+  if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
   outstanding.fetch_add(1, std::memory_order_relaxed);
   arena->enqueue([this, b] { block_runner(b); });
   outstanding.fetch_sub(1, std::memory_order_release);
@@ -357,6 +404,9 @@ void Engine::allocate() {
   upstream.assign(std::size_t{nodes} * ports, no_node);
   link_packets.assign(std::size_t{nodes} * ports, 0);
   pe = std::vector<PeState>(nodes);
+  mask_words = static_cast<std::uint32_t>((nbuf / nodes + 63) / 64);
+  ready_words = std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{nodes} * mask_words);
+  work_words.assign(std::size_t{nodes} * mask_words, 0);
   topo.visit([&](const auto& t) {
     for (node_t v = 0; v < nodes; ++v)
       for (port_t p = 0; p < ports; ++p) {
@@ -370,9 +420,13 @@ void Engine::allocate() {
     s.credits = credits.data() + std::size_t{v} * ports * classes;
     s.upstream = upstream.data() + std::size_t{v} * ports;
     s.link_packets = link_packets.data() + std::size_t{v} * ports;
+    s.ready = ready_words.get() + std::size_t{v} * mask_words;
+    s.work = work_words.data() + std::size_t{v} * mask_words;
     s.rng = Rng(mix(cfg.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes;
   }
+  block_shift = static_cast<unsigned>(std::countr_zero(cfg.block));
+  block_mask = cfg.block - 1;
   blocks = std::vector<Block>((nodes + cfg.block - 1) / cfg.block);
   bitmap_k = app.max_sends_per_pe();
   if (bitmap_k && static_cast<double>(bitmap_k) * pes > 8e9) bitmap_k = 0;  // > 1 GB: checksum instead
@@ -395,25 +449,48 @@ void Engine::run(const T& t, RunStats& st) {
     const unsigned n = last - first;
     // Workers already run and may have scheduled this block: use the same protocol as signal().
     blocks[b].pending.fetch_or(n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1));
-    if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);
+    if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);  // else a running task has it
   }
   const bool tty = cfg.progress && isatty(STDERR_FILENO);
   auto last_print = std::chrono::steady_clock::now();
-  unsigned spin = 0;
-  while (outstanding.load(std::memory_order_acquire) != 0) {
-    if (++spin < 100) {
-      std::this_thread::yield();
-      continue;
+  std::uint64_t progress_at_kick = ~std::uint64_t{0};
+  while (true) {
+    unsigned spin = 0;
+    while (outstanding.load(std::memory_order_acquire) != 0) {
+      if (++spin < 100) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (tty && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+        last_print = std::chrono::steady_clock::now();
+        std::uint64_t d = 0;
+        for (node_t v = 0; v < pes; ++v) d += pe[v].delivered_now.load(std::memory_order_relaxed);
+        const double secs = std::chrono::duration<double>(last_print - t0).count();
+        std::fprintf(stderr, "\r  %.1f s  delivered %llu  (%.2f M packets/s)   ", secs,
+                     static_cast<unsigned long long>(d), static_cast<double>(d) / secs / 1e6);
+      }
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
-    if (tty && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
-      last_print = std::chrono::steady_clock::now();
-      std::uint64_t d = 0;
-      for (node_t v = 0; v < pes; ++v) d += pe[v].delivered_now.load(std::memory_order_relaxed);
-      const double secs = std::chrono::duration<double>(last_print - t0).count();
-      std::fprintf(stderr, "\r  %.1f s  delivered %llu  (%.2f M packets/s)   ", secs,
-                   static_cast<unsigned long long>(d), static_cast<double>(d) / secs / 1e6);
+    // Quiescent: no task runs or is queued, so every PE's state is ours to read. Done, or are
+    // packets left? Wake every node that holds packets once: a wake-up lost to the unfenced race
+    // in LinkBuffer::pop_and_check is recovered here; if nothing moves after that, it's a deadlock.
+    std::uint64_t progress = 0;
+    for (const ThreadStats& ts : tstats) progress += ts.hops + ts.delivered;
+    bool left = false;
+    std::vector<std::uint64_t> wake(blocks.size(), 0);
+    for (node_t v = 0; v < nodes; ++v) {
+      const PeState& q = pe[v];
+      bool has = q.injq_head != q.injq.size();
+      for (std::size_t i = 0; i < std::size_t{ports} * classes && !has; ++i) has = !q.inputs[i].empty();
+      if (has) {
+        left = true;
+        wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);
+      }
     }
+    if (!left || progress == progress_at_kick) break;
+    progress_at_kick = progress;
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (wake[b]) signal_remote(b, wake[b]);
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
@@ -613,6 +690,8 @@ RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg_i
   detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, 1 << 16);
   detail::check_range("run", "batch", cfg.batch, 1, 1 << 20);
   detail::check_range("run", "block", cfg.block, 1, 64);
+  if (!std::has_single_bit(cfg.block))
+    throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
   Machine m(topology, cfg.seed);
   app.setup(m);

@@ -63,13 +63,16 @@ class LinkBuffer {
   const Packet& front() const noexcept { return q_.front(); }
   Packet& front() noexcept { return q_.front(); }
   /// Pops the front packet; returns true when the producer asked to be woken (it then must be).
+  /// No fence here (it would cost as much as the hop): in the rare race where the producer
+  /// registers between this store and load, the wake-up comes with the next pop, or — if this
+  /// pop emptied the buffer — from the engine's quiescence re-check, which never loses a packet.
   bool pop_and_check() noexcept {
     const unsigned w = q_.front().words;
     q_.pop();
     popped_local_ += w;
-    consumer_.popped.store(popped_local_, std::memory_order_seq_cst);
-    if (consumer_.waiting.load(std::memory_order_seq_cst) == 0) return false;
-    return consumer_.waiting.exchange(0, std::memory_order_relaxed) != 0;
+    consumer_.popped.store(popped_local_, std::memory_order_release);
+    if (consumer_.waiting.load(std::memory_order_acquire) == 0) return false;
+    return consumer_.waiting.exchange(0, std::memory_order_acq_rel) != 0;
   }
   /// Packets queued (consumer side, or any thread once the machine is quiescent).
   std::size_t size() const noexcept { return q_.read_available(); }
