@@ -34,8 +34,53 @@
 
 #include "rica/link_buffer.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define RICA_HAVE_TSC 1
+#endif
+
 namespace rica {
 namespace detail {
+
+/// Nanoseconds since the run started. Two timestamps per packet (generation, delivery): on x86
+/// with an invariant TSC it reads the TSC (a few ns) scaled by a ratio calibrated against
+/// steady_clock at start-up; elsewhere it is steady_clock.
+class RunClock {
+ public:
+  void start() {
+    t0_ = std::chrono::steady_clock::now();
+#ifdef RICA_HAVE_TSC
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    tsc_ = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));  // invariant TSC
+    if (tsc_) {
+      const auto s0 = std::chrono::steady_clock::now();
+      const std::uint64_t k0 = __rdtsc();
+      while (std::chrono::steady_clock::now() - s0 < std::chrono::milliseconds(5)) {
+      }
+      const auto s1 = std::chrono::steady_clock::now();
+      const std::uint64_t k1 = __rdtsc();
+      ns_per_tick_ = std::chrono::duration<double, std::nano>(s1 - s0).count() / static_cast<double>(k1 - k0);
+      t0_ = s1;
+      tsc0_ = k1;
+    }
+#endif
+  }
+  std::uint64_t now() const noexcept {
+#ifdef RICA_HAVE_TSC
+    if (tsc_) return static_cast<std::uint64_t>(static_cast<double>(__rdtsc() - tsc0_) * ns_per_tick_);
+#endif
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+  }
+  std::chrono::steady_clock::time_point origin() const noexcept { return t0_; }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+  bool tsc_ = false;
+  std::uint64_t tsc0_ = 0;
+  double ns_per_tick_ = 1.0;
+};
 
 /// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
 /// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
@@ -118,7 +163,7 @@ class Engine {
   port_t ports = 0;
   class_t classes = 1;
   unsigned min_words = 1;
-  std::chrono::steady_clock::time_point t0;
+  RunClock clock;
   std::vector<PeState> pe;
   std::vector<Block> blocks;
   std::byte* buffer_memory = nullptr;
@@ -145,10 +190,7 @@ class Engine {
     }
   }
 
-  std::uint64_t now() const noexcept {
-    return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-  }
+  std::uint64_t now() const noexcept { return clock.now(); }
 
   unsigned draw_words(Rng& r) const noexcept {
     if (cfg.packet_spread == 0) return cfg.packet_words;
@@ -441,7 +483,8 @@ void Engine::run(const T& t, RunStats& st) {
   tbb::task_arena local_arena(static_cast<int>(threads), 0);
   arena = &local_arena;
   block_runner = [this, &t](std::size_t b) { run_block(t, b); };
-  t0 = std::chrono::steady_clock::now();
+  clock.start();
+  const auto t0 = clock.origin();
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const node_t first = static_cast<node_t>(b * cfg.block);
     const node_t last = std::min<node_t>(pes, static_cast<node_t>(first + cfg.block));
@@ -682,8 +725,7 @@ void Engine::analyse_stuck(RunStats& st) {
 
 }  // namespace detail
 
-RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg_in) {
-  EngineConfig cfg = cfg_in;
+void validate(const EngineConfig& cfg) {
   detail::check_range("run", "threads", cfg.threads, 0, 1024);
   detail::check_range("run", "packet-words (mean)", cfg.packet_words, 1, 255);
   detail::check_range("run", "packet-words (spread)", cfg.packet_spread, 0, cfg.packet_words - 1);
@@ -692,6 +734,10 @@ RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg_i
   detail::check_range("run", "block", cfg.block, 1, 64);
   if (!std::has_single_bit(cfg.block))
     throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
+}
+
+RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {
+  validate(cfg);
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
   Machine m(topology, cfg.seed);
   app.setup(m);

@@ -63,4 +63,34 @@ expect_in "\"diameter\": 2" "file topology" topo "file:$tmp" --json
 printf 'nodes 4\n0 1\n1 x\n' > "$tmp"
 check_exit 2 "malformed edge list" topo "file:$tmp"
 rm -f "$tmp"
+
+# ---- rica run ----
+check_exit 0 "run small" run torus:4x4 --packets 5 --quiet
+check_exit 2 "rate above 1" run torus:4x4 --rate 1.5
+check_exit 2 "rate below 0" run torus:4x4 --rate -0.1
+check_exit 2 "rate zero" run torus:4x4 --rate 0
+check_exit 2 "unknown pattern" run torus:4x4 --traffic nosuch
+check_exit 2 "power-of-two pattern on 25 PEs" run mesh:5x5 --traffic bitrev
+check_exit 2 "square pattern on 8 PEs" run hypercube:3 --traffic mesh
+check_exit 2 "bad packet words" run torus:4x4 --packet-words 3:x
+check_exit 2 "packet longer than buffer" run torus:4x4 --packet-words 8:1 --buffer-words 4
+check_exit 2 "bad threads" run torus:4x4 --threads 5000
+check_exit 2 "unknown engine" run torus:4x4 --engine warp
+check_exit 2 "bad block" run torus:4x4 --block 3
+check_exit 3 "deliberate deadlock" run torus:16 --traffic tornado --no-classes --buffer-words 3 --packet-words 3:0 --packets 50 --quiet
+expect_in "waiting cycle:" "deadlock report" run torus:16 --traffic tornado --no-classes --buffer-words 3 --packet-words 3:0 --packets 50 --quiet
+json=$(mktemp); csv=$(mktemp --suffix=.csv)
+"$RICA" run cccb:n=3 --traffic hotspot --packets 20 --threads 2 --quiet --json "$json" --csv "$csv" > /dev/null || { echo "FAIL [run json]"; fail=1; }
+for key in topology pes threads seed engine injected delivered duplicates in_network hops_mean hops_max \
+           latency_mean latency_p99 latency_unit packet_hops_per_s wall_s conservation_ok; do
+  grep -q "\"$key\":" "$json" || { echo "FAIL [run json key $key]"; fail=1; }
+done
+grep -q '"conservation_ok": true' "$json" || { echo "FAIL [conservation in json]"; fail=1; }
+head -1 "$csv" | grep -q "pe,label,injected,delivered,forwarded,blocked" || { echo "FAIL [per-PE csv]"; fail=1; }
+head -1 "${csv%.csv}.links.csv" | grep -q "node,port,peer,packets" || { echo "FAIL [per-link csv]"; fail=1; }
+rm -f "$json" "$csv" "${csv%.csv}.links.csv"
+for pat in uniform quarter hotspot mesh localized transpose bitcomp bitrev shuffle tornado neighbor randperm; do
+  check_exit 0 "pattern $pat" run cccb:n=4 --traffic $pat --packets 8 --quiet
+done
+expect_in "uniform" "list shows traffic patterns" list
 exit $fail

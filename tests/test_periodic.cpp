@@ -262,7 +262,7 @@ TEST(Mxx, RoutesAreShortest) {
       for (node_t y = 0; y < 8; ++y)
         for (node_t x = 0; x < 8; ++x) sources.push_back(x + n * y);
       std::mt19937 rng(1);
-      for (int i = 0; i < 16; ++i) sources.push_back(rng() % t.nodes());
+      for (int i = 0; i < 16; ++i) sources.push_back(static_cast<node_t>(rng() % t.nodes()));
     }
     check_routes(t, adj, sources);
   }
@@ -272,7 +272,7 @@ TEST(Mxx, RoutingCommutesWithPeriodTranslations) {
   const auto t = PeriodicTopology::mxx(32);
   std::mt19937 rng(3);
   for (int i = 0; i < 20000; ++i) {
-    const node_t s = rng() % t.nodes(), d = rng() % t.nodes();
+    const auto s = static_cast<node_t>(rng() % t.nodes()), d = static_cast<node_t>(rng() % t.nodes());
     const unsigned gx = 4 * (rng() % 8), gy = 4 * (rng() % 8);
     auto g = [&](node_t v) { return (v % 32 + gx) % 32 + 32 * ((v / 32 + gy) % 32); };
     ASSERT_EQ(t.route(g(s), g(d), 0), t.route(s, d, 0));
@@ -315,7 +315,7 @@ TEST(Mxx, PaperTable1) {
     // Spot-check routes against the table distance.
     std::mt19937 rng(n);
     for (int i = 0; i < 2000; ++i) {
-      const node_t s = rng() % t.nodes(), d = rng() % t.nodes();
+      const auto s = static_cast<node_t>(rng() % t.nodes()), d = static_cast<node_t>(rng() % t.nodes());
       node_t cur = s;
       unsigned hops = 0;
       for (Hop h = t.route(cur, d, 0); !h.delivers(); h = t.route(cur, d, h.next_class())) {

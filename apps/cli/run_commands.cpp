@@ -130,6 +130,7 @@ int run(const RunOptions& o) {
   cfg.batch = o.batch;
   cfg.block = o.block;
   cfg.progress = !o.quiet;
+  validate(cfg);
   TrafficOptions to;
   to.rate = o.rate;
   to.packets = o.packets;

@@ -52,6 +52,9 @@ struct RunStats {
   std::vector<std::uint64_t> link_packets;  ///< [node * ports + out_port]
 };
 
+/// Throws usage_error naming the parameter when a configuration value is out of range.
+void validate(const EngineConfig& cfg);
+
 /// Runs `app` on `topology` until the application is done and the network is empty, or until a
 /// deadlock is detected (stats.deadlock). Throws usage_error on an invalid configuration.
 RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg);
