@@ -221,3 +221,66 @@ TEST(Engine, BadConfigurationIsAUsageError) {
 
 }  // namespace
 }  // namespace rica
+
+// Every family under every traffic pattern that applies to it, 1 and 2 threads, small sizes; and
+// saturation (rate 1, hot spot, one-packet buffers) on every deadlock-free routing.
+#include "traffic.hpp"
+
+namespace rica {
+namespace {
+
+const char* const pattern_families[] = {
+    "cbanyan:n=4", "ccc:n=3", "dce:n=4,delta=2", "cb2:n=2", "cccb:n=3", "mxx:16", "mesh8:4", "torus8:5",
+    "mesh:4x4", "torus:4x4x2", "hypercube:5", "debruijn:5", "ubruijn:4", "shuffle:4", "msn:4x4", "omega:4",
+    "fattree:4", "product:torus:3x3*debruijn:2", "hier:mesh:2x2/debruijn:3"};
+
+TEST(EngineTraffic, EveryFamilyUnderEveryApplicablePattern) {
+  unsigned runs = 0;
+  for (const char* spec : pattern_families) {
+    const Topology t = TopologyRegistry::parse(spec);
+    for (const auto& entry : TrafficRegistry::available()) {
+      for (unsigned th : {1u, 2u}) {
+        TrafficOptions opt;
+        opt.packets = 12;
+        std::unique_ptr<App> app;
+        try {
+          app = TrafficRegistry::make(entry.name, t, opt);
+        } catch (const usage_error&) {
+          continue;  // the pattern's requirement does not hold for this network (tested elsewhere)
+        }
+        EngineConfig cfg;
+        cfg.threads = th;
+        const RunStats st = run_async(t, *app, cfg);
+        ++runs;
+        EXPECT_FALSE(st.deadlock) << spec << " " << entry.name << "\n" << st.deadlock_report;
+        EXPECT_TRUE(st.conservation_ok) << spec << " " << entry.name;
+        EXPECT_EQ(st.duplicates, 0u) << spec << " " << entry.name;
+        EXPECT_EQ(st.delivered, st.injected) << spec << " " << entry.name;
+        EXPECT_TRUE(st.app_ok) << spec << " " << entry.name << ": " << st.app_message;
+      }
+    }
+  }
+  EXPECT_GT(runs, 300u);  // most (family, pattern) pairs apply
+}
+
+TEST(EngineTraffic, HotSpotSaturationCompletesOnEveryFamily) {
+  for (const char* spec : pattern_families) {
+    const Topology t = TopologyRegistry::parse(spec);
+    TrafficOptions opt;
+    opt.packets = 40;
+    opt.rate = 1.0;
+    auto app = TrafficRegistry::make("hotspot:fraction=0.3", t, opt);
+    EngineConfig cfg;
+    cfg.threads = 2;
+    cfg.buffer_words = 4;  // one packet per buffer
+    cfg.packet_words = 3;
+    cfg.packet_spread = 1;
+    const RunStats st = run_async(t, *app, cfg);
+    EXPECT_FALSE(st.deadlock) << spec << "\n" << st.deadlock_report;
+    EXPECT_TRUE(st.conservation_ok) << spec;
+    EXPECT_EQ(st.delivered, st.injected) << spec;
+  }
+}
+
+}  // namespace
+}  // namespace rica
