@@ -16,7 +16,6 @@
 
 #include <fmt/format.h>
 #include <sys/resource.h>
-#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -38,6 +37,19 @@
 #include <cpuid.h>
 #include <x86intrin.h>
 #define RICA_HAVE_TSC 1
+#endif
+
+// ThreadSanitizer cannot see the happens-before edge of a oneTBB task hand-off (libtbb is not
+// instrumented); these annotations state it: everything before enqueueing a block's task
+// happens before that task runs.
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define RICA_TSAN_ACQUIRE(p) __tsan_acquire(static_cast<void*>(p))
+#define RICA_TSAN_RELEASE(p) __tsan_release(static_cast<void*>(p))
+#else
+#define RICA_TSAN_ACQUIRE(p) ((void)0)
+#define RICA_TSAN_RELEASE(p) ((void)0)
 #endif
 
 namespace rica {
@@ -110,7 +122,8 @@ struct alignas(64) Block {
 };
 
 /// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
-struct ThreadStats {
+/// Indexed by the worker's slot in the arena; each on its own cache lines.
+struct alignas(64) ThreadStats {
   std::uint64_t delivered = 0, hops = 0, duplicates = 0, beyond_bitmap = 0;
   std::uint64_t lat_sum = 0, lat_max = 0;
   unsigned hops_max = 0;
@@ -177,7 +190,7 @@ class Engine {
   std::uint32_t mask_words = 1;  // words of a PE's ready/work masks
   std::uint64_t bitmap_k = 0;  // bits per source PE (0: checksum mode)
   std::vector<std::atomic<std::uint64_t>> bitmap;
-  tbb::enumerable_thread_specific<ThreadStats> tstats;
+  std::vector<ThreadStats> tstats;  // [arena slot]
   std::atomic<std::int64_t> outstanding{0};
   tbb::task_arena* arena = nullptr;
 
@@ -284,7 +297,11 @@ namespace detail {
 
 void Engine::enqueue_block(std::size_t b) {
   outstanding.fetch_add(1, std::memory_order_relaxed);
-  arena->enqueue([this, b] { block_runner(b); });
+  RICA_TSAN_RELEASE(&blocks[b]);
+  arena->enqueue([this, b] {
+    RICA_TSAN_ACQUIRE(&blocks[b]);
+    block_runner(b);
+  });
 }
 
 /// One activation of node v: an injection opportunity, then up to `batch` packet moves, taking
@@ -400,7 +417,9 @@ void Engine::run_block(const T& t, std::size_t b) {
   Block& blk = blocks[b];
   thread_local std::vector<std::uint8_t> skip;
   skip.resize(std::size_t{ports} * classes + 1);
-  TaskCtx tc{b, 0, tstats.local(), skip};
+  const int slot = tbb::this_task_arena::current_thread_index();
+  if (slot < 0 || static_cast<std::size_t>(slot) >= tstats.size()) std::abort();  // broken invariant
+  TaskCtx tc{b, 0, tstats[static_cast<std::size_t>(slot)], skip};
   const node_t first = static_cast<node_t>(b << block_shift);
   for (int round = 0; round < 8; ++round) {
     std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
@@ -422,7 +441,11 @@ void Engine::run_block(const T& t, std::size_t b) {
   // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
   if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
   outstanding.fetch_add(1, std::memory_order_relaxed);
-  arena->enqueue([this, b] { block_runner(b); });
+  RICA_TSAN_RELEASE(&blocks[b]);
+  arena->enqueue([this, b] {
+    RICA_TSAN_ACQUIRE(&blocks[b]);
+    block_runner(b);
+  });
   outstanding.fetch_sub(1, std::memory_order_release);
 }
 
@@ -481,6 +504,9 @@ void Engine::run(const T& t, RunStats& st) {
   // Workers only (the main thread monitors); allow that many TBB workers process-wide.
   tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
   tbb::task_arena local_arena(static_cast<int>(threads), 0);
+  // Arena slot indices run up to max_concurrency (slot 0 may be a master slot even when none is
+  // reserved): one ThreadStats per possible slot.
+  tstats = std::vector<ThreadStats>(static_cast<std::size_t>(threads) + 1);
   arena = &local_arena;
   block_runner = [this, &t](std::size_t b) { run_block(t, b); };
   clock.start();
