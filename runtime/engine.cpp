@@ -40,8 +40,9 @@
 #endif
 
 // ThreadSanitizer cannot see the happens-before edge of a oneTBB task hand-off (libtbb is not
-// instrumented); these annotations state it: everything before enqueueing a block's task
-// happens before that task runs.
+// instrumented); these annotations state it: everything an enqueuer did before enqueueing a
+// block task happens before that task runs (on the engine's address, so it is engine-wide).
+// tests/tsan.supp covers TBB's own task-object allocation; the tsan preset uses both.
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
@@ -297,9 +298,9 @@ namespace detail {
 
 void Engine::enqueue_block(std::size_t b) {
   outstanding.fetch_add(1, std::memory_order_relaxed);
-  RICA_TSAN_RELEASE(&blocks[b]);
+  RICA_TSAN_RELEASE(this);
   arena->enqueue([this, b] {
-    RICA_TSAN_ACQUIRE(&blocks[b]);
+    RICA_TSAN_ACQUIRE(this);
     block_runner(b);
   });
 }
@@ -441,9 +442,9 @@ void Engine::run_block(const T& t, std::size_t b) {
   // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
   if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
   outstanding.fetch_add(1, std::memory_order_relaxed);
-  RICA_TSAN_RELEASE(&blocks[b]);
+  RICA_TSAN_RELEASE(this);
   arena->enqueue([this, b] {
-    RICA_TSAN_ACQUIRE(&blocks[b]);
+    RICA_TSAN_ACQUIRE(this);
     block_runner(b);
   });
   outstanding.fetch_sub(1, std::memory_order_release);
