@@ -140,6 +140,10 @@ struct TaskCtx {
   std::uint64_t local = 0;
   ThreadStats& ts;
   std::vector<std::uint8_t>& skip;  // per input of the PE being stepped: head blocked this activation
+  /// Pushes of this activation still to announce (peer, peer's input index). The announcements
+  /// (an atomic read-modify-write each) are issued at the end of the activation, so the stores
+  /// of the packets themselves drain in parallel instead of stalling one fence per hop.
+  std::vector<std::pair<node_t, std::uint32_t>>& notes;
 };
 
 inline std::uint64_t mix(std::uint64_t x) noexcept {
@@ -390,11 +394,7 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
       dst_buf.push(cr, p);
       ++s.link_packets[h.port()];
       ++ts.hops;
-      {
-        const std::uint32_t in = static_cast<std::uint32_t>(l.in_port) * classes + nc;
-        if (pe[l.peer].ready[in >> 6].fetch_or(std::uint64_t{1} << (in & 63), std::memory_order_acq_rel) == 0)
-          signal(l.peer, tc);
-      }
+      tc.notes.emplace_back(l.peer, static_cast<std::uint32_t>(l.in_port) * classes + nc);
       ++moves;
       progressed = true;
     }
@@ -409,6 +409,12 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
   } else {
     more = false;
   }
+  for (const auto& [peer, in] : tc.notes) {
+    const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+    auto& word = pe[peer].ready[in >> 6];
+    if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
+  }
+  tc.notes.clear();
   // A generating PE whose injection queue head is blocked sleeps too (woken with the room).
   return more || (is_pe && s.generating && s.injq_head == s.injq.size());
 }
@@ -417,10 +423,12 @@ template <class T>
 void Engine::run_block(const T& t, std::size_t b) {
   Block& blk = blocks[b];
   thread_local std::vector<std::uint8_t> skip;
+  thread_local std::vector<std::pair<node_t, std::uint32_t>> notes;
   skip.resize(std::size_t{ports} * classes + 1);
+  notes.clear();
   const int slot = tbb::this_task_arena::current_thread_index();
   if (slot < 0 || static_cast<std::size_t>(slot) >= tstats.size()) std::abort();  // broken invariant
-  TaskCtx tc{b, 0, tstats[static_cast<std::size_t>(slot)], skip};
+  TaskCtx tc{b, 0, tstats[static_cast<std::size_t>(slot)], skip, notes};
   const node_t first = static_cast<node_t>(b << block_shift);
   for (int round = 0; round < 8; ++round) {
     std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
