@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of the async engine (issue 3 figures), in one run on this machine:
-# packet-hops/s of `rica run` (uniform, rate 1) at 1,024 PEs with 1 and 2 threads beside the raw
+# packet-hops/s of `rica run` (uniform, rate 1, 1000 packets/PE) at 1,024 PEs with 1 and 2 threads beside the raw
 # cross-core spsc_queue stream, the 64K-PE hop rate, and memory per PE up to 512K PEs.
 # Usage: scripts/bench_run.sh [build-dir]   (prints a Markdown table; JSON per run in $OUT)
 set -euo pipefail
@@ -24,8 +24,8 @@ print(f"| {j['topology']} | {j['pes']} | {sys.argv[3]} | {sys.argv[4]} | {r/1e6:
 PY
 }
 for spec in torus:32x32 cccb:n=4 cbanyan:n=7,S=8 hypercube:10; do
-  run "$spec" 1 200
-  run "$spec" 2 200
+  run "$spec" 1 1000
+  run "$spec" 2 1000
 done
 run torus:256x256 2 20
 run hypercube:16 2 20
