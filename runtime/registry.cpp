@@ -207,33 +207,7 @@ Topology TopologyRegistry::parse(std::string_view spec_in) {
   const TopologyEntry& e = by_name(name);
   SpecArgs args(name, rest);
   args.docs = &e.params;
-  if (e.positional != "*" && !rest.empty()) {
-    bool first = true;
-    for (const auto& item : split_top(rest, ',', name)) {
-      const auto eq = item.find('=');
-      if (eq == std::string::npos) {
-        if (!first || e.positional.empty())
-          throw usage_error(fmt::format("{}: '{}' must be key=value (parameters: {})", name, item,
-                                        [&] {
-                                          std::vector<std::string> k;
-                                          for (const auto& p : e.params) k.push_back(p.name);
-                                          return fmt::format("{}", fmt::join(k, ", "));
-                                        }()));
-        args.values.emplace_back(e.positional, item);
-      } else {
-        const std::string key = item.substr(0, eq);
-        const bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamDoc& p) { return p.name == key; });
-        if (!known) {
-          std::vector<std::string> k;
-          for (const auto& p : e.params) k.push_back(p.name);
-          throw usage_error(fmt::format("{}: unknown parameter '{}'; accepted: {}", name, key, fmt::join(k, ", ")));
-        }
-        if (args.has(key)) throw usage_error(fmt::format("{}: parameter '{}' given twice", name, key));
-        args.values.emplace_back(key, item.substr(eq + 1));
-      }
-      first = false;
-    }
-  }
+  if (e.positional != "*" && !rest.empty()) args.parse(rest, e.positional);
   return e.make(args);
 }
 

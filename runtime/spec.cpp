@@ -13,7 +13,41 @@ const ParamDoc* find_doc(const std::vector<ParamDoc>* docs, const std::string& n
     if (d.name == name) return &d;
   return nullptr;
 }
+std::string param_names(const std::vector<ParamDoc>* docs) {
+  if (!docs || docs->empty()) return "none";
+  std::vector<std::string> k;
+  for (const auto& p : *docs) k.push_back(p.name);
+  return fmt::format("{}", fmt::join(k, ", "));
+}
 }  // namespace
+
+void SpecArgs::parse(std::string_view rest, const std::string& positional) {
+  bool first = true;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= rest.size(); ++i) {
+    if (i < rest.size()) {
+      if (rest[i] == '(') ++depth;
+      if (rest[i] == ')') --depth;
+      if (rest[i] != ',' || depth != 0) continue;
+    }
+    const std::string item(rest.substr(start, i - start));
+    start = i + 1;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) {
+      if (!first || positional.empty() || item.empty())
+        throw usage_error(fmt::format("{}: '{}' must be key=value (parameters: {})", what_, item, param_names(docs)));
+      values.emplace_back(positional, item);
+    } else {
+      const std::string key = item.substr(0, eq);
+      if (!find_doc(docs, key))
+        throw usage_error(fmt::format("{}: unknown parameter '{}'; accepted: {}", what_, key, param_names(docs)));
+      if (has(key)) throw usage_error(fmt::format("{}: parameter '{}' given twice", what_, key));
+      values.emplace_back(key, item.substr(eq + 1));
+    }
+    first = false;
+  }
+}
 
 bool SpecArgs::has(const std::string& name) const {
   for (const auto& [k, v] : values)

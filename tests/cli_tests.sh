@@ -93,4 +93,8 @@ for pat in uniform quarter hotspot mesh localized transpose bitcomp bitrev shuff
   check_exit 0 "pattern $pat" run cccb:n=4 --traffic $pat --packets 8 --quiet
 done
 expect_in "uniform" "list shows traffic patterns" list
+expect_in "reduce" "list shows applications" list
+expect_in "result        verified" "app reduce" run cccb:n=3 --app reduce:rounds=3 --quiet
+check_exit 2 "unknown app" run torus:4x4 --app nosuch
+check_exit 2 "bad app parameter" run torus:4x4 --app reduce:rounds=0
 exit $fail

@@ -13,6 +13,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "app_registry.hpp"
 #include "traffic.hpp"
 
 namespace rica::cli {
@@ -28,6 +29,7 @@ struct RunOptions {
   unsigned buffer_words = defaults::engine::buffer_words;
   std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
   std::string engine = "async";
+  std::string app;  ///< an application instead of a traffic pattern
   bool no_classes = false, quiet = false;
   unsigned batch = defaults::engine::batch, block = defaults::engine::block;
   std::string json, csv;
@@ -135,8 +137,8 @@ int run(const RunOptions& o) {
   to.rate = o.rate;
   to.packets = o.packets;
   to.seed = o.seed;
-  const auto app = TrafficRegistry::make(o.traffic, t, to);
-  const std::string traffic = TrafficRegistry::canonical(o.traffic);
+  const auto app = o.app.empty() ? TrafficRegistry::make(o.traffic, t, to) : AppRegistry::make(o.app, t);
+  const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "app " + o.app;
   if (!o.quiet)
     fmt::print(stderr, "rica run {} --traffic {} --rate {} --packets {} --threads {} --seed {} --buffer-words {} "
                "--packet-words {}:{}{}\n", t.spec(), traffic, o.rate, o.packets, cfg.threads, cfg.seed,
@@ -152,7 +154,10 @@ int run(const RunOptions& o) {
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-    fmt::print("traffic       {}, rate {}, {} packets/PE\n", traffic, o.rate, o.packets);
+    if (o.app.empty())
+      fmt::print("traffic       {}, rate {}, {} packets/PE\n", traffic, o.rate, o.packets);
+    else
+      fmt::print("application   {}\n", o.app);
     fmt::print("packets       injected {}, delivered {}, in network {}, duplicates {}, lost {} -> {}\n",
                st.injected, st.delivered, st.in_network, st.duplicates, st.lost,
                st.conservation_ok ? "conservation ok (" + st.verify_method + ")" : "CONSERVATION FAILED");
@@ -165,7 +170,7 @@ int run(const RunOptions& o) {
     fmt::print("links         max load {} packets, mean {:.1f}\n", st.link_load_max, st.link_load_mean);
     fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
-    fmt::print("application   {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
+    fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
   }
   if (st.deadlock) {
     std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
@@ -176,6 +181,7 @@ int run(const RunOptions& o) {
 
 void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--traffic", o.traffic, "Traffic pattern (see 'rica list')")->capture_default_str();
+  c->add_option("--app", o.app, "Run an application instead of traffic, e.g. reduce:rounds=5");
   c->add_option("--rate", o.rate, "Injection probability per PE per opportunity, (0, 1]")->capture_default_str();
   c->add_option("--packets", o.packets, "Packets per PE (mesh: 4 per iteration)")->capture_default_str();
   c->add_option("--threads", o.threads, "Worker threads (0 = all cores)")->capture_default_str();

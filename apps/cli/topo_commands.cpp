@@ -10,6 +10,7 @@
 #include "rica/defaults.hpp"
 #include "rica/metrics.hpp"
 #include "rica/registry.hpp"
+#include "app_registry.hpp"
 #include "traffic.hpp"
 
 namespace rica::cli {
@@ -126,7 +127,10 @@ void run_route(const RouteOptions& o) {
 
 void add_topology_commands(CLI::App& app) {
   auto* list = app.add_subcommand("list", "List every topology with its parameters (generated from the registry)");
-  list->callback([] { std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text(); });
+  list->callback([] {
+    std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
+              << AppRegistry::help_text();
+  });
 
   auto topo_opt = std::make_shared<TopoOptions>();
   auto* topo = app.add_subcommand("topo", "Static measures of a topology: the papers' ten measures, routed figures");

@@ -89,32 +89,7 @@ Parsed parse_spec(const std::string& spec) {
   args.docs = &e.params;
   if (colon != std::string::npos && rest.empty())
     throw usage_error(fmt::format("traffic '{}': nothing after ':' (parameters: {})", name, param_names(e)));
-  if (rest.empty()) return out;
-  std::size_t start = 0;
-  bool first = true;
-  while (start <= rest.size()) {
-    const auto comma = rest.find(',', start);
-    const std::string item = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) {
-      if (!first || e.positional.empty() || item.empty())
-        throw usage_error(fmt::format("traffic '{}': '{}' must be key=value (parameters: {})", name, item,
-                                      param_names(e)));
-      args.values.emplace_back(e.positional, item);
-    } else {
-      const std::string key = item.substr(0, eq);
-      const bool known =
-          std::any_of(e.params.begin(), e.params.end(), [&](const ParamDoc& p) { return p.name == key; });
-      if (!known)
-        throw usage_error(
-            fmt::format("traffic '{}': unknown parameter '{}'; accepted: {}", name, key, param_names(e)));
-      if (args.has(key)) throw usage_error(fmt::format("traffic '{}': parameter '{}' given twice", name, key));
-      args.values.emplace_back(key, item.substr(eq + 1));
-    }
-    first = false;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  if (!rest.empty()) args.parse(rest, e.positional);
   return out;
 }
 

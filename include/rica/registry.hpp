@@ -37,6 +37,10 @@ class SpecArgs {
   [[nodiscard]] Shape shape(const std::string& name) const;
   /// One of `choices` (by text); usage_error listing them otherwise.
   [[nodiscard]] std::size_t choice(const std::string& name, const std::vector<std::string>& choices) const;
+  /// Fills `values` from "v,k=v,..." (a bare value first sets `positional`, "" = none; commas
+  /// inside parentheses do not split). Checks every key against `docs`. Throws usage_error
+  /// prefixed with what(): "'x' must be key=value", "unknown parameter", "given twice".
+  void parse(std::string_view rest, const std::string& positional);
   [[nodiscard]] const std::string& raw() const noexcept { return raw_; }
   [[nodiscard]] const std::string& what() const noexcept { return what_; }
 
