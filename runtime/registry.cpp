@@ -190,13 +190,7 @@ const std::vector<TopologyEntry>& TopologyRegistry::available() {
   return entries;
 }
 
-const TopologyEntry& TopologyRegistry::by_name(std::string_view name) {
-  for (const auto& e : available())
-    if (e.name == name) return e;
-  std::vector<std::string> names;
-  for (const auto& e : available()) names.push_back(e.name);
-  throw usage_error(fmt::format("unknown topology '{}'; valid: {}", name, fmt::join(names, ", ")));
-}
+const TopologyEntry& TopologyRegistry::by_name(std::string_view name) { return find_entry(available(), name, "topology"); }
 
 Topology TopologyRegistry::parse(std::string_view spec_in) {
   const std::string spec = strip_parens(std::string(spec_in));

@@ -27,13 +27,7 @@ const std::vector<AppEntry>& AppRegistry::available() {
   return entries;
 }
 
-const AppEntry& AppRegistry::by_name(std::string_view name) {
-  for (const auto& e : available())
-    if (e.name == name) return e;
-  std::vector<std::string> names;
-  for (const auto& e : available()) names.push_back(e.name);
-  throw usage_error(fmt::format("unknown application '{}'; valid: {}", name, fmt::join(names, ", ")));
-}
+const AppEntry& AppRegistry::by_name(std::string_view name) { return find_entry(available(), name, "application"); }
 
 std::unique_ptr<App> AppRegistry::make(const std::string& spec, const Topology& topo) {
   const auto colon = spec.find(':');

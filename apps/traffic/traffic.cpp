@@ -118,13 +118,7 @@ const std::vector<TrafficEntry>& TrafficRegistry::available() {
   return entries;
 }
 
-const TrafficEntry& TrafficRegistry::by_name(std::string_view name) {
-  for (const auto& e : available())
-    if (e.name == name) return e;
-  std::vector<std::string> names;
-  for (const auto& e : available()) names.push_back(e.name);
-  throw usage_error(fmt::format("unknown traffic pattern '{}'; valid: {}", name, fmt::join(names, ", ")));
-}
+const TrafficEntry& TrafficRegistry::by_name(std::string_view name) { return find_entry(available(), name, "traffic pattern"); }
 
 std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const Topology& topo, const TrafficOptions& opt) {
   const Parsed p = parse_spec(spec);

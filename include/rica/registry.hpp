@@ -51,6 +51,18 @@ class SpecArgs {
   std::string what_, raw_;
 };
 
+/// The entry called `name` among `entries` (anything with a `name` member); otherwise throws
+/// usage_error "unknown <kind> 'x'; valid: a, b, ...". Shared by every registry's by_name().
+template <class Entry>
+const Entry& find_entry(const std::vector<Entry>& entries, std::string_view name, std::string_view kind) {
+  std::string valid;
+  for (const auto& e : entries) {
+    if (e.name == name) return e;
+    valid += (valid.empty() ? "" : ", ") + e.name;
+  }
+  throw usage_error("unknown " + std::string(kind) + " '" + std::string(name) + "'; valid: " + valid);
+}
+
 struct TopologyEntry {
   std::string name;
   std::string summary;
