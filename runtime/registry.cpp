@@ -209,12 +209,7 @@ std::string TopologyRegistry::help_text() {
   std::string out = "Topologies (spec = name[:args]; args = positional value and/or key=value,...):\n";
   for (const auto& e : available()) {
     out += fmt::format("\n  {:<10} {}\n             e.g. {}\n", e.name, e.summary, e.example);
-    for (const auto& p : e.params) {
-      const bool pos = p.name == e.positional;
-      out += fmt::format("             {:<12} {:<28} {}{}{}\n", p.name, p.accepts, p.help,
-                         p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value),
-                         pos ? " (may be given bare)" : "");
-    }
+    out += param_help(e.params, e.positional);
   }
   return out;
 }

@@ -21,6 +21,15 @@ std::string param_names(const std::vector<ParamDoc>* docs) {
 }
 }  // namespace
 
+std::string param_help(const std::vector<ParamDoc>& params, const std::string& positional) {
+  std::string out;
+  for (const auto& p : params)
+    out += fmt::format("             {:<12} {:<28} {}{}{}\n", p.name, p.accepts, p.help,
+                       p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value),
+                       p.name == positional ? " (may be given bare)" : "");
+  return out;
+}
+
 void SpecArgs::parse(std::string_view rest, const std::string& positional) {
   bool first = true;
   int depth = 0;

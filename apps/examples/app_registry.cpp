@@ -43,9 +43,7 @@ std::string AppRegistry::help_text() {
   std::string out = "Applications (rica run <topology> --app name[:args]):\n";
   for (const auto& e : available()) {
     out += fmt::format("\n  {:<10} {}\n             e.g. {}\n", e.name, e.summary, e.example);
-    for (const auto& p : e.params)
-      out += fmt::format("             {:<12} {:<28} {}{}\n", p.name, p.accepts, p.help,
-                         p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value));
+    out += param_help(e.params, e.positional);
   }
   return out;
 }

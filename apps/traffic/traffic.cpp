@@ -148,12 +148,7 @@ std::string TrafficRegistry::help_text() {
     out += fmt::format("\n  {:<10} {}\n", e.name, e.summary);
     if (!e.requirement.empty()) out += fmt::format("             needs {}\n", e.requirement);
     if (!e.params.empty()) out += fmt::format("             e.g. {}\n", e.example);
-    for (const auto& p : e.params) {
-      const bool pos = p.name == e.positional;
-      out += fmt::format("             {:<10} {:<14} {}{}{}\n", p.name, p.accepts, p.help,
-                         p.default_value.empty() ? "" : fmt::format(" [default {}]", p.default_value),
-                         pos ? " (may be given bare)" : "");
-    }
+    out += param_help(e.params, e.positional);
   }
   return out;
 }

@@ -51,6 +51,9 @@ class SpecArgs {
   std::string what_, raw_;
 };
 
+/// The documentation lines of a registry entry's parameters, as `rica list` prints them.
+std::string param_help(const std::vector<ParamDoc>& params, const std::string& positional);
+
 /// The entry called `name` among `entries` (anything with a `name` member); otherwise throws
 /// usage_error "unknown <kind> 'x'; valid: a, b, ...". Shared by every registry's by_name().
 template <class Entry>
