@@ -333,10 +333,8 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
   auto has_work = [&](std::uint32_t i) { return (s.work[i >> 6] >> (i & 63)) & 1u; };
   auto drop_work = [&](std::uint32_t i) { s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); };
   unsigned moves = 0;
-  bool more = false;
   while (moves < cfg.batch) {
     bool progressed = false;
-    more = false;
     for (std::uint32_t k = 0; k < n_in && moves < cfg.batch; ++k) {
       std::uint32_t idx = s.rr + k;
       if (idx >= n_in) idx -= n_in;
@@ -400,15 +398,10 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
     }
     s.rr = (s.rr + 1) % n_in;
     if (!progressed) break;
-    more = true;
   }
-  // Work remains if the batch ran out while packets could still move, or the app generates.
-  if (moves >= cfg.batch) {
-    for (std::uint32_t i = 0; i < n_buf && !more; ++i) more = has_work(i) && !tc.skip[i];
-    more = more || (s.injq_head != s.injq.size() && !tc.skip[n_buf]);
-  } else {
-    more = false;
-  }
+  // If the batch ran out, packets may still move: stay scheduled. Otherwise every input was tried
+  // until nothing moved, so what is left waits for a wake-up (room downstream, a new arrival).
+  const bool more = moves >= cfg.batch;
   for (const auto& [peer, in] : tc.notes) {
     const std::uint64_t bit = std::uint64_t{1} << (in & 63);
     auto& word = pe[peer].ready[in >> 6];
