@@ -16,7 +16,9 @@
 
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@
 #include <memory>
 #include <new>
 #include <thread>
+#include <tuple>
 
 #include "rica/link_buffer.hpp"
 
@@ -126,6 +129,8 @@ struct alignas(64) Block {
 /// Indexed by the worker's slot in the arena; each on its own cache lines.
 struct alignas(64) ThreadStats {
   std::uint64_t delivered = 0, hops = 0, duplicates = 0, beyond_bitmap = 0;
+  std::uint64_t measured = 0;           // deliveries of packets generated after the warm-up
+  std::uint64_t delivered_in_window = 0;  // cycle engine: deliveries during [warmup, cycles)
   std::uint64_t lat_sum = 0, lat_max = 0;
   unsigned hops_max = 0;
   std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
@@ -182,6 +187,15 @@ class Engine {
   class_t classes = 1;
   unsigned min_words = 1;
   RunClock clock;
+  bool cycle_mode = false;
+  std::uint64_t cycle = 0;  // cycle engine: the current cycle (written between cycles only)
+  struct TraceRow {
+    node_t src, dst;
+    std::uint32_t seq;
+    std::uint16_t hops;
+    std::uint64_t inject, deliver;
+  };
+  std::vector<std::vector<TraceRow>> traces;  // [PE], filled by the PE's own task
   std::vector<PeState> pe;
   std::vector<Block> blocks;
   std::byte* buffer_memory = nullptr;
@@ -208,7 +222,7 @@ class Engine {
     }
   }
 
-  std::uint64_t now() const noexcept { return clock.now(); }
+  std::uint64_t now() const noexcept { return cycle_mode ? cycle : clock.now(); }
 
   unsigned draw_words(Rng& r) const noexcept {
     if (cfg.packet_spread == 0) return cfg.packet_words;
@@ -248,12 +262,18 @@ class Engine {
   void enqueue_block(std::size_t b);  // defined after run_block's template
 
   void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
-    const std::uint64_t lat = now() - p.inject_ns;
-    ts.lat_sum += lat;
-    ts.lat_max = std::max(ts.lat_max, lat);
-    ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
-    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];
-    ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
+    const std::uint64_t t_now = now();
+    const std::uint64_t lat = t_now - p.inject_ns;
+    if (p.inject_ns >= cfg.warmup) {  // warm-up packets count for conservation only
+      ++ts.measured;
+      ts.lat_sum += lat;
+      ts.lat_max = std::max(ts.lat_max, lat);
+      ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
+      ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];
+      ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
+    }
+    if (cycle_mode && t_now >= cfg.warmup && t_now < cfg.cycles) ++ts.delivered_in_window;
+    if (!traces.empty()) traces[v].push_back({p.src, p.dst, p.seq, p.hops, p.inject_ns, t_now});
     ++ts.delivered;
     ts.sum_delivered_ids += packet_id(p);
     if (bitmap_k) {
@@ -279,6 +299,14 @@ class Engine {
   void run_block(const T& t, std::size_t b);
   template <class T>
   void run(const T& t, RunStats& st);
+  template <class T>
+  void cycle_step(const T& t, node_t v, ThreadStats& ts);
+  template <class T>
+  void run_cycles(const T& t, RunStats& st);
+  void write_trace(const std::string& path);
+  std::vector<std::uint64_t> busy_until;   // cycle engine: [node * ports + out_port]
+  std::vector<std::uint32_t> port_rr;      // cycle engine: round-robin position per output port
+  std::vector<std::uint32_t> link_len;     // cycle engine: cycles per packet on v's links
 
   void allocate();
   void analyse_stuck(RunStats& st);
@@ -570,6 +598,204 @@ void Engine::run(const T& t, RunStats& st) {
   arena = nullptr;
 }
 
+/// One node in one cycle of the cycle engine. Decisions depend only on the state at the start
+/// of the cycle: a head packet may leave only when its `ready` cycle has come (packets pushed in
+/// this cycle are ready later), room downstream is judged by credits refreshed between cycles,
+/// and every choice is a fixed round robin. Each input moves at most one packet per cycle and an
+/// output link carries one packet per link_len cycles.
+template <class T>
+void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
+  PeState& s = pe[v];
+  const bool is_pe = v < pes;
+  if (is_pe && !s.started) {
+    s.started = true;
+    Context ctx(*this, s, v);
+    app.start(ctx);
+  }
+  if (is_pe && s.generating) {
+    if (cycle < cfg.cycles) {
+      Context ctx(*this, s, v);
+      s.generating = app.generate(ctx);
+    } else {
+      s.generating = false;  // the injection window is over
+    }
+  }
+  const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
+  const std::uint32_t n_in = n_buf + 1;
+  thread_local std::vector<Hop> hop;
+  thread_local std::vector<std::uint8_t> used;
+  hop.assign(n_in, Hop::deliver());
+  used.assign(n_in, 1);  // 1 = no ready head (or already moved this cycle)
+  auto head_of = [&](std::uint32_t i) -> Packet* {
+    if (i < n_buf) return s.inputs[i].empty() ? nullptr : &s.inputs[i].front();
+    return s.injq_head == s.injq.size() ? nullptr : &s.injq[s.injq_head];
+  };
+  auto pop = [&](std::uint32_t i) {
+    if (i < n_buf) {
+      s.inputs[i].pop_and_check();  // producers read the count only between cycles
+    } else if (++s.injq_head == s.injq.size()) {
+      s.injq.clear();
+      s.injq_head = 0;
+    }
+  };
+  // Route every ready head once; deliver those for this PE (round robin from s.rr).
+  for (std::uint32_t k = 0; k < n_in; ++k) {
+    std::uint32_t i = s.rr + k;
+    if (i >= n_in) i -= n_in;
+    Packet* h = head_of(i);
+    if (!h || h->ready > cycle) continue;
+    hop[i] = t.route(v, h->dst, cfg.classes ? h->cls : class_t{0});
+    if (hop[i].delivers()) {
+      const Packet p = *h;
+      pop(i);
+      deliver(s, v, p, ts);
+      continue;  // one packet per input per cycle
+    }
+    used[i] = 0;
+  }
+  s.rr = s.rr + 1 >= n_in ? 0 : s.rr + 1;
+  // Each free output link takes the next waiting head (round robin per port) that fits.
+  for (port_t p = 0; p < ports; ++p) {
+    const std::size_t op = std::size_t{v} * ports + p;
+    if (busy_until[op] > cycle) continue;
+    for (std::uint32_t k = 0; k < n_in; ++k) {
+      std::uint32_t i = port_rr[op] + k;
+      if (i >= n_in) i -= n_in;
+      if (used[i] || hop[i].port() != p) continue;
+      Packet* h = head_of(i);
+      const class_t nc = cfg.classes ? hop[i].next_class() : class_t{0};
+      const Link l = t.out_link(v, p);
+      LinkBuffer& dst = pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + nc];
+      LinkBuffer::Credit& cr = s.credits[static_cast<std::uint32_t>(p) * classes + nc];
+      if (!dst.fits_cached(cr, h->words)) {
+        ++s.blocked;
+        continue;
+      }
+      const unsigned len = cfg.link_cycles_words ? h->words : link_len[v];
+      Packet q = *h;
+      q.hops = static_cast<std::uint16_t>(q.hops + 1);
+      q.cls = nc;
+      q.ready = static_cast<std::uint32_t>(cycle + len);
+      if (i < n_buf) ++s.forwarded;
+      pop(i);
+      dst.push(cr, q);
+      used[i] = 1;
+      busy_until[op] = cycle + len;
+      port_rr[op] = i + 1 >= n_in ? 0 : i + 1;
+      ++s.link_packets[p];
+      ++ts.hops;
+      break;
+    }
+  }
+}
+
+template <class T>
+void Engine::run_cycles(const T& t, RunStats& st) {
+  const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
+  tbb::task_arena local_arena(static_cast<int>(threads));
+  tstats = std::vector<ThreadStats>(static_cast<std::size_t>(threads) + 1);
+  cycle_mode = true;
+  busy_until.assign(std::size_t{nodes} * ports, 0);
+  port_rr.assign(std::size_t{nodes} * ports, 0);
+  link_len.assign(nodes, 1);
+  if (cfg.link_cycles) {
+    std::fill(link_len.begin(), link_len.end(), cfg.link_cycles);
+  } else {  // in-degree + out-degree of the sending node
+    std::vector<unsigned> in(nodes, 0), out(nodes, 0);
+    for (node_t v = 0; v < nodes; ++v)
+      for (port_t p = 0; p < ports; ++p) {
+        const Link l = t.out_link(v, p);
+        if (l.present()) ++out[v], ++in[l.peer];
+      }
+    for (node_t v = 0; v < nodes; ++v) link_len[v] = std::max(1u, in[v] + out[v]);
+  }
+  const unsigned max_len = cfg.link_cycles_words ? cfg.packet_words + cfg.packet_spread
+                                                 : *std::max_element(link_len.begin(), link_len.end());
+  const std::uint64_t stall_limit = std::max<std::uint64_t>(2000, 200ull * max_len);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool tty = cfg.progress && isatty(STDERR_FILENO);
+  auto last_print = t0;
+  std::uint64_t last_progress = 0, stalled = 0;
+  auto slot_stats = [&]() -> ThreadStats& {
+    const int slot = tbb::this_task_arena::current_thread_index();
+    if (slot < 0 || static_cast<std::size_t>(slot) >= tstats.size()) std::abort();  // broken invariant
+    return tstats[static_cast<std::size_t>(slot)];
+  };
+  for (cycle = 0;; ++cycle) {
+    if (cycle == cfg.cycles) app.window_closed();
+    local_arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<node_t>(0, nodes, 256), [&](const tbb::blocked_range<node_t>& r) {
+        ThreadStats& ts = slot_stats();
+        for (node_t v = r.begin(); v != r.end(); ++v) cycle_step(t, v, ts);
+      });
+      // Credits freed in this cycle become visible to the producers for the next one.
+      tbb::parallel_for(tbb::blocked_range<node_t>(0, nodes, 1024), [&](const tbb::blocked_range<node_t>& r) {
+        for (node_t v = r.begin(); v != r.end(); ++v)
+          for (port_t p = 0; p < ports; ++p) {
+            const Link l = t.out_link(v, p);
+            if (!l.present()) continue;
+            for (class_t c = 0; c < classes; ++c)
+              pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + c].refresh(
+                  pe[v].credits[static_cast<std::uint32_t>(p) * classes + c]);
+          }
+      });
+    });
+    std::uint64_t progress = 0;
+    for (const ThreadStats& ts : tstats) progress += ts.hops + ts.delivered;
+    stalled = progress == last_progress ? stalled + 1 : 0;
+    last_progress = progress;
+    auto packets_left = [&] {
+      for (node_t v = 0; v < nodes; ++v) {
+        const PeState& q = pe[v];
+        if (q.injq_head != q.injq.size()) return true;
+        for (std::size_t i = 0; i < std::size_t{ports} * classes; ++i)
+          if (!q.inputs[i].empty()) return true;
+      }
+      return false;
+    };
+    auto generating = [&] {
+      for (node_t v = 0; v < pes; ++v)
+        if (pe[v].generating) return true;
+      return false;
+    };
+    if (cycle + 1 >= cfg.cycles && (cycle % 16 == 0 || stalled) && !generating() && !packets_left()) {
+      ++cycle;
+      break;
+    }
+    if (stalled > stall_limit) {
+      if (packets_left()) {  // packets left and nothing moved for a long time: deadlock
+        ++cycle;
+        st.deadlock = true;
+        break;
+      }
+      stalled = 0;  // an idle network (low load), not a stall
+    }
+    if (tty && (cycle & 1023) == 0 && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+      last_print = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "\r  cycle %llu / %llu  delivered %llu   ", static_cast<unsigned long long>(cycle),
+                   static_cast<unsigned long long>(cfg.cycles), static_cast<unsigned long long>(progress));
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Engine::write_trace(const std::string& path) {
+  std::vector<TraceRow> rows;
+  for (auto& r : traces) rows.insert(rows.end(), r.begin(), r.end());
+  std::sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) {
+    return std::tie(a.deliver, a.dst, a.src, a.seq) < std::tie(b.deliver, b.dst, b.src, b.seq);
+  });
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw usage_error(fmt::format("--trace: cannot write '{}'", path));
+  std::fprintf(f, "src,dst,seq,inject,deliver,hops\n");
+  for (const auto& r : rows)
+    std::fprintf(f, "%u,%u,%u,%llu,%llu,%u\n", r.src, r.dst, r.seq, static_cast<unsigned long long>(r.inject),
+                 static_cast<unsigned long long>(r.deliver), static_cast<unsigned>(r.hops));
+  std::fclose(f);
+}
+
 void Engine::collect(RunStats& st) {
   st.pe_injected.resize(pes);
   st.pe_delivered.resize(pes);
@@ -607,13 +833,24 @@ void Engine::collect(RunStats& st) {
     for (std::size_t i = 0; i < 256; ++i) st.hop_histogram[i] += ts.hop_hist[i];
   }
   while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
-  if (st.delivered) {
-    st.latency_mean /= static_cast<double>(st.delivered);
+  std::uint64_t in_window = 0;
+  for (const ThreadStats& ts : tstats) {
+    st.measured += ts.measured;
+    in_window += ts.delivered_in_window;
+  }
+  if (cycle_mode) {
+    st.latency_unit = "cycles";
+    st.cycles_run = cycle;
+    const double window = static_cast<double>(cfg.cycles > cfg.warmup ? cfg.cycles - cfg.warmup : 0);
+    st.throughput = window > 0 ? static_cast<double>(in_window) / (window * pes) : 0.0;
+  }
+  if (st.measured) {
+    st.latency_mean /= static_cast<double>(st.measured);
     double hsum = 0;
     for (std::size_t h = 0; h < st.hop_histogram.size(); ++h) hsum += static_cast<double>(h * st.hop_histogram[h]);
-    st.hops_mean = hsum / static_cast<double>(st.delivered);
+    st.hops_mean = hsum / static_cast<double>(st.measured);
     auto quantile = [&](double q) {
-      const double target = q * static_cast<double>(st.delivered);
+      const double target = q * static_cast<double>(st.measured);
       double acc = 0;
       for (unsigned b = 0; b < lat.size(); ++b) {
         acc += static_cast<double>(lat[b]);
@@ -719,8 +956,8 @@ void Engine::analyse_stuck(RunStats& st) {
     }
   // Find a cycle by walking the (functional) wait graph from every waiting buffer.
   std::vector<std::uint8_t> color(waits.size(), 0);
-  std::string cycle;
-  for (std::size_t start = 0; start < waits.size() && cycle.empty(); ++start) {
+  std::string wait_cycle;
+  for (std::size_t start = 0; start < waits.size() && wait_cycle.empty(); ++start) {
     if (color[start] || waits[start] == ~std::uint64_t{0}) continue;
     std::vector<std::uint64_t> path;
     std::uint64_t cur = start;
@@ -735,9 +972,9 @@ void Engine::analyse_stuck(RunStats& st) {
       for (; it != path.end() && shown < 32; ++it, ++shown) {
         const node_t v = static_cast<node_t>(*it / nb);
         const std::uint32_t i = static_cast<std::uint32_t>(*it % nb);
-        cycle += fmt::format("{} (in-port {}, class {}) -> ", topo.label(v), i / classes, i % classes);
+        wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo.label(v), i / classes, i % classes);
       }
-      cycle += fmt::format("{} (in-port {}, class {})", topo.label(static_cast<node_t>(cur / nb)),
+      wait_cycle += fmt::format("{} (in-port {}, class {})", topo.label(static_cast<node_t>(cur / nb)),
                            static_cast<std::uint32_t>(cur % nb) / classes, static_cast<std::uint32_t>(cur % nb) % classes);
     }
     for (auto p : path) color[p] = 2;
@@ -745,8 +982,8 @@ void Engine::analyse_stuck(RunStats& st) {
   st.deadlock_report = fmt::format("deadlock: {} packets stuck in the network, {} full buffers{}{}\n", stuck_packets,
                                    full, full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "",
                                    "");
-  if (!cycle.empty())
-    st.deadlock_report += "waiting cycle: " + cycle + "\n";
+  if (!wait_cycle.empty())
+    st.deadlock_report += "waiting cycle: " + wait_cycle + "\n";
   else
     st.deadlock_report += "no waiting cycle among link buffers (the application stopped with packets or work left)\n";
 }
@@ -760,26 +997,46 @@ void validate(const EngineConfig& cfg) {
   detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, 1 << 16);
   detail::check_range("run", "batch", cfg.batch, 1, 1 << 20);
   detail::check_range("run", "block", cfg.block, 1, 64);
+  if (cfg.cycles < 1 || cfg.cycles > (std::uint64_t{1} << 31))
+    throw usage_error(fmt::format("run: parameter 'cycles' = {} is out of range [1, 2^31]", cfg.cycles));
+  if (cfg.warmup >= cfg.cycles)
+    throw usage_error(fmt::format("run: parameter 'warmup' = {} must be below 'cycles' = {}", cfg.warmup, cfg.cycles));
+  detail::check_range("run", "link-cycles", cfg.link_cycles, 0, 1 << 16);
   if (!std::has_single_bit(cfg.block))
     throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
 }
 
-RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {
+namespace {
+RunStats run_machine(const Topology& topology, App& app, const EngineConfig& cfg, bool cycles) {
   validate(cfg);
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
   Machine m(topology, cfg.seed);
   app.setup(m);
   detail::Engine e(topology, app, m, cfg);
   e.allocate();
+  if (!cfg.trace.empty()) e.traces.resize(topology.pes());
   RunStats st;
-  topology.visit([&](const auto& t) { e.run(t, st); });
+  if (cycles)
+    topology.visit([&](const auto& t) { e.run_cycles(t, st); });
+  else
+    topology.visit([&](const auto& t) { e.run(t, st); });
   e.collect(st);
   if (st.deadlock) e.analyse_stuck(st);
+  if (!cfg.trace.empty()) e.write_trace(cfg.trace);
   st.app_ok = st.deadlock ? false : app.verify(st.app_message);
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   st.peak_rss_kb = static_cast<std::uint64_t>(ru.ru_maxrss);
   return st;
+}
+}  // namespace
+
+RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {
+  return run_machine(topology, app, cfg, false);
+}
+
+RunStats run_cycles(const Topology& topology, App& app, const EngineConfig& cfg) {
+  return run_machine(topology, app, cfg, true);
 }
 
 }  // namespace rica

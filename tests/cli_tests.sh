@@ -92,6 +92,16 @@ rm -f "$json" "$csv" "${csv%.csv}.links.csv"
 for pat in uniform quarter hotspot mesh localized transpose bitcomp bitrev shuffle tornado neighbor randperm; do
   check_exit 0 "pattern $pat" run cccb:n=4 --traffic $pat --packets 8 --quiet
 done
+# ---- cycle engine ----
+check_exit 0 "cycle engine" run cccb:n=3 --engine cycle --rate 0.1 --cycles 300 --quiet
+expect_in "latency (cycles)" "cycle engine latency unit" run torus:4x4 --engine cycle --rate 0.1 --cycles 200 --quiet
+check_exit 2 "bad link cycles" run torus:4x4 --engine cycle --link-cycles fast
+check_exit 2 "warmup beyond window" run torus:4x4 --engine cycle --cycles 100 --warmup 100
+t1=$(mktemp); t2=$(mktemp)
+"$RICA" run torus:8x8 --engine cycle --traffic hotspot --rate 0.3 --cycles 500 --threads 1 --quiet --trace "$t1" > /dev/null
+"$RICA" run torus:8x8 --engine cycle --traffic hotspot --rate 0.3 --cycles 500 --threads 2 --quiet --trace "$t2" > /dev/null
+cmp -s "$t1" "$t2" || { echo "FAIL [cycle trace differs between 1 and 2 threads]"; fail=1; }
+rm -f "$t1" "$t2"
 expect_in "uniform" "list shows traffic patterns" list
 expect_in "reduce" "list shows applications" list
 expect_in "result        verified" "app reduce" run cccb:n=3 --app reduce:rounds=3 --quiet

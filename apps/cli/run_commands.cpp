@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -23,13 +24,17 @@ struct RunOptions {
   std::string topology = defaults::topology;
   std::string traffic = defaults::traffic::pattern;
   double rate = defaults::traffic::rate;
-  std::uint64_t packets = defaults::traffic::packets;
+  std::optional<std::uint64_t> packets_opt;  ///< unset: async 200 per PE; cycle: no limit but the window
+  std::uint64_t packets = 0;                  ///< resolved
   unsigned threads = defaults::engine::threads;
   std::uint64_t seed = defaults::engine::seed;
   unsigned buffer_words = defaults::engine::buffer_words;
   std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
   std::string engine = "async";
   std::string app;  ///< an application instead of a traffic pattern
+  std::uint64_t cycles = defaults::engine::cycles, warmup = 0;
+  std::string link_cycles = "degree";
+  std::string trace;
   bool no_classes = false, quiet = false;
   unsigned batch = defaults::engine::batch, block = defaults::engine::block;
   std::string json, csv;
@@ -79,7 +84,15 @@ nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineC
   j["latency_p50"] = st.latency_p50;
   j["latency_p99"] = st.latency_p99;
   j["latency_max"] = st.latency_max;
-  j["latency_unit"] = "ns";
+  j["latency_unit"] = st.latency_unit;
+  if (o.engine == "cycle") {
+    j["cycles"] = o.cycles;
+    j["warmup"] = o.warmup;
+    j["cycles_run"] = st.cycles_run;
+    j["link_cycles"] = o.link_cycles;
+    j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)
+    j["measured"] = st.measured;
+  }
   j["packets_per_s"] = st.packets_per_s;
   j["packet_hops_per_s"] = st.packet_hops_per_s;
   j["link_load_max"] = st.link_load_max;
@@ -116,12 +129,13 @@ void write_csv(const std::string& path, const Topology& t, const RunStats& st) {
     }
 }
 
-int run(const RunOptions& o) {
+int run(RunOptions o) {
   const Topology t = TopologyRegistry::parse(o.topology);
-  if (o.engine != "async")
-    throw usage_error(fmt::format("--engine '{}' is not available; accepted: async", o.engine));
+  if (o.engine != "async" && o.engine != "cycle")
+    throw usage_error(fmt::format("--engine '{}' is not available; accepted: async, cycle", o.engine));
   if (!(o.rate > 0.0 && o.rate <= 1.0))
     throw usage_error(fmt::format("--rate {} is out of range (0, 1] (packets per PE per injection opportunity)", o.rate));
+  o.packets = o.packets_opt ? *o.packets_opt : (o.engine == "cycle" ? o.cycles : defaults::traffic::packets);
   if (o.packets < 1) throw usage_error("--packets must be at least 1");
   EngineConfig cfg;
   cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -132,6 +146,18 @@ int run(const RunOptions& o) {
   cfg.batch = o.batch;
   cfg.block = o.block;
   cfg.progress = !o.quiet;
+  cfg.cycles = o.cycles;
+  cfg.warmup = o.warmup;
+  cfg.trace = o.trace;
+  if (o.link_cycles == "words") {
+    cfg.link_cycles_words = true;
+  } else if (o.link_cycles != "degree") {
+    unsigned v = 0;
+    auto [p, ec] = std::from_chars(o.link_cycles.data(), o.link_cycles.data() + o.link_cycles.size(), v);
+    if (ec != std::errc() || p != o.link_cycles.data() + o.link_cycles.size() || v == 0)
+      throw usage_error(fmt::format("--link-cycles '{}' must be degree, words or a positive number", o.link_cycles));
+    cfg.link_cycles = v;
+  }
   validate(cfg);
   TrafficOptions to;
   to.rate = o.rate;
@@ -143,7 +169,7 @@ int run(const RunOptions& o) {
     fmt::print(stderr, "rica run {} --traffic {} --rate {} --packets {} --threads {} --seed {} --buffer-words {} "
                "--packet-words {}:{}{}\n", t.spec(), traffic, o.rate, o.packets, cfg.threads, cfg.seed,
                cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.classes ? "" : " --no-classes");
-  const RunStats st = run_async(t, *app, cfg);
+  const RunStats st = o.engine == "cycle" ? run_cycles(t, *app, cfg) : run_async(t, *app, cfg);
   const nlohmann::json j = result_json(o, t, cfg, st, *app, traffic);
   if (!o.json.empty()) {
     std::ofstream f(o.json);
@@ -163,8 +189,11 @@ int run(const RunOptions& o) {
                st.conservation_ok ? "conservation ok (" + st.verify_method + ")" : "CONSERVATION FAILED");
     fmt::print("hops          mean {:.3f}, max {}; relayed {}, blocked {}\n", st.hops_mean, st.hops_max,
                st.forwarded, st.blocked);
-    fmt::print("latency (ns)  mean {:.0f}, p50 {:.0f}, p99 {:.0f}, max {:.0f}\n", st.latency_mean, st.latency_p50,
-               st.latency_p99, st.latency_max);
+    fmt::print("latency ({})  mean {:.2f}, p50 {:.0f}, p99 {:.0f}, max {:.0f}\n", st.latency_unit, st.latency_mean,
+               st.latency_p50, st.latency_p99, st.latency_max);
+    if (o.engine == "cycle")
+      fmt::print("virtual time  {} cycles run ({} injecting); accepted {:.4f} packets/PE/cycle\n", st.cycles_run,
+                 o.cycles, st.throughput);
     fmt::print("throughput    {:.3f} M packets/s, {:.3f} M packet-hops/s in {:.3f} s\n", st.packets_per_s / 1e6,
                st.packet_hops_per_s / 1e6, st.wall_s);
     fmt::print("links         max load {} packets, mean {:.1f}\n", st.link_load_max, st.link_load_mean);
@@ -183,12 +212,20 @@ void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--traffic", o.traffic, "Traffic pattern (see 'rica list')")->capture_default_str();
   c->add_option("--app", o.app, "Run an application instead of traffic, e.g. reduce:rounds=5");
   c->add_option("--rate", o.rate, "Injection probability per PE per opportunity, (0, 1]")->capture_default_str();
-  c->add_option("--packets", o.packets, "Packets per PE (mesh: 4 per iteration)")->capture_default_str();
+  c->add_option("--packets", o.packets_opt,
+                fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the window, cycle]",
+                            defaults::traffic::packets));
   c->add_option("--threads", o.threads, "Worker threads (0 = all cores)")->capture_default_str();
   c->add_option("--seed", o.seed, "Seed of every random choice")->capture_default_str();
   c->add_option("--buffer-words", o.buffer_words, "Words per input port and buffer class")->capture_default_str();
   c->add_option("--packet-words", o.packet_words, "Packet length MEAN:SPREAD in words (uniform)")->capture_default_str();
-  c->add_option("--engine", o.engine, "Engine: async")->capture_default_str();
+  c->add_option("--engine", o.engine, "Engine: async (real threads, ns) or cycle (deterministic, cycles)")
+      ->capture_default_str();
+  c->add_option("--cycles", o.cycles, "Cycle engine: injection window in cycles")->capture_default_str();
+  c->add_option("--warmup", o.warmup, "Packets generated before this cycle are not measured")->capture_default_str();
+  c->add_option("--link-cycles", o.link_cycles, "Cycles per packet per link: degree (in+out), words, or N")
+      ->capture_default_str();
+  c->add_option("--trace", o.trace, "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops)");
   c->add_flag("--no-classes", o.no_classes, "Disable buffer classes (deadlock demonstration)");
   c->add_option("--batch", o.batch, "Packet moves per PE activation")->capture_default_str();
   c->add_option("--block", o.block, "PEs per scheduling block (1..64)")->capture_default_str();

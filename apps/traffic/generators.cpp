@@ -81,7 +81,7 @@ bool OpenLoopTraffic::verify(std::string& why) const {
     why = fmt::format("traffic '{}': {} packets sent, {} received", spec_, total_sent, total_received);
     return false;
   }
-  for (std::size_t pe = 0; pe < sent_.size(); ++pe)
+  for (std::size_t pe = 0; pe < sent_.size() && !window_closed_; ++pe)
     if (sent_[pe] != quota_[pe]) {
       why = fmt::format("traffic '{}': PE {} sent {} of its {} packets", spec_, pe, sent_[pe], quota_[pe]);
       return false;

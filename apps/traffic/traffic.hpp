@@ -213,6 +213,8 @@ class OpenLoopTraffic : public App {
   void setup(Machine& m) override;
   bool generate(Context& ctx) override;
   std::uint64_t max_sends_per_pe() const override { return packets_; }
+  /// The cycle engine's window ended: PEs may stop short of their quota.
+  void window_closed() override { window_closed_ = true; }
   bool verify(std::string& why) const override;
   nlohmann::json summary() const override;
 
@@ -224,6 +226,7 @@ class OpenLoopTraffic : public App {
 
  private:
   traffic::Pattern pattern_;
+  bool window_closed_ = false;
   std::string spec_;
   double rate_;
   std::uint64_t packets_;

@@ -113,6 +113,9 @@ class App {
   /// An injection opportunity, each time the PE runs. Return true while this PE may still
   /// generate packets here (the PE is then rescheduled); false once it never will again.
   virtual bool generate(Context&) { return false; }
+  /// The cycle engine's injection window closed: generate() will not be called again (called
+  /// once, single-threaded). An open-loop generator then no longer expects to reach its quota.
+  virtual void window_closed() {}
   /// Upper bound of packets any one PE sends in the run (sizes the exactly-once check), 0 if
   /// unknown (then a checksum check is used instead).
   virtual std::uint64_t max_sends_per_pe() const { return 0; }

@@ -24,6 +24,14 @@ struct EngineConfig {
   unsigned batch = defaults::engine::batch;                  ///< packet moves per PE activation
   unsigned block = defaults::engine::block;                  ///< PEs per scheduling block
   bool progress = false;     ///< progress line on stderr
+  // ---- cycle engine (run_cycles) ----
+  std::uint64_t cycles = defaults::engine::cycles;  ///< injection window in cycles
+  std::uint64_t warmup = 0;  ///< packets generated before this cycle are left out of the statistics
+  /// Cycles a link is busy per packet: 0 = the sending node's in-degree + out-degree (the MDCE
+  /// paper's pin-limited links); link_cycles_words = one cycle per word.
+  unsigned link_cycles = 0;
+  bool link_cycles_words = false;
+  std::string trace;         ///< CSV file: one row per delivered packet (both engines)
 };
 
 /// Figures of one run. Counts are exact (summed per PE / per thread after the run).
@@ -50,6 +58,11 @@ struct RunStats {
   // Per PE / per link tables (for CSV).
   std::vector<std::uint64_t> pe_injected, pe_delivered, pe_forwarded, pe_blocked;
   std::vector<std::uint64_t> link_packets;  ///< [node * ports + out_port]
+  // Cycle engine: virtual time.
+  std::uint64_t cycles_run = 0;            ///< cycles simulated (injection window + drain)
+  std::uint64_t measured = 0;              ///< packets generated after the warm-up (statistics)
+  double throughput = 0;                   ///< packets delivered per PE per cycle in the window
+  std::string latency_unit = "ns";
 };
 
 /// Throws usage_error naming the parameter when a configuration value is out of range.
@@ -58,5 +71,12 @@ void validate(const EngineConfig& cfg);
 /// Runs `app` on `topology` until the application is done and the network is empty, or until a
 /// deadlock is detected (stats.deadlock). Throws usage_error on an invalid configuration.
 RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg);
+
+/// The cycle engine: the same machine driven by a synchronous virtual clock. In each cycle every
+/// node moves what it may, from the state at the start of the cycle (credits return one cycle
+/// later), so every packet's route and latency depend only on the configuration and the seed —
+/// identical for any number of threads. Latency in cycles. Injection runs for cfg.cycles cycles,
+/// then the network drains.
+RunStats run_cycles(const Topology& topology, App& app, const EngineConfig& cfg);
 
 }  // namespace rica

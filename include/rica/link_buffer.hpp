@@ -41,6 +41,13 @@ class LinkBuffer {
     c.popped_seen = consumer_.popped.load(std::memory_order_acquire);
     return capacity_ - (c.pushed - c.popped_seen) >= words;
   }
+  /// Cycle engine: room by the credit as last refreshed (no read of the consumer's count, so the
+  /// answer does not depend on how far the consumer got in this cycle).
+  bool fits_cached(const Credit& c, unsigned words) const noexcept {
+    return capacity_ - (c.pushed - c.popped_seen) >= words;
+  }
+  /// Cycle engine, between cycles: credits freed in the last cycle become visible.
+  void refresh(Credit& c) const noexcept { c.popped_seen = consumer_.popped.load(std::memory_order_acquire); }
   /// Precondition: fits(c, p.words).
   void push(Credit& c, const Packet& p) noexcept {
     c.pushed += p.words;

@@ -20,7 +20,8 @@ struct Packet {
   std::uint8_t flags = 0;       ///< reserved
   std::uint16_t hops = 0;       ///< links traversed so far
   class_t cls = 0;              ///< buffer class of the buffer the packet sits in (0 at injection)
-  std::uint64_t inject_ns = 0;  ///< generation time, ns since the run started
+  std::uint32_t ready = 0;      ///< cycle engine: first cycle the packet may leave its buffer
+  std::uint64_t inject_ns = 0;  ///< generation time: ns (async engine) or cycle (cycle engine)
   std::uint64_t payload[2] = {0, 0};
 };
 static_assert(sizeof(Packet) == 48, "Packet should stay 48 bytes");
