@@ -102,6 +102,14 @@ t1=$(mktemp); t2=$(mktemp)
 "$RICA" run torus:8x8 --engine cycle --traffic hotspot --rate 0.3 --cycles 500 --threads 2 --quiet --trace "$t2" > /dev/null
 cmp -s "$t1" "$t2" || { echo "FAIL [cycle trace differs between 1 and 2 threads]"; fail=1; }
 rm -f "$t1" "$t2"
+# ---- sweep ----
+sw=$(mktemp -d)
+"$RICA" sweep torus:4x4 cccb:n=2 --rates 0.05,0.1,0.2 --cycles 300 --out "$sw" --no-plot > /dev/null 2>&1 || { echo "FAIL [sweep]"; fail=1; }
+head -1 "$sw/sweep.csv" | grep -q "^topology,traffic,offered,accepted,delivered,latency_mean,latency_p99,hops_mean" || { echo "FAIL [sweep csv header]"; fail=1; }
+[ "$(tail -n +2 "$sw/sweep.csv" | wc -l)" = 6 ] || { echo "FAIL [sweep rows]"; fail=1; }
+rm -rf "$sw"
+check_exit 2 "sweep bad rates" sweep torus:4x4 --rates 0.5:0.1:0.1 --no-plot
+check_exit 2 "sweep impossible pattern" sweep mesh:5x5 --traffic bitrev --no-plot
 expect_in "uniform" "list shows traffic patterns" list
 expect_in "reduce" "list shows applications" list
 expect_in "result        verified" "app reduce" run cccb:n=3 --app reduce:rounds=3 --quiet

@@ -10,5 +10,7 @@ namespace rica::cli {
 void add_topology_commands(CLI::App& app);
 /// `rica run`, `rica demo`; `status` receives the exit status (3 on deadlock).
 void add_run_commands(CLI::App& app, int& status);
+/// `rica sweep`.
+void add_sweep_command(CLI::App& app);
 
 }  // namespace rica::cli

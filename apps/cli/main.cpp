@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   int status = 0;
   rica::cli::add_topology_commands(app);
   rica::cli::add_run_commands(app, status);
+  rica::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
