@@ -654,6 +654,7 @@ void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
     used[i] = 0;
   }
   s.rr = s.rr + 1 >= n_in ? 0 : s.rr + 1;
+  if (std::find(used.begin(), used.end(), std::uint8_t{0}) == used.end()) return;  // nothing waits
   // Each free output link takes the next waiting head (round robin per port) that fits.
   for (port_t p = 0; p < ports; ++p) {
     const std::size_t op = std::size_t{v} * ports + p;
@@ -735,9 +736,11 @@ void Engine::run_cycles(const T& t, RunStats& st) {
           for (port_t p = 0; p < ports; ++p) {
             const Link l = t.out_link(v, p);
             if (!l.present()) continue;
-            for (class_t c = 0; c < classes; ++c)
-              pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + c].refresh(
-                  pe[v].credits[static_cast<std::uint32_t>(p) * classes + c]);
+            for (class_t c = 0; c < classes; ++c) {
+              LinkBuffer::Credit& cr = pe[v].credits[static_cast<std::uint32_t>(p) * classes + c];
+              if (cr.pushed != cr.popped_seen)  // words outstanding: some may have been freed
+                pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + c].refresh(cr);
+            }
           }
       });
     });
