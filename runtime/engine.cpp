@@ -112,6 +112,13 @@ struct PeState {
   std::uint64_t* work = nullptr;                // consumer-only: inputs that may hold packets
   std::vector<Packet> injq;              // injection (source) queue; head at injq_head
   std::size_t injq_head = 0;
+  /// Drops the injection queue's head; the storage is reused once the queue empties.
+  void pop_injection() noexcept {
+    if (++injq_head == injq.size()) {
+      injq.clear();
+      injq_head = 0;
+    }
+  }
   std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
   std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
   bool started = false, generating = true;
@@ -293,6 +300,22 @@ class Engine {
     s.delivered_now.store(s.delivered, std::memory_order_relaxed);
   }
 
+  /// PE v's application turn: start() once, then an injection opportunity while the window is
+  /// open (always, in the async engine); once it closes the PE generates no more.
+  void app_turn(PeState& s, node_t v, bool window_open) {
+    if (!s.started) {
+      s.started = true;
+      Context ctx(*this, s, v);
+      app.start(ctx);
+    }
+    if (!s.generating) return;
+    if (!window_open) {
+      s.generating = false;
+      return;
+    }
+    Context ctx(*this, s, v);
+    s.generating = app.generate(ctx);
+  }
   template <class T>
   bool step_pe(const T& t, node_t v, TaskCtx& tc);
   template <class T>
@@ -345,15 +368,7 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
   PeState& s = pe[v];
   ThreadStats& ts = tc.ts;
   const bool is_pe = v < pes;
-  if (is_pe && !s.started) {
-    s.started = true;
-    Context ctx(*this, s, v);
-    app.start(ctx);
-  }
-  if (is_pe && s.generating) {
-    Context ctx(*this, s, v);
-    s.generating = app.generate(ctx);
-  }
+  if (is_pe) app_turn(s, v, true);
   const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
   const std::uint32_t n_in = n_buf + 1;  // the last "input" is the injection queue
   std::fill(tc.skip.begin(), tc.skip.begin() + n_in, 0);
@@ -386,9 +401,8 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
         const Packet p = *head;
         if (src_buf) {
           if (src_buf->pop_and_check()) signal(s.upstream[idx / classes], tc);
-        } else if (++s.injq_head == s.injq.size()) {
-          s.injq.clear();
-          s.injq_head = 0;
+        } else {
+          s.pop_injection();
         }
         deliver(s, v, p, ts);
         ++moves;
@@ -413,9 +427,8 @@ bool Engine::step_pe(const T& t, node_t v, TaskCtx& tc) {
       if (src_buf) {
         if (src_buf->pop_and_check()) signal(s.upstream[idx / classes], tc);
         ++s.forwarded;
-      } else if (++s.injq_head == s.injq.size()) {
-        s.injq.clear();
-        s.injq_head = 0;
+      } else {
+        s.pop_injection();
       }
       dst_buf.push(cr, p);
       ++s.link_packets[h.port()];
@@ -606,20 +619,7 @@ void Engine::run(const T& t, RunStats& st) {
 template <class T>
 void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
   PeState& s = pe[v];
-  const bool is_pe = v < pes;
-  if (is_pe && !s.started) {
-    s.started = true;
-    Context ctx(*this, s, v);
-    app.start(ctx);
-  }
-  if (is_pe && s.generating) {
-    if (cycle < cfg.cycles) {
-      Context ctx(*this, s, v);
-      s.generating = app.generate(ctx);
-    } else {
-      s.generating = false;  // the injection window is over
-    }
-  }
+  if (v < pes) app_turn(s, v, cycle < cfg.cycles);
   const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
   const std::uint32_t n_in = n_buf + 1;
   thread_local std::vector<Hop> hop;
@@ -633,9 +633,8 @@ void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
   auto pop = [&](std::uint32_t i) {
     if (i < n_buf) {
       s.inputs[i].pop_and_check();  // producers read the count only between cycles
-    } else if (++s.injq_head == s.injq.size()) {
-      s.injq.clear();
-      s.injq_head = 0;
+    } else {
+      s.pop_injection();
     }
   };
   // Route every ready head once; deliver those for this PE (round robin from s.rr).

@@ -56,6 +56,16 @@ class TestTraffic : public App {
   std::vector<std::uint8_t> payload_ok_;
 };
 
+/// Two threads and buffers that hold exactly one 3-word packet: the harshest flow control.
+EngineConfig one_packet_buffers() {
+  EngineConfig cfg;
+  cfg.threads = 2;
+  cfg.buffer_words = 3;
+  cfg.packet_words = 3;
+  cfg.packet_spread = 0;
+  return cfg;
+}
+
 struct Case {
   const char* spec;
   unsigned threads;
@@ -107,11 +117,7 @@ TEST(Engine, SaturationCompletesOnDeadlockFreeRouting) {
   for (const char* spec : {"torus:8x8", "cbanyan:n=4", "cccb:n=3", "cb2:n=3", "torus8:6", "mxx:16"}) {
     const Topology t = TopologyRegistry::parse(spec);
     TestTraffic app(60, t.pes() / 2 - 1);
-    EngineConfig cfg;
-    cfg.threads = 2;
-    cfg.buffer_words = 3;
-    cfg.packet_words = 3;
-    cfg.packet_spread = 0;
+    EngineConfig cfg = one_packet_buffers();
     const RunStats st = run_async(t, app, cfg);
     EXPECT_FALSE(st.deadlock) << spec << "\n" << st.deadlock_report;
     EXPECT_TRUE(st.conservation_ok) << spec;
@@ -123,11 +129,7 @@ TEST(Engine, DeadlockWithoutClassesIsDetectedAndReported) {
   // A ring where every PE sends halfway round in the + direction, one-packet buffers, no classes.
   const Topology t = TopologyRegistry::parse("torus:16");
   TestTraffic app(50, 7);
-  EngineConfig cfg;
-  cfg.threads = 2;
-  cfg.buffer_words = 3;
-  cfg.packet_words = 3;
-  cfg.packet_spread = 0;
+  EngineConfig cfg = one_packet_buffers();
   cfg.classes = false;
   const RunStats st = run_async(t, app, cfg);
   ASSERT_TRUE(st.deadlock);
