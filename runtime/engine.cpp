@@ -143,6 +143,10 @@ struct alignas(64) ThreadStats {
   std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
   std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
   std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
+  // Cycle engine: effects on other nodes' state, applied by the main thread between cycles (so
+  // no decision in a cycle depends on how far another thread got in it).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)
+  std::vector<std::pair<node_t, std::uint32_t>> arrivals;                // (node, input index)
 };
 
 /// The running block task's view: wake-ups of PEs in the block being run go into `local` (no
@@ -210,6 +214,7 @@ class Engine {
   node_t block_mask = 63;
   std::vector<LinkBuffer::Credit> credits;
   std::vector<node_t> upstream;
+  std::vector<std::uint32_t> up_credit;  // [node * ports * classes + input]: the producer's Credit index
   std::vector<std::uint64_t> link_packets;
   std::unique_ptr<std::atomic<std::uint64_t>[]> ready_words;
   std::vector<std::uint64_t> work_words;
@@ -326,6 +331,7 @@ class Engine {
   void cycle_step(const T& t, node_t v, ThreadStats& ts);
   template <class T>
   void run_cycles(const T& t, RunStats& st);
+  void apply_cycle_effects();
   void write_trace(const std::string& path);
   std::vector<std::uint64_t> busy_until;   // cycle engine: [node * ports + out_port]
   std::vector<std::uint32_t> port_rr;      // cycle engine: round-robin position per output port
@@ -515,11 +521,16 @@ void Engine::allocate() {
   mask_words = static_cast<std::uint32_t>((nbuf / nodes + 63) / 64);
   ready_words = std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{nodes} * mask_words);
   work_words.assign(std::size_t{nodes} * mask_words, 0);
+  up_credit.assign(nbuf, 0);
   topo.visit([&](const auto& t) {
     for (node_t v = 0; v < nodes; ++v)
       for (port_t p = 0; p < ports; ++p) {
         const Link l = t.out_link(v, p);
-        if (l.present()) upstream[std::size_t{l.peer} * ports + l.in_port] = v;
+        if (!l.present()) continue;
+        upstream[std::size_t{l.peer} * ports + l.in_port] = v;
+        for (class_t c = 0; c < classes; ++c)
+          up_credit[(std::size_t{l.peer} * ports + l.in_port) * classes + c] =
+              static_cast<std::uint32_t>((std::size_t{v} * ports + p) * classes + c);
       }
   });
   for (node_t v = 0; v < nodes; ++v) {
@@ -613,64 +624,100 @@ void Engine::run(const T& t, RunStats& st) {
 
 /// One node in one cycle of the cycle engine. Decisions depend only on the state at the start
 /// of the cycle: a head packet may leave only when its `ready` cycle has come (packets pushed in
-/// this cycle are ready later), room downstream is judged by credits refreshed between cycles,
-/// and every choice is a fixed round robin. Each input moves at most one packet per cycle and an
-/// output link carries one packet per link_len cycles.
+/// this cycle are ready later), room downstream is judged by credits as of the end of the last
+/// cycle, and every choice is a fixed round robin. Each input moves at most one packet per cycle
+/// and an output link carries one packet per link_len cycles.
+///
+/// Only v's own state is written here, plus the pushed packets themselves (their buffers' producer
+/// side, owned by v). Effects on other nodes — credits returned upstream, the downstream node's
+/// work mask — go to this thread's lists and are applied between cycles (apply_cycle_effects).
+/// `s.work` therefore names exactly the inputs that held packets at the start of the cycle.
 template <class T>
 void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
   PeState& s = pe[v];
   if (v < pes) app_turn(s, v, cycle < cfg.cycles);
   const std::uint32_t n_buf = static_cast<std::uint32_t>(ports) * classes;
-  const std::uint32_t n_in = n_buf + 1;
-  thread_local std::vector<Hop> hop;
-  thread_local std::vector<std::uint8_t> used;
-  hop.assign(n_in, Hop::deliver());
-  used.assign(n_in, 1);  // 1 = no ready head (or already moved this cycle)
-  auto head_of = [&](std::uint32_t i) -> Packet* {
-    if (i < n_buf) return s.inputs[i].empty() ? nullptr : &s.inputs[i].front();
-    return s.injq_head == s.injq.size() ? nullptr : &s.injq[s.injq_head];
+  const std::uint32_t n_in = n_buf + 1;  // the last "input" is the injection queue
+  const bool inject = s.injq_head != s.injq.size();
+  bool any = inject;
+  for (std::uint32_t w = 0; w < mask_words && !any; ++w) any = s.work[w] != 0;
+  const std::uint32_t rr = s.rr;
+  s.rr = rr + 1 >= n_in ? 0 : rr + 1;
+  if (!any) return;  // nothing queued here
+  struct Cand {
+    std::uint32_t input;
+    Hop hop;
+    bool moved;
   };
+  thread_local std::vector<Cand> cand;
+  cand.clear();
   auto pop = [&](std::uint32_t i) {
-    if (i < n_buf) {
-      s.inputs[i].pop_and_check();  // producers read the count only between cycles
-    } else {
+    if (i == n_buf) {
       s.pop_injection();
+      return;
     }
+    LinkBuffer& b = s.inputs[i];
+    const unsigned words = b.front().words;
+    b.pop_and_check();  // producers learn of the room only between cycles (credit_returns)
+    ts.credit_returns.emplace_back(up_credit[std::size_t{v} * n_buf + i], words);
+    if (b.empty()) s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
   };
-  // Route every ready head once; deliver those for this PE (round robin from s.rr).
-  for (std::uint32_t k = 0; k < n_in; ++k) {
-    std::uint32_t i = s.rr + k;
-    if (i >= n_in) i -= n_in;
-    Packet* h = head_of(i);
-    if (!h || h->ready > cycle) continue;
-    hop[i] = t.route(v, h->dst, cfg.classes ? h->cls : class_t{0});
-    if (hop[i].delivers()) {
+  // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
+  auto consider = [&](std::uint32_t i) {
+    Packet* h = i == n_buf ? &s.injq[s.injq_head] : &s.inputs[i].front();
+    if (h->ready > cycle) return;
+    const Hop hop = t.route(v, h->dst, cfg.classes ? h->cls : class_t{0});
+    if (hop.delivers()) {
       const Packet p = *h;
       pop(i);
-      deliver(s, v, p, ts);
-      continue;  // one packet per input per cycle
+      deliver(s, v, p, ts);  // one packet per input per cycle
+      return;
     }
-    used[i] = 0;
-  }
-  s.rr = s.rr + 1 >= n_in ? 0 : s.rr + 1;
-  if (std::find(used.begin(), used.end(), std::uint8_t{0}) == used.end()) return;  // nothing waits
-  // Each free output link takes the next waiting head (round robin per port) that fits.
+    cand.push_back({i, hop, false});
+  };
+  auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
+    for (std::uint32_t w = from >> 6; w < mask_words && (w << 6) < to; ++w) {
+      std::uint64_t bits = s.work[w];
+      const std::uint32_t base = w << 6;
+      if (from > base) bits &= ~std::uint64_t{0} << (from - base);
+      if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
+      while (bits) {
+        const std::uint32_t i = base + static_cast<std::uint32_t>(std::countr_zero(bits));
+        bits &= bits - 1;
+        consider(i);
+      }
+    }
+  };
+  scan(rr, n_buf);
+  if (inject) consider(n_buf);
+  scan(0, rr);
+  if (cand.empty()) return;
+  // Each free output link takes the waiting head that comes first in its own round robin and fits.
   for (port_t p = 0; p < ports; ++p) {
     const std::size_t op = std::size_t{v} * ports + p;
     if (busy_until[op] > cycle) continue;
-    for (std::uint32_t k = 0; k < n_in; ++k) {
-      std::uint32_t i = port_rr[op] + k;
-      if (i >= n_in) i -= n_in;
-      if (used[i] || hop[i].port() != p) continue;
-      Packet* h = head_of(i);
-      const class_t nc = cfg.classes ? hop[i].next_class() : class_t{0};
+    const std::uint32_t prr = port_rr[op];
+    for (;;) {
+      Cand* best = nullptr;
+      std::uint32_t best_d = n_in;
+      for (Cand& c : cand) {
+        if (c.moved || c.hop.port() != p) continue;
+        const std::uint32_t d = c.input >= prr ? c.input - prr : c.input + n_in - prr;
+        if (d < best_d) best_d = d, best = &c;
+      }
+      if (!best) break;
+      best->moved = true;  // tried for this port (moved, or blocked for this cycle)
+      const std::uint32_t i = best->input;
+      Packet* h = i == n_buf ? &s.injq[s.injq_head] : &s.inputs[i].front();
+      const class_t nc = cfg.classes ? best->hop.next_class() : class_t{0};
       const Link l = t.out_link(v, p);
-      LinkBuffer& dst = pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + nc];
+      const std::uint32_t in_idx = static_cast<std::uint32_t>(l.in_port) * classes + nc;
       LinkBuffer::Credit& cr = s.credits[static_cast<std::uint32_t>(p) * classes + nc];
-      if (!dst.fits_cached(cr, h->words)) {
+      if (!LinkBuffer::fits_cached(cr, cfg.buffer_words, h->words)) {  // no touch of the peer yet
         ++s.blocked;
         continue;
       }
+      LinkBuffer& dst = reinterpret_cast<LinkBuffer*>(buffer_memory)[std::size_t{l.peer} * n_buf + in_idx];
       const unsigned len = cfg.link_cycles_words ? h->words : link_len[v];
       Packet q = *h;
       q.hops = static_cast<std::uint16_t>(q.hops + 1);
@@ -679,13 +726,24 @@ void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
       if (i < n_buf) ++s.forwarded;
       pop(i);
       dst.push(cr, q);
-      used[i] = 1;
+      ts.arrivals.emplace_back(l.peer, in_idx);
       busy_until[op] = cycle + len;
       port_rr[op] = i + 1 >= n_in ? 0 : i + 1;
       ++s.link_packets[p];
       ++ts.hops;
       break;
     }
+  }
+}
+
+/// Between cycles (one thread): credits freed in the last cycle reach their producers, and
+/// packets pushed in it enter their consumers' work masks.
+void Engine::apply_cycle_effects() {
+  for (ThreadStats& ts : tstats) {
+    for (const auto& [ci, words] : ts.credit_returns) credits[ci].popped_seen += words;
+    for (const auto& [v, i] : ts.arrivals) work_words[std::size_t{v} * mask_words + (i >> 6)] |= std::uint64_t{1} << (i & 63);
+    ts.credit_returns.clear();
+    ts.arrivals.clear();
   }
 }
 
@@ -729,20 +787,8 @@ void Engine::run_cycles(const T& t, RunStats& st) {
         ThreadStats& ts = slot_stats();
         for (node_t v = r.begin(); v != r.end(); ++v) cycle_step(t, v, ts);
       });
-      // Credits freed in this cycle become visible to the producers for the next one.
-      tbb::parallel_for(tbb::blocked_range<node_t>(0, nodes, 1024), [&](const tbb::blocked_range<node_t>& r) {
-        for (node_t v = r.begin(); v != r.end(); ++v)
-          for (port_t p = 0; p < ports; ++p) {
-            const Link l = t.out_link(v, p);
-            if (!l.present()) continue;
-            for (class_t c = 0; c < classes; ++c) {
-              LinkBuffer::Credit& cr = pe[v].credits[static_cast<std::uint32_t>(p) * classes + c];
-              if (cr.pushed != cr.popped_seen)  // words outstanding: some may have been freed
-                pe[l.peer].inputs[static_cast<std::uint32_t>(l.in_port) * classes + c].refresh(cr);
-            }
-          }
-      });
     });
+    apply_cycle_effects();
     std::uint64_t progress = 0;
     for (const ThreadStats& ts : tstats) progress += ts.hops + ts.delivered;
     stalled = progress == last_progress ? stalled + 1 : 0;

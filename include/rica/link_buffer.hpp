@@ -43,8 +43,11 @@ class LinkBuffer {
   }
   /// Cycle engine: room by the credit as last refreshed (no read of the consumer's count, so the
   /// answer does not depend on how far the consumer got in this cycle).
-  bool fits_cached(const Credit& c, unsigned words) const noexcept {
-    return capacity_ - (c.pushed - c.popped_seen) >= words;
+  bool fits_cached(const Credit& c, unsigned words) const noexcept { return fits_cached(c, capacity_, words); }
+  /// The same, for a caller that knows the capacity (every buffer of a machine has the same):
+  /// decides without touching the consumer's buffer object at all.
+  static bool fits_cached(const Credit& c, unsigned capacity_words, unsigned words) noexcept {
+    return capacity_words - (c.pushed - c.popped_seen) >= words;
   }
   /// Cycle engine, between cycles: credits freed in the last cycle become visible.
   void refresh(Credit& c) const noexcept { c.popped_seen = consumer_.popped.load(std::memory_order_acquire); }
