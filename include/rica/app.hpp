@@ -63,11 +63,15 @@ class Rng {
   std::uint64_t s_[4];
 };
 
-/// What a handler or an application hook sees of its PE. Valid only during the call.
+/// What a handler or an application hook sees of its PE. Valid only during the call. In a job
+/// (rica/os.hpp) PE numbers are the job's own: pe() in [0, pes()), and send() takes a job-local
+/// destination; outside jobs they are the machine's.
 class Context {
  public:
   node_t pe() const noexcept { return pe_; }
   node_t pes() const noexcept;
+  /// The machine's number of this PE (equal to pe() outside jobs).
+  node_t machine_pe() const noexcept { return gpe_; }
   const Topology& topology() const noexcept;
   /// ns since the run started (async engine).
   std::uint64_t now() const noexcept;
@@ -81,10 +85,12 @@ class Context {
 
  private:
   friend class detail::Engine;
-  Context(detail::Engine& e, detail::PeState& s, node_t pe) : engine_(e), state_(s), pe_(pe) {}
+  Context(detail::Engine& e, detail::PeState& s, node_t pe, node_t gpe, std::uint8_t job)
+      : engine_(e), state_(s), pe_(pe), gpe_(gpe), job_(job) {}
   detail::Engine& engine_;
   detail::PeState& state_;
-  node_t pe_;
+  node_t pe_, gpe_;
+  std::uint8_t job_;
 };
 
 using Handler = std::function<void(Context&, const Packet&)>;
@@ -131,19 +137,22 @@ class App {
 /// Setup-time view of the machine an App gets in setup().
 class Machine {
  public:
-  Machine(const Topology& t, std::uint64_t seed) : topo_(t), seed_(seed) {}
+  Machine(const Topology& t, std::uint64_t seed) : topo_(t), seed_(seed), pes_(t.pes()) {}
+  /// A job's machine: `pes` PEs, numbered 0..pes-1 (rica/os.hpp).
+  Machine(const Topology& t, std::uint64_t seed, node_t pes) : topo_(t), seed_(seed), pes_(pes) {}
   handler_t add_handler(Handler h) {
     handlers_.push_back(std::move(h));
     return static_cast<handler_t>(handlers_.size() - 1);
   }
   const Topology& topology() const noexcept { return topo_; }
-  node_t pes() const { return topo_.pes(); }
+  node_t pes() const { return pes_; }
   std::uint64_t seed() const noexcept { return seed_; }
   const std::vector<Handler>& handlers() const noexcept { return handlers_; }
 
  private:
   const Topology& topo_;
   std::uint64_t seed_;
+  node_t pes_;
   std::vector<Handler> handlers_;
 };
 

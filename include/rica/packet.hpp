@@ -17,7 +17,7 @@ struct Packet {
   std::uint32_t seq = 0;        ///< per-source sequence number: (src, seq) names the packet
   handler_t handler = 0;        ///< handler run on arrival at dst
   std::uint8_t words = 1;       ///< length in words; counts against buffer capacity
-  std::uint8_t flags = 0;       ///< reserved
+  std::uint8_t job = 0;         ///< the job the packet belongs to (rica/os.hpp; 0 in a plain run)
   std::uint16_t hops = 0;       ///< links traversed so far
   class_t cls = 0;              ///< buffer class of the buffer the packet sits in (0 at injection)
   std::uint32_t ready = 0;      ///< cycle engine: first cycle the packet may leave its buffer
