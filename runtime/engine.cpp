@@ -227,11 +227,14 @@ void Engine::allocate() {
   blocks = std::vector<Block>((nodes + cfg.block - 1) / cfg.block);
   node_job.assign(nodes, no_job);
   halted.assign(nodes, 0);
+  epoch.assign(nodes, 0);
   net_in.assign(jobs.size() * nodes, 0);
   net_out.assign(jobs.size() * nodes, 0);
+  if (jobs.size() > 1) job_link.assign(jobs.size() * nodes * ports, 0);
   for (std::size_t j = 0; j < jobs.size(); ++j)
     for (node_t l = 0; l < jobs[j].size; ++l)
       if (node_job[jobs[j].global(l)] == no_job) node_job[jobs[j].global(l)] = static_cast<std::uint8_t>(j);
+  for (node_t v = 0; v < pes; ++v) pe[v].generating = node_job[v] != no_job;  // a PE with no job is idle
   // Exact exactly-once check: bits per source = the most any PE may send over all its jobs.
   std::vector<std::uint64_t> bound(pes, 0);
   bool known = true;
@@ -407,7 +410,7 @@ void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
       Packet* h = i == n_buf ? &s.injq[s.injq_head] : &s.inputs[i].front();
       const class_t nc = cfg.classes ? best->hop.next_class() : class_t{0};
       const Link l = t.out_link(v, p);
-      if (halted[l.peer]) continue;  // its inputs are not ready (drain under way there)
+      if (halted[l.peer] || epoch[l.peer] != epoch[v]) continue;  // its inputs are not ready (a switch)
       const std::uint32_t in_idx = static_cast<std::uint32_t>(l.in_port) * classes + nc;
       LinkBuffer::Credit& cr = s.credits[static_cast<std::uint32_t>(p) * classes + nc];
       if (!LinkBuffer::fits_cached(cr, cfg.buffer_words, h->words)) {  // no touch of the peer yet
@@ -427,6 +430,7 @@ void Engine::cycle_step(const T& t, node_t v, ThreadStats& ts) {
       busy_until[op] = cycle + len;
       port_rr[op] = i + 1 >= n_in ? 0 : i + 1;
       ++s.link_packets[p];
+      if (!job_link.empty()) ++job_link[(std::size_t{q.job} * nodes + v) * ports + p];
       ++ts.hops;
       break;
     }
@@ -507,7 +511,9 @@ void Engine::run_cycles(const T& t, RunStats& st) {
         if (pe[v].generating) return true;
       return false;
     };
-    if (cycle + 1 >= cfg.cycles && (cycle % 16 == 0 || stalled) && !generating() && !packets_left() &&
+    // The end: nothing generates (the window closed, or every application finished early) and
+    // nothing is left anywhere.
+    if ((cycle % 16 == 0 || stalled) && !generating() && !packets_left() &&
         !(hook && hook->busy())) {
       ++cycle;
       break;

@@ -220,9 +220,16 @@ class Engine {
   /// Nodes halted by the OS (drain): no injection, delivery or transmission, and no node sends
   /// to them. Written between cycles only.
   std::vector<std::uint8_t> halted;
+  /// The switch at which each node last resumed (0: never switched). A node sends only to
+  /// neighbours of its own epoch, so a resumed router never feeds one that has not resumed yet
+  /// (whose inputs are not ready), and an outgoing job never feeds a resumed one. Written
+  /// between cycles only.
+  std::vector<std::uint32_t> epoch;
   /// [job * nodes + v]: packets that entered the network at v (left its injection queue) and
   /// that left it at v (delivered, or saved by the OS). Written by v's task only.
   std::vector<std::uint64_t> net_in, net_out;
+  /// [(job * nodes + v) * ports + port]: packets of each job per link (only with more than one job).
+  std::vector<std::uint64_t> job_link;
   CycleHook* hook = nullptr;
   node_t nodes = 0, pes = 0;
   port_t ports = 0;

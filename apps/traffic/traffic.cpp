@@ -121,8 +121,11 @@ const std::vector<TrafficEntry>& TrafficRegistry::available() {
 const TrafficEntry& TrafficRegistry::by_name(std::string_view name) { return find_entry(available(), name, "traffic pattern"); }
 
 std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const Topology& topo, const TrafficOptions& opt) {
+  return make(spec, PeSpace::of(topo), opt);
+}
+
+std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const PeSpace& space, const TrafficOptions& opt) {
   const Parsed p = parse_spec(spec);
-  const PeSpace space = PeSpace::of(topo);
   if (p.entry->closed_loop) return std::make_unique<MeshEmulation>(traffic::MeshLayout(space), opt);
   return std::make_unique<OpenLoopTraffic>(pattern_of(p, space, opt.seed), canonical_of(p), opt);
 }

@@ -299,6 +299,9 @@ class TrafficRegistry {
   /// Throws usage_error on a malformed spec, bad options or an impossible pattern.
   static std::unique_ptr<App> make(const std::string& spec, const Topology& topo,
                                    const TrafficOptions& opt = {});
+  /// The same on a PE space of its own (a job's PEs, numbered 0..k-1: PeSpace::of_shape({k})).
+  static std::unique_ptr<App> make(const std::string& spec, const traffic::PeSpace& space,
+                                   const TrafficOptions& opt = {});
   /// The destination function of an open-loop spec (usage_error for "mesh": closed loop).
   static traffic::Pattern pattern(const std::string& spec, const traffic::PeSpace& space,
                                   std::uint64_t seed = defaults::engine::seed);
