@@ -1,0 +1,303 @@
+// `rica os`: time sharing of one partition by two or more jobs under the drain and flush
+// policies (rica/os.hpp), over loads and slice lengths. Writes a table (stdout, os.csv), the
+// per-switch records (switches.csv), a JSON summary (per policy: switches, lost, duplicates,
+// misdelivered and the switch-cost figures) and plots (scripts/plot_os.py).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "app_registry.hpp"
+#include "commands.hpp"
+#include "rica/os.hpp"
+#include "rica/partition.hpp"
+#include "rica/registry.hpp"
+#include "run_report.hpp"
+#include "sweep.hpp"
+#include "traffic.hpp"
+
+namespace rica::cli {
+namespace {
+
+struct OsOptions {
+  std::string topology;
+  std::vector<std::string> jobs{"uniform", "hotspot"};
+  std::vector<std::string> policies{"drain", "flush"};
+  std::vector<double> rates{0.05, 1.0};
+  std::vector<std::uint64_t> slices{200, 2000};
+  std::uint64_t packets = 200;
+  std::uint32_t parts = 1;
+  std::string dims;
+  std::uint32_t partition = 0;
+  unsigned threads = defaults::engine::threads;
+  std::uint64_t seed = defaults::engine::seed;
+  unsigned buffer_words = defaults::engine::buffer_words;
+  std::string packet_words = "3:1";
+  std::string link_cycles = "degree";
+  unsigned io_hop_cycles = defaults::os::io_hop_cycles;
+  unsigned save_rate = defaults::os::save_words_per_cycle;
+  std::string out, json;
+  bool no_plot = false, quiet = false;
+};
+
+/// A job's application on k PEs with local shape `shape`: a traffic pattern, or a named app.
+std::unique_ptr<App> make_job(const std::string& spec, const Topology& topo, const Shape& shape, double rate,
+                              std::uint64_t packets, std::uint64_t seed) {
+  const std::string name = spec.substr(0, spec.find(':'));
+  for (const TrafficEntry& e : TrafficRegistry::available())
+    if (e.name == name) {
+      TrafficOptions opt;
+      opt.rate = rate;
+      opt.packets = packets;
+      opt.seed = seed;
+      return TrafficRegistry::make(spec, traffic::PeSpace::of_shape(shape), opt);
+    }
+  return AppRegistry::make(spec, topo);
+}
+
+struct Point {
+  std::string policy;
+  double rate;
+  std::uint64_t slice;  // 0 = the baseline (back to back)
+  OsStats stats;
+  std::uint64_t completion = 0;
+};
+
+void run(const OsOptions& o) {
+  const Topology topo = TopologyRegistry::parse(o.topology);
+  if (o.jobs.size() < 2) throw usage_error("os: parameter 'job' needs at least 2 jobs to time-share");
+  std::vector<SwitchPolicy> policies;
+  for (const auto& p : o.policies) policies.push_back(policy_by_name(p));
+  for (double r : o.rates)
+    if (!(r > 0 && r <= 1)) throw usage_error(fmt::format("os: parameter 'rate' = {} is out of range (0, 1]", r));
+  for (std::uint64_t s : o.slices) detail::check_range("os", "slice", s, 1, std::uint64_t{1} << 30);
+  detail::check_range("os", "packets", o.packets, 1, 1'000'000);
+  EngineConfig cfg;
+  cfg.threads = o.threads;
+  cfg.seed = o.seed;
+  cfg.buffer_words = o.buffer_words;
+  std::tie(cfg.packet_words, cfg.packet_spread) = parse_packet_words(o.packet_words);
+  apply_link_cycles(o.link_cycles, cfg);
+  cfg.cycles = std::uint64_t{1} << 31;  // the jobs' own ends close the run
+  validate(cfg);
+  // The partition to time-share.
+  std::vector<node_t> pes;
+  Shape shape;
+  std::string where = "the whole machine";
+  if (o.parts > 1 || !o.dims.empty()) {
+    PartitionRequest req;
+    req.parts = o.parts;
+    if (!o.dims.empty()) req.dims = parse_dim_cuts(o.dims);
+    const PartitionPlan plan = partition(topo, req);
+    if (o.partition >= plan.parts.size())
+      throw usage_error(fmt::format("os: parameter 'partition' = {} is out of range [0, {}]", o.partition,
+                                    plan.parts.size() - 1));
+    const Partition& p = plan.parts[o.partition];
+    if (!p.closed)
+      throw usage_error(fmt::format("os: partition {} ({}) is open; time sharing needs a closed partition",
+                                    o.partition, p.description));
+    pes = p.pes;
+    shape = p.shape;
+    where = fmt::format("partition {} of {} ({}, {} PEs, closed)", o.partition, plan.parts.size(), p.description,
+                        pes.size());
+  } else {
+    pes.resize(topo.pes());
+    for (node_t v = 0; v < topo.pes(); ++v) pes[v] = v;
+    shape = topo.shape();
+  }
+  if (shape.empty() || shape_size(shape) != pes.size()) shape = {static_cast<node_t>(pes.size())};
+  if (!o.quiet)
+    std::printf("rica os %s: %zu jobs on %s; seed %llu, buffers %u words, packets %s, link %s, I/O %u cycles/level, "
+                "save %u words/cycle\n",
+                topo.spec().c_str(), o.jobs.size(), where.c_str(), static_cast<unsigned long long>(o.seed),
+                o.buffer_words, o.packet_words.c_str(), o.link_cycles.c_str(), o.io_hop_cycles, o.save_rate);
+  std::vector<Point> points;
+  const bool tty = !o.quiet && isatty(STDERR_FILENO);
+  const std::size_t total = o.rates.size() * (1 + policies.size() * o.slices.size());
+  auto one = [&](SwitchPolicy policy, double rate, std::uint64_t slice) {
+    if (tty) std::fprintf(stderr, "\r  run %zu / %zu ...", points.size() + 1, total);
+    std::vector<std::unique_ptr<App>> apps;
+    std::vector<JobSpec> jobs;
+    OsConfig os;
+    for (std::size_t j = 0; j < o.jobs.size(); ++j) {
+      apps.push_back(make_job(o.jobs[j], topo, shape, rate, o.packets, o.seed + j));
+      jobs.push_back({o.jobs[j], apps.back().get(), pes});
+      os.slots.push_back({static_cast<unsigned>(j)});
+    }
+    os.policy = policy;
+    os.slice = slice ? slice : std::uint64_t{1} << 30;
+    os.io_hop_cycles = o.io_hop_cycles;
+    os.save_words_per_cycle = o.save_rate;
+    Point pt{policy_name(policy), rate, slice, run_jobs(topo, jobs, cfg, os)};
+    for (const JobResult& r : pt.stats.jobs) pt.completion = std::max(pt.completion, r.completion_cycle);
+    points.push_back(std::move(pt));
+  };
+  for (double rate : o.rates) {
+    one(policies.front(), rate, 0);  // baseline: the jobs back to back, one switch between them
+    points.back().policy = "baseline";
+    for (SwitchPolicy policy : policies)
+      for (std::uint64_t slice : o.slices) one(policy, rate, slice);
+  }
+  if (tty) std::fprintf(stderr, "\r%40s\r", "");
+  // The table.
+  std::map<double, std::uint64_t> baseline;
+  for (const Point& p : points)
+    if (p.slice == 0) baseline[p.rate] = p.completion;
+  const std::string header =
+      "policy,rate,slice,switches,switch_mean,switch_max,freeze_max,detect_mean,waves_max,saved_mean,saved_words_mean,"
+      "peak_node_packets,save_peak_packets,bound,bound_ok,completion,vs_baseline,lost,duplicates,misdelivered,"
+      "conservation_ok,jobs_ok";
+  std::vector<std::string> rows;
+  std::printf("%-8s %5s %6s %8s %9s %7s %7s %7s %6s %9s %7s %9s %11s %7s %s\n", "policy", "rate", "slice",
+              "switches", "mean cyc", "max", "freeze", "detect", "saved", "peak/node", "bound", "complete",
+              "vs baseline", "lost/dup", "ok");
+  for (const Point& p : points) {
+    const auto& sw = p.stats.switches;
+    double mean = 0, detect = 0, saved = 0, words = 0;
+    std::uint64_t mx = 0, freeze = 0, waves = 0, peak = 0, bound = 0;
+    for (const SwitchRecord& r : sw) {
+      mean += static_cast<double>(r.cycles);
+      detect += static_cast<double>(r.detect_cycles);
+      saved += static_cast<double>(r.packets_saved);
+      words += static_cast<double>(r.words_saved);
+      mx = std::max(mx, r.cycles);
+      freeze = std::max(freeze, r.freeze_cycles);
+      waves = std::max(waves, r.waves);
+      peak = std::max(peak, r.peak_node_packets);
+      bound = std::max(bound, r.bound_cycles);
+    }
+    const double n = sw.empty() ? 1.0 : static_cast<double>(sw.size());
+    mean /= n, detect /= n, saved /= n, words /= n;
+    bool jobs_ok = true;
+    for (const JobResult& r : p.stats.jobs) jobs_ok = jobs_ok && r.ok;
+    const double vs = baseline[p.rate] ? static_cast<double>(p.completion) / static_cast<double>(baseline[p.rate]) : 0;
+    const bool ok = jobs_ok && p.stats.machine.conservation_ok && p.stats.misdelivered == 0 && p.stats.bound_ok;
+    std::printf("%-8s %5.3g %6s %8zu %9.1f %7llu %7llu %7.1f %6.1f %9llu %7llu %9llu %10.3fx %3llu/%-3llu %s\n",
+                p.policy.c_str(), p.rate, p.slice ? std::to_string(p.slice).c_str() : "-", sw.size(), mean,
+                static_cast<unsigned long long>(mx), static_cast<unsigned long long>(freeze), detect, saved,
+                static_cast<unsigned long long>(peak), static_cast<unsigned long long>(bound),
+                static_cast<unsigned long long>(p.completion), vs,
+                static_cast<unsigned long long>(p.stats.machine.lost),
+                static_cast<unsigned long long>(p.stats.machine.duplicates), ok ? "yes" : "NO");
+    rows.push_back(fmt::format("{},{},{},{},{:.3f},{},{},{:.3f},{},{:.3f},{:.3f},{},{},{},{},{},{:.4f},{},{},{},{},{}",
+                               p.policy, p.rate, p.slice, sw.size(), mean, mx, freeze, detect, waves, saved, words,
+                               peak, p.stats.save_peak_packets, bound, p.stats.bound_ok, p.completion, vs,
+                               p.stats.machine.lost, p.stats.machine.duplicates, p.stats.misdelivered,
+                               p.stats.machine.conservation_ok, jobs_ok));
+  }
+  // JSON: per policy, summed over its runs; every run in full.
+  nlohmann::json j;
+  j["topology"] = topo.spec();
+  j["partition"] = where;
+  j["jobs"] = o.jobs;
+  j["config"] = {{"seed", o.seed},         {"threads", o.threads},           {"buffer_words", o.buffer_words},
+                 {"packet_words", o.packet_words}, {"link_cycles", o.link_cycles}, {"packets", o.packets},
+                 {"io_hop_cycles", o.io_hop_cycles}, {"save_words_per_cycle", o.save_rate}, {"rates", o.rates},
+                 {"slices", o.slices}};
+  j["policies"] = nlohmann::json::object();
+  for (const std::string& name : o.policies) {
+    std::uint64_t switches = 0, lost = 0, dup = 0, mis = 0, cyc = 0, cmax = 0, saved = 0, detect = 0, peak = 0;
+    bool bound_ok = true;
+    for (const Point& p : points) {
+      if (p.policy != name) continue;
+      switches += p.stats.switches.size();
+      lost += p.stats.machine.lost;
+      dup += p.stats.machine.duplicates;
+      mis += p.stats.misdelivered;
+      bound_ok = bound_ok && p.stats.bound_ok;
+      peak = std::max(peak, p.stats.save_peak_packets);
+      for (const SwitchRecord& r : p.stats.switches) {
+        cyc += r.cycles;
+        cmax = std::max(cmax, r.cycles);
+        saved += r.packets_saved;
+        detect += r.detect_cycles;
+      }
+    }
+    const double n = switches ? static_cast<double>(switches) : 1.0;
+    j["policies"][name] = {{"switches", switches},
+                           {"lost", lost},
+                           {"duplicates", dup},
+                           {"misdelivered", mis},
+                           {"switch_cycles_mean", static_cast<double>(cyc) / n},
+                           {"switch_cycles_max", cmax},
+                           {"packets_saved_mean", static_cast<double>(saved) / n},
+                           {"detect_cycles_mean", static_cast<double>(detect) / n},
+                           {"save_peak_packets", peak},
+                           {"bound_ok", bound_ok}};
+  }
+  j["runs"] = nlohmann::json::array();
+  for (const Point& p : points) {
+    nlohmann::json r = p.stats.to_json();
+    r["policy"] = p.policy;
+    r["rate"] = p.rate;
+    r["slice"] = p.slice;
+    r["completion"] = p.completion;
+    j["runs"].push_back(r);
+  }
+  auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    if (!f) throw usage_error(fmt::format("os: cannot write '{}'", path));
+    f << text;
+  };
+  if (!o.json.empty()) write(o.json, j.dump(2) + "\n");
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw usage_error(fmt::format("os: parameter 'out': cannot create '{}': {}", o.out, ec.message()));
+    std::string csv = header + "\n";
+    for (const auto& r : rows) csv += r + "\n";
+    write(o.out + "/os.csv", csv);
+    std::string sw = "policy,rate,slice,at,cycles,freeze,detect,waves,packets_saved,words_saved,peak_node_packets,bound\n";
+    for (const Point& p : points)
+      for (const SwitchRecord& r : p.stats.switches)
+        sw += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.policy, p.rate, p.slice, r.at, r.cycles,
+                          r.freeze_cycles, r.detect_cycles, r.waves, r.packets_saved, r.words_saved,
+                          r.peak_node_packets, r.bound_cycles);
+    write(o.out + "/switches.csv", sw);
+    write(o.out + "/os.json", j.dump(2) + "\n");
+    if (!o.no_plot) experiments::run_plot_script("plot_os.py", {o.out + "/os.csv", "--out", o.out});
+    if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
+  }
+  bool ok = true;
+  for (const Point& p : points)
+    ok = ok && p.stats.machine.conservation_ok && p.stats.misdelivered == 0 && p.stats.bound_ok && !p.stats.machine.deadlock;
+  if (!ok) throw std::runtime_error("os: a run lost, duplicated or misdelivered packets, or broke the drain bound");
+}
+
+}  // namespace
+
+void add_os_command(CLI::App& app) {
+  auto o = std::make_shared<OsOptions>();
+  auto* c = app.add_subcommand("os", "Time sharing of a partition: drain vs flush over loads and slice lengths");
+  c->add_option("topology", o->topology, "Topology spec")->required();
+  c->add_option("--job", o->jobs, "A job: traffic pattern or application spec (repeat; >= 2)")->capture_default_str();
+  c->add_option("--policy", o->policies, "Switch policies: drain, flush")->delimiter(',')->capture_default_str();
+  c->add_option("--rate", o->rates, "Injection rates of traffic jobs (list)")->delimiter(',')->capture_default_str();
+  c->add_option("--slice", o->slices, "Slice lengths in cycles (list)")->delimiter(',')->capture_default_str();
+  c->add_option("--packets", o->packets, "Packets per PE of traffic jobs")->capture_default_str();
+  c->add_option("--parts", o->parts, "Cut the machine into K partitions (rica partition) and time-share one")
+      ->capture_default_str();
+  c->add_option("--dims", o->dims, "Dimensions to cut, as for rica partition");
+  c->add_option("--partition", o->partition, "Which partition to time-share")->capture_default_str();
+  c->add_option("--threads", o->threads, "Worker threads (0 = all cores)")->capture_default_str();
+  c->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str();
+  c->add_option("--buffer-words", o->buffer_words, "Words per input port and buffer class")->capture_default_str();
+  c->add_option("--packet-words", o->packet_words, "Packet length MEAN:SPREAD in words")->capture_default_str();
+  c->add_option("--link-cycles", o->link_cycles, "Cycles per packet per link: degree, words, or N")
+      ->capture_default_str();
+  c->add_option("--io-hop-cycles", o->io_hop_cycles, "I/O network: cycles per broadcast-tree level")
+      ->capture_default_str();
+  c->add_option("--save-rate", o->save_rate, "Words per cycle a PE saves or restores")->capture_default_str();
+  c->add_option("--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
+  c->add_option("--json", o->json, "Write the JSON summary to FILE");
+  c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
+  c->add_flag("--quiet", o->quiet, "Table only");
+  c->callback([o] { run(*o); });
+}
+
+}  // namespace rica::cli
