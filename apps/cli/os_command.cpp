@@ -28,8 +28,8 @@ struct OsOptions {
   std::string topology;
   std::vector<std::string> jobs{"uniform", "hotspot"};
   std::vector<std::string> policies{"drain", "flush"};
-  std::vector<double> rates{0.05, 1.0};
-  std::vector<std::uint64_t> slices{200, 2000};
+  std::vector<double> rates{0.002, 0.05};  // low and saturated (degree link time)
+  std::vector<std::uint64_t> slices{500, 2000};
   std::uint64_t packets = 200;
   std::uint32_t parts = 1;
   std::string dims;
