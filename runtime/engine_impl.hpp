@@ -198,6 +198,8 @@ struct CycleHook {
   virtual void after_cycle(std::uint64_t cycle) = 0;
   /// Work the engine cannot see (saved packets and contexts, switches under way).
   virtual bool busy() const = 0;
+  /// A switch is under way: nodes may be held for a long time, so a stall is not a deadlock.
+  virtual bool holding() const = 0;
   /// A packet of a job switched out at v reached v, its destination: the OS saves it (flush).
   virtual void on_switched_out(node_t v, const Packet& p) = 0;
 };

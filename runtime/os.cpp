@@ -107,6 +107,8 @@ class OsDriver final : public CycleHook {
 
   void on_switched_out(node_t v, const Packet& p) override { save_[p.job][v].push_back(p); }
 
+  bool holding() const override { return switching_; }
+
   bool busy() const override {
     if (switching_) return true;
     for (std::size_t j = 0; j < done_.size(); ++j)

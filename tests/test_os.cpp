@@ -216,3 +216,29 @@ TEST(Os, BadSchedulesAreUsageErrors) {
 
 }  // namespace
 }  // namespace rica
+
+namespace rica {
+namespace {
+// Flush under a hot spot: the hot PE saves hundreds of packets, and restoring them holds it for
+// longer than the engine's stall limit. That is a long switch, not a deadlock.
+TEST(Os, LongFlushRestoreIsNotADeadlock) {
+  const Topology topo = TopologyRegistry::parse("cccb:n=4");
+  std::vector<node_t> pes = range(0, topo.pes());
+  auto a = traffic_job("uniform", topo.pes(), 0.05, 20);
+  auto b = traffic_job("hotspot", topo.pes(), 0.05, 20);
+  std::vector<JobSpec> jobs = {{"A", a.get(), pes}, {"B", b.get(), pes}};
+  EngineConfig cfg = small_config(2);
+  cfg.link_cycles = 0;  // degree
+  cfg.buffer_words = 32;
+  OsConfig os;
+  os.slots = {{0}, {1}};
+  os.slice = 500;
+  os.policy = SwitchPolicy::flush;
+  const OsStats s = run_jobs(topo, jobs, cfg, os);
+  expect_clean(s);
+  std::uint64_t longest = 0;
+  for (const SwitchRecord& r : s.switches) longest = std::max(longest, r.cycles);
+  EXPECT_GT(longest, 2000u);
+}
+}  // namespace
+}  // namespace rica

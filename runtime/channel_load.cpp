@@ -1,0 +1,262 @@
+// Channel load of a traffic matrix and the saturation bound it implies. See
+// include/rica/channel_load.hpp.
+#include "rica/channel_load.hpp"
+
+#include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+
+namespace rica {
+namespace {
+
+/// Whether the topology's orbit group maps every link (v, p) onto the link (g.v, p) with the
+/// same out-port, so that all links of one (orbit, port) class carry the same uniform load. True
+/// for the translations and XOR symmetries of the direct networks; the indirect networks' XOR
+/// symmetry exchanges switch ports, so their loads are computed over all pairs.
+/// tests/test_channel_load.cpp checks every family with orbits against the all-pairs walk.
+template <class T>
+constexpr bool ports_preserved = !std::is_same_v<T, OmegaTopology> && !std::is_same_v<T, FatTreeTopology>;
+
+/// Fixed-point scale of matrix probabilities: integer sums are exact and independent of the
+/// order in which threads add them, so results do not depend on the thread count.
+constexpr double fixed_one = 4294967296.0;  // 2^32
+
+struct Source {
+  node_t node;
+  std::uint64_t multiplicity;  // sources this one stands for (symmetry); 1 otherwise
+};
+
+struct Local {
+  std::vector<std::uint64_t> acc;  // [slot * ports + port]: weighted link crossings
+  std::uint64_t weight = 0, hops = 0, cycles = 0;  // weighted pairs, hops, link cycles
+  TrafficMatrix::Row row;
+  std::vector<double> cdf;  // sampled rows
+};
+
+}  // namespace
+
+TrafficMatrix TrafficMatrix::uniform() { return TrafficMatrix(); }
+
+void TrafficMatrix::row(node_t src, node_t pes, Row& out) const {
+  out.clear();
+  if (row_) {
+    row_(src, out);
+    return;
+  }
+  const double p = 1.0 / (pes - 1);
+  for (node_t d = 0; d < pes; ++d)
+    if (d != src) out.emplace_back(d, p);
+}
+
+std::vector<unsigned> link_cycles(const Topology& t, const EngineConfig& cfg) {
+  const node_t n = t.nodes();
+  if (cfg.link_cycles) return std::vector<unsigned>(n, cfg.link_cycles);
+  if (cfg.link_cycles_words) return std::vector<unsigned>(n, cfg.packet_words);  // mean of a symmetric spread
+  std::vector<unsigned> deg(n, 0);
+  for (node_t v = 0; v < n; ++v)
+    for (port_t p = 0; p < t.ports(); ++p) {
+      const Link l = t.out_link(v, p);
+      if (l.present()) ++deg[v], ++deg[l.peer];
+    }
+  for (auto& d : deg) d = std::max(1u, d);
+  return deg;
+}
+
+ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, const EngineConfig& cfg,
+                         const ChannelLoadOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ChannelLoad c;
+  c.spec = topo.spec();
+  c.traffic = matrix.name();
+  c.pes = topo.pes();
+  c.nodes = topo.nodes();
+  c.ports = topo.ports();
+  c.cycles = link_cycles(topo, cfg);
+  const node_t N = c.pes;
+  if (N < 2) throw usage_error(fmt::format("channel load: '{}' has fewer than 2 PEs", c.spec));
+  const bool symmetric = matrix.is_uniform() && !opt.force_all_pairs && topo.orbit_count() > 0 &&
+                         topo.visit([](const auto& t) { return ports_preserved<std::decay_t<decltype(t)>>; });
+
+  // Sources and the slot each node's links accumulate into.
+  std::vector<Source> sources;
+  std::size_t slots = c.nodes;
+  if (symmetric) {
+    slots = topo.orbit_count();
+    std::vector<std::uint64_t> size(slots, 0);
+    for (node_t v = 0; v < N; ++v) ++size[topo.orbit(v)];
+    for (std::uint32_t o = 0; o < slots; ++o) {
+      const node_t r = topo.orbit_rep(o);
+      if (topo.orbit(r) != o) throw std::logic_error(fmt::format("'{}': orbit_rep({}) is not in orbit {}", c.spec, o, o));
+      if (r < N) sources.push_back({r, size[o]});
+    }
+    c.method = "exact-symmetry";
+  } else if (opt.force_all_pairs || N <= opt.all_pairs_pes) {
+    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1});
+    c.method = "exact-all-pairs";
+  } else {
+    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1});
+    const std::uint64_t fit = (std::uint64_t{1} << 25) / N;
+    c.destinations = static_cast<unsigned>(std::clamp<std::uint64_t>(fit, 16, std::max(16u, opt.sample_destinations)));
+    c.destinations = std::min<unsigned>(c.destinations, N - 1);
+    c.method = "sampled";
+    c.seed = opt.seed;
+  }
+  c.sources = static_cast<unsigned>(sources.size());
+
+  // Sampled uniform traffic: one set of distinct offsets; source s sends to (s + o) mod N.
+  std::vector<node_t> offsets;
+  if (c.method == "sampled" && matrix.is_uniform()) {
+    std::mt19937_64 rng(opt.seed);
+    std::uniform_int_distribution<node_t> any(1, N - 1);
+    std::vector<std::uint8_t> taken(N, 0);
+    while (offsets.size() < c.destinations) {
+      const node_t o = any(rng);
+      if (!taken[o]) taken[o] = 1, offsets.push_back(o);
+    }
+  }
+
+  // Walk every route. Weights are integers: exact uniform 1 per pair, exact matrix fixed-point
+  // probabilities, sampled 1 per drawn destination.
+  const port_t P = c.ports;
+  tbb::enumerable_thread_specific<Local> locals([&] {
+    Local l;
+    l.acc.assign(slots * P, 0);
+    return l;
+  });
+  topo.visit([&](const auto& t) {
+    tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t si) {
+      Local& L = locals.local();
+      const node_t s = sources[si].node;
+      const std::uint64_t mult = sources[si].multiplicity;
+      auto walk = [&](node_t d, std::uint64_t w) {
+        node_t cur = s;
+        class_t cls = 0;
+        std::uint64_t hops = 0, cyc = 0;
+        while (true) {
+          const Hop h = t.route(cur, d, cls);
+          if (h.delivers()) {
+            if (cur != d) throw std::logic_error(fmt::format("'{}': route {} -> {} delivers at {}", c.spec, s, d, cur));
+            break;
+          }
+          const Link l = t.out_link(cur, h.port());
+          if (!l.present())
+            throw std::logic_error(fmt::format("'{}': route {} -> {} takes absent port {} at {}", c.spec, s, d, h.port(), cur));
+          const std::size_t slot = symmetric ? t.orbit(cur) : cur;
+          L.acc[slot * P + h.port()] += w;
+          cyc += c.cycles[cur];
+          cur = l.peer;
+          cls = h.next_class();
+          if (++hops > c.nodes) throw std::logic_error(fmt::format("'{}': route {} -> {} loops", c.spec, s, d));
+        }
+        L.weight += w;
+        L.hops += w * hops;
+        L.cycles += w * cyc;
+      };
+      const bool sampled = c.destinations > 0;
+      if (matrix.is_uniform()) {
+        if (sampled) {
+          for (node_t o : offsets) walk(static_cast<node_t>((std::uint64_t{s} + o) % N), 1);
+        } else {
+          for (node_t d = 0; d < N; ++d)
+            if (d != s) walk(d, mult);
+        }
+        return;
+      }
+      matrix.row(s, N, L.row);
+      double sum = 0;
+      for (const auto& [d, p] : L.row) {
+        if (d >= N || !(p >= 0.0))
+          throw std::logic_error(fmt::format("traffic matrix '{}': bad entry ({}, {}) in row {}", c.traffic, d, p, s));
+        sum += p;
+      }
+      if (std::abs(sum - 1.0) > 1e-6)
+        throw std::logic_error(fmt::format("traffic matrix '{}': row {} sums to {}", c.traffic, s, sum));
+      if (!sampled) {
+        for (const auto& [d, p] : L.row) {
+          const auto w = static_cast<std::uint64_t>(std::llround(p * fixed_one));
+          if (d != s && w) walk(d, w);
+        }
+        return;
+      }
+      // Draws from the row by inverse CDF, from a stream seeded by (seed, source).
+      L.cdf.resize(L.row.size());
+      double acc_p = 0;
+      for (std::size_t i = 0; i < L.row.size(); ++i) L.cdf[i] = acc_p += L.row[i].second;
+      std::mt19937_64 rng(opt.seed * 0x9e3779b97f4a7c15ULL + s);
+      std::uniform_real_distribution<double> u(0.0, acc_p);
+      for (unsigned j = 0; j < c.destinations; ++j) {
+        const auto i = static_cast<std::size_t>(std::upper_bound(L.cdf.begin(), L.cdf.end(), u(rng)) - L.cdf.begin());
+        const node_t d = L.row[std::min(i, L.row.size() - 1)].first;
+        if (d != s) walk(d, 1);
+      }
+    });
+  });
+  std::vector<std::uint64_t> acc(slots * P, 0);
+  std::uint64_t weight = 0, hops = 0, cyc = 0;
+  for (const Local& L : locals) {
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += L.acc[i];
+    weight += L.weight;
+    hops += L.hops;
+    cyc += L.cycles;
+  }
+
+  // Loads per unit injection. Uniform: a pair carries 1/(N-1) packets per cycle; a matrix entry
+  // carries its probability; a sampled destination 1/(destinations).
+  const double scale = c.destinations ? 1.0 / c.destinations : matrix.is_uniform() ? 1.0 / (N - 1) : 1.0 / fixed_one;
+  std::vector<std::uint64_t> members(slots * P, 0);  // links per (slot, port)
+  for (node_t v = 0; v < c.nodes; ++v)
+    for (port_t p = 0; p < P; ++p)
+      if (topo.out_link(v, p).present()) ++members[(symmetric ? topo.orbit(v) : v) * std::size_t{P} + p];
+  c.load.assign(std::size_t{c.nodes} * P, 0.0);
+  double sum = 0;
+  std::uint64_t links = 0;
+  for (node_t v = 0; v < c.nodes; ++v)
+    for (port_t p = 0; p < P; ++p) {
+      if (!topo.out_link(v, p).present()) continue;
+      const std::size_t k = (symmetric ? topo.orbit(v) : v) * std::size_t{P} + p;
+      const double x = static_cast<double>(acc[k]) / static_cast<double>(members[k]) * scale;
+      c.load[std::size_t{v} * P + p] = x;
+      sum += x;
+      ++links;
+      c.max_load = std::max(c.max_load, x);
+      const double busy = x * c.cycles[v];
+      if (busy > c.max_busy) c.max_busy = busy, c.busy_node = v, c.busy_port = p;
+    }
+  c.mean_load = links ? sum / static_cast<double>(links) : 0.0;
+  c.bound = c.max_busy > 1.0 ? 1.0 / c.max_busy : 1.0;
+  if (weight) {
+    c.mean_hops = static_cast<double>(hops) / static_cast<double>(weight);
+    c.zero_load_latency = static_cast<double>(cyc) / static_cast<double>(weight);
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+nlohmann::json to_json(const ChannelLoad& c, const Topology& t) {
+  return {{"topology", c.spec},
+          {"traffic", c.traffic},
+          {"method", c.method},
+          {"sources", c.sources},
+          {"destinations_per_source", c.destinations},
+          {"seed", c.seed},
+          {"pes", c.pes},
+          {"nodes", c.nodes},
+          {"max_load", c.max_load},
+          {"mean_load", c.mean_load},
+          {"max_busy", c.max_busy},
+          {"busy_link", {{"node", t.label(c.busy_node)}, {"port", c.busy_port}, {"cycles", c.cycles[c.busy_node]}}},
+          {"bound", c.bound},
+          {"mean_hops", c.mean_hops},
+          {"zero_load_latency", c.zero_load_latency},
+          {"seconds", c.seconds}};
+}
+
+}  // namespace rica
