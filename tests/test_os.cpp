@@ -242,3 +242,32 @@ TEST(Os, LongFlushRestoreIsNotADeadlock) {
 }
 }  // namespace
 }  // namespace rica
+
+namespace rica {
+namespace {
+// Partitions merged and re-split between slices: one job on the whole hypercube, then two jobs
+// on its halves (subcubes), in rotation, under both policies.
+TEST(Os, MergeAndResplitBetweenSlices) {
+  const Topology topo = TopologyRegistry::parse("hypercube:6");
+  for (SwitchPolicy policy : {SwitchPolicy::drain, SwitchPolicy::flush}) {
+    auto whole = traffic_job("uniform", 64, 1.0, 300);
+    auto left = traffic_job("uniform", 32, 1.0, 300);
+    auto right = traffic_job("hotspot", 32, 1.0, 300);
+    std::vector<JobSpec> jobs = {{"whole", whole.get(), range(0, 64)},
+                                 {"left", left.get(), range(0, 32)},
+                                 {"right", right.get(), range(32, 64)}};
+    OsConfig os;
+    os.slots = {{0}, {1, 2}};
+    os.slice = 25;
+    os.policy = policy;
+    const OsStats s = run_jobs(topo, jobs, small_config(2), os);
+    expect_clean(s);
+    EXPECT_GT(s.switches.size(), 20u);
+    EXPECT_EQ(s.jobs[0].delivered, 64u * 300);
+    EXPECT_EQ(s.jobs[1].delivered, 32u * 300);
+    EXPECT_EQ(s.jobs[2].delivered, 32u * 300);
+    EXPECT_EQ(s.jobs[1].foreign_link_packets + s.jobs[2].foreign_link_packets, 0u);
+  }
+}
+}  // namespace
+}  // namespace rica
