@@ -97,10 +97,10 @@ INSTANTIATE_TEST_SUITE_P(Os, TimeSharing,
                          ::testing::Combine(::testing::Values("torus:8x8", "cbanyan:n=3", "cccb:n=2"),
                                             ::testing::Values(SwitchPolicy::drain, SwitchPolicy::flush)),
                          [](const auto& info) {
-                           std::string n = std::get<0>(info.param) + "_" + policy_name(std::get<1>(info.param));
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
+                           std::string label = std::get<0>(info.param) + "_" + policy_name(std::get<1>(info.param));
+                           for (char& ch : label)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return label;
                          });
 
 TEST(Os, TimeSharingIsDeterministicAcrossThreadCounts) {

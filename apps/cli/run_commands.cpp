@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "run_report.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
@@ -40,51 +41,13 @@ struct RunOptions {
   std::string json, csv;
 };
 
-/// "3:1" -> mean 3, spread 1; "4" -> 4, 0.
-std::pair<unsigned, unsigned> parse_packet_words(const std::string& s) {
-  auto num = [&](std::string_view t) {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || p != t.data() + t.size())
-      throw usage_error(fmt::format("--packet-words '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", s));
-    return v;
-  };
-  const auto c = s.find(':');
-  if (c == std::string::npos) return {num(s), 0};
-  return {num(std::string_view(s).substr(0, c)), num(std::string_view(s).substr(c + 1))};
-}
-
 nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineConfig& cfg, const RunStats& st,
                            const App& app, const std::string& traffic) {
-  nlohmann::json j;
-  j["topology"] = t.spec();
-  j["pes"] = t.pes();
-  j["nodes"] = t.nodes();
-  j["threads"] = cfg.threads;
-  j["seed"] = cfg.seed;
+  nlohmann::json j = stats_json(t, cfg, st);
   j["engine"] = o.engine;
   j["traffic"] = traffic;
   j["rate"] = o.rate;
   j["packets_per_pe"] = o.packets;
-  j["config"] = {{"buffer_words", cfg.buffer_words}, {"packet_words", cfg.packet_words},
-                 {"packet_spread", cfg.packet_spread}, {"buffer_classes", cfg.classes ? t.buffer_classes() : 1},
-                 {"classes_enabled", cfg.classes}, {"batch", cfg.batch}, {"block", cfg.block}};
-  j["injected"] = st.injected;
-  j["delivered"] = st.delivered;
-  j["duplicates"] = st.duplicates;
-  j["lost"] = st.lost;
-  j["in_network"] = st.in_network;
-  j["forwarded"] = st.forwarded;
-  j["blocked"] = st.blocked;
-  j["packet_hops"] = st.hops;
-  j["hops_mean"] = st.hops_mean;
-  j["hops_max"] = st.hops_max;
-  j["hop_histogram"] = st.hop_histogram;
-  j["latency_mean"] = st.latency_mean;
-  j["latency_p50"] = st.latency_p50;
-  j["latency_p99"] = st.latency_p99;
-  j["latency_max"] = st.latency_max;
-  j["latency_unit"] = st.latency_unit;
   if (o.engine == "cycle") {
     j["cycles"] = o.cycles;
     j["warmup"] = o.warmup;
@@ -93,40 +56,8 @@ nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineC
     j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)
     j["measured"] = st.measured;
   }
-  j["packets_per_s"] = st.packets_per_s;
-  j["packet_hops_per_s"] = st.packet_hops_per_s;
-  j["link_load_max"] = st.link_load_max;
-  j["link_load_mean"] = st.link_load_mean;
-  j["wall_s"] = st.wall_s;
-  j["peak_rss_kb"] = st.peak_rss_kb;
-  j["bytes_per_pe"] = static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes();
-  j["conservation_ok"] = st.conservation_ok;
-  j["verify_method"] = st.verify_method;
-  j["deadlock"] = st.deadlock;
-  if (st.deadlock) j["deadlock_report"] = st.deadlock_report;
-  j["verified"] = st.app_ok;
-  if (!st.app_message.empty()) j["app_message"] = st.app_message;
   j["app"] = app.summary();
   return j;
-}
-
-void write_csv(const std::string& path, const Topology& t, const RunStats& st) {
-  std::ofstream pe(path);
-  if (!pe) throw usage_error(fmt::format("--csv: cannot write '{}'", path));
-  pe << "pe,label,injected,delivered,forwarded,blocked\n";
-  for (node_t v = 0; v < t.nodes(); ++v)
-    pe << v << ",\"" << t.label(v) << "\"," << (v < t.pes() ? st.pe_injected[v] : 0) << ","
-       << (v < t.pes() ? st.pe_delivered[v] : 0) << "," << st.pe_forwarded[v] << "," << st.pe_blocked[v] << "\n";
-  const std::string links = path.size() > 4 && path.ends_with(".csv") ? path.substr(0, path.size() - 4) + ".links.csv"
-                                                                       : path + ".links.csv";
-  std::ofstream lf(links);
-  if (!lf) throw usage_error(fmt::format("--csv: cannot write '{}'", links));
-  lf << "node,port,peer,packets\n";
-  for (node_t v = 0; v < t.nodes(); ++v)
-    for (port_t p = 0; p < t.ports(); ++p) {
-      const Link l = t.out_link(v, p);
-      if (l.present()) lf << v << "," << p << "," << l.peer << "," << st.link_packets[std::size_t{v} * t.ports() + p] << "\n";
-    }
 }
 
 int run(RunOptions o) {
@@ -149,15 +80,7 @@ int run(RunOptions o) {
   cfg.cycles = o.cycles;
   cfg.warmup = o.warmup;
   cfg.trace = o.trace;
-  if (o.link_cycles == "words") {
-    cfg.link_cycles_words = true;
-  } else if (o.link_cycles != "degree") {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(o.link_cycles.data(), o.link_cycles.data() + o.link_cycles.size(), v);
-    if (ec != std::errc() || p != o.link_cycles.data() + o.link_cycles.size() || v == 0)
-      throw usage_error(fmt::format("--link-cycles '{}' must be degree, words or a positive number", o.link_cycles));
-    cfg.link_cycles = v;
-  }
+  apply_link_cycles(o.link_cycles, cfg);
   validate(cfg);
   TrafficOptions to;
   to.rate = o.rate;
@@ -176,7 +99,7 @@ int run(RunOptions o) {
     if (!f) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
     f << j.dump(2) << "\n";
   }
-  if (!o.csv.empty()) write_csv(o.csv, t, st);
+  if (!o.csv.empty()) write_pe_csv(o.csv, t, st);
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);

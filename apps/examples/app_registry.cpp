@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "reduce.hpp"
+#include "rica/defaults.hpp"
+#include "sort.hpp"
+#include "stencil.hpp"
 
 namespace rica {
 namespace {
@@ -13,10 +16,64 @@ std::unique_ptr<App> make_reduce(const SpecArgs& a, const Topology&) {
   return std::make_unique<examples::TreeReduce>(rounds);
 }
 
+// The application kernels (apps/sort, apps/stencil; docs/apps.md). `rica app` compares them
+// across topologies; here they run on one, e.g. `rica run torus:32x32 --app stencil:grid=64x64`.
+std::unique_ptr<App> make_sort_app(const SpecArgs& a, const Topology& t) {
+  kernels::SortConfig c;
+  c.algorithm = kernels::parse_sort_algorithm(a.text("algorithm"), a.what());
+  c.keys = a.uint("keys");
+  c.distribution = kernels::parse_distribution(a.text("dist"), a.what());
+  if (a.has("file")) {
+    c.file = a.text("file");
+    c.file_keys = std::make_shared<const std::vector<std::uint32_t>>(kernels::read_keys(c.file));
+  }
+  c.keys_per_packet = a.uint("kpp");
+  c.samples = a.uint("samples");
+  c.map = kernels::parse_map(a.text("map"), a.what());
+  if (a.has("pgrid")) c.pgrid = kernels::parse_grid(a.text("pgrid"), a.what());
+  return kernels::make_sort(c, t);
+}
+
+std::unique_ptr<App> make_stencil_app(const SpecArgs& a, const Topology& t) {
+  kernels::StencilConfig c;
+  const kernels::ProcessGrid g = kernels::parse_grid(a.text("grid"), a.what());
+  c.gx = g.px;
+  c.gy = g.py;
+  c.points = a.uint("points");
+  c.iterations = a.uint("iterations");
+  c.values_per_packet = a.uint("vpp");
+  c.boundary = kernels::parse_boundary(a.text("boundary"), a.what());
+  c.map = kernels::parse_map(a.text("map"), a.what());
+  if (a.has("pgrid")) c.pgrid = kernels::parse_grid(a.text("pgrid"), a.what());
+  c.validate(t.pes());
+  return std::make_unique<kernels::Stencil>(c);
+}
+
 std::vector<AppEntry> build() {
   return {
       {"reduce", "binomial-tree sum of one value per PE, broadcast back (docs/programming.md)", "reduce:rounds=5",
        {{"rounds", "1..2^20", "1", "reductions, one after the other"}}, "rounds", make_reduce},
+      {"sort", "sort keys spread over the PEs: bitonic, shear or sample sort (docs/apps.md)",
+       "sort:algorithm=sample,keys=100000,kpp=3",
+       {{"algorithm", "bitonic|shear|sample", defaults::apps::sort_algorithm, "the sorting algorithm"},
+        {"keys", "1..2^32-1", std::to_string(defaults::apps::sort_keys), "keys in all, generated from the run seed"},
+        {"dist", "uniform|few|sorted|reversed", "uniform", "generated keys (few: 16 distinct values)"},
+        {"file", "a readable file", "", "read the keys instead (whitespace-separated unsigned 32-bit)"},
+        {"kpp", "1..3", std::to_string(defaults::apps::keys_per_packet), "keys per packet"},
+        {"samples", "1..65536", std::to_string(defaults::apps::sort_samples), "sample sort: samples per PE"},
+        {"map", "identity|embed|random", defaults::apps::map, "ranks to PEs"},
+        {"pgrid", "PXxPY", "", "shear sort: the process grid (default: the most square)"}},
+       "algorithm", make_sort_app},
+      {"stencil", "2D Jacobi heat diffusion, halos exchanged by packets (docs/apps.md)",
+       "stencil:grid=64x64,points=9,iterations=20",
+       {{"grid", "GXxGY", defaults::apps::stencil_grid, "cells, block-decomposed over the process grid"},
+        {"points", "5|9", std::to_string(defaults::apps::stencil_points), "4 or 8 neighbours"},
+        {"iterations", "1..2^24", std::to_string(defaults::apps::stencil_iterations), "Jacobi iterations"},
+        {"vpp", "1..2", std::to_string(defaults::apps::values_per_packet), "halo doubles per packet"},
+        {"boundary", "periodic|fixed", "periodic", "the grid wraps, or is 0 outside"},
+        {"map", "identity|embed|random", defaults::apps::map, "ranks to PEs"},
+        {"pgrid", "PXxPY", "", "the process grid (default: the most square)"}},
+       "grid", make_stencil_app},
   };
 }
 

@@ -40,6 +40,22 @@ inline constexpr double hotspot_fraction = 0.05;
 inline constexpr unsigned backlog = 8;          ///< open-loop generators pause above this backlog
 }  // namespace traffic
 
+// ---- Application kernels (rica app sort|stencil, apps/sort, apps/stencil; docs/apps.md) -------
+namespace apps {
+inline constexpr const char* map = "identity";          ///< rank -> PE mapping
+inline constexpr const char* sort_algorithm = "bitonic";
+inline constexpr std::uint64_t sort_keys = 16384;       ///< keys in all (spread over the PEs)
+inline constexpr unsigned keys_per_packet = 2;          ///< 1..3 (32-bit keys beside a 32-bit header)
+inline constexpr unsigned sort_samples = 16;            ///< sample sort: samples per PE
+inline constexpr const char* stencil_grid = "256x256";  ///< cells
+inline constexpr unsigned stencil_points = 5;
+inline constexpr unsigned stencil_iterations = 10;
+inline constexpr unsigned values_per_packet = 2;        ///< halo doubles per packet, 1..2
+inline constexpr double stencil_coefficient = 0.2;      ///< u += c * Laplacian(u) per iteration
+/// Kernel state (keys, tiles, the serial reference) above this many bytes is refused (exit 2).
+inline constexpr std::uint64_t memory_limit = std::uint64_t{4} << 30;
+}  // namespace apps
+
 // ---- The default network of `rica topo` / README command (1) --------------------------------
 inline constexpr const char* topology = "cccb:n=4";  ///< CCCB 4x16x16, 1,024 PEs
 

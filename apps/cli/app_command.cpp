@@ -1,0 +1,333 @@
+// `rica app sort|stencil`: one application kernel (apps/sort, apps/stencil) on several
+// topologies, one run each, and a comparison table: messages, hops, latency, completion time,
+// link load, verification. JSON (--json) and CSV (--csv) as for `rica run`. docs/apps.md.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "commands.hpp"
+#include "rica/defaults.hpp"
+#include "rica/engine.hpp"
+#include "rica/registry.hpp"
+#include "run_report.hpp"
+#include "sort.hpp"
+#include "stencil.hpp"
+
+namespace rica::cli {
+namespace {
+
+struct AppOptions {
+  std::vector<std::string> topologies;
+  std::string engine = "async";
+  unsigned threads = defaults::engine::threads;
+  std::uint64_t seed = defaults::engine::seed;
+  unsigned buffer_words = defaults::engine::buffer_words;
+  std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
+  std::string link_cycles = "degree";
+  unsigned batch = defaults::engine::batch, block = defaults::engine::block;
+  std::string map = defaults::apps::map;
+  std::string pgrid;
+  std::string json, csv;
+  bool quiet = false;
+  // sort
+  std::string algorithm = defaults::apps::sort_algorithm;
+  std::uint64_t keys = defaults::apps::sort_keys;
+  std::string keys_file, distribution = "uniform";
+  unsigned keys_per_packet = defaults::apps::keys_per_packet;
+  unsigned samples = defaults::apps::sort_samples;
+  // stencil
+  std::string grid = defaults::apps::stencil_grid;
+  unsigned points = defaults::apps::stencil_points;
+  std::uint32_t iterations = defaults::apps::stencil_iterations;
+  unsigned values_per_packet = defaults::apps::values_per_packet;
+  std::string boundary = "periodic";
+};
+
+/// One kernel, resolved from the options: its description, its configuration JSON, and a
+/// factory that validates it for a topology (usage_error) and builds the App.
+struct Kernel {
+  std::string name, description;
+  nlohmann::json config;
+  std::function<std::unique_ptr<App>(const Topology&)> make;
+};
+
+Kernel sort_kernel(const AppOptions& o) {
+  kernels::SortConfig c;
+  c.algorithm = kernels::parse_sort_algorithm(o.algorithm, "--algorithm");
+  c.keys = o.keys;
+  c.distribution = kernels::parse_distribution(o.distribution, "--distribution");
+  if (!o.keys_file.empty()) {
+    c.file = o.keys_file;
+    c.file_keys = std::make_shared<const std::vector<std::uint32_t>>(kernels::read_keys(o.keys_file));
+  }
+  c.keys_per_packet = o.keys_per_packet;
+  c.samples = o.samples;
+  c.map = kernels::parse_map(o.map, "--map");
+  if (!o.pgrid.empty()) c.pgrid = kernels::parse_grid(o.pgrid, "--pgrid");
+  const std::string input = c.file.empty() ? fmt::format("{} {} keys", c.keys, kernels::distribution_name(c.distribution))
+                                           : fmt::format("{} keys from {}", c.total(), c.file);
+  return {"sort",
+          fmt::format("{} sort, {}, {} key{}/packet, map {}", o.algorithm, input, c.keys_per_packet,
+                      c.keys_per_packet == 1 ? "" : "s", o.map),
+          c.json(), [c](const Topology& t) -> std::unique_ptr<App> { return kernels::make_sort(c, t); }};
+}
+
+Kernel stencil_kernel(const AppOptions& o) {
+  kernels::StencilConfig c;
+  const kernels::ProcessGrid g = kernels::parse_grid(o.grid, "--grid");
+  c.gx = g.px;
+  c.gy = g.py;
+  c.points = o.points;
+  c.iterations = o.iterations;
+  c.values_per_packet = o.values_per_packet;
+  c.boundary = kernels::parse_boundary(o.boundary, "--boundary");
+  c.map = kernels::parse_map(o.map, "--map");
+  if (!o.pgrid.empty()) c.pgrid = kernels::parse_grid(o.pgrid, "--pgrid");
+  return {"stencil",
+          fmt::format("{}-point Jacobi stencil, {}x{} grid, {} iterations, {} value{}/packet, {} boundary, map {}",
+                      c.points, c.gx, c.gy, c.iterations, c.values_per_packet, c.values_per_packet == 1 ? "" : "s",
+                      o.boundary, o.map),
+          c.json(), [c](const Topology& t) -> std::unique_ptr<App> {
+            c.validate(t.pes());
+            return std::make_unique<kernels::Stencil>(c);
+          }};
+}
+
+struct Row {
+  Topology topology;
+  RunStats st;
+  nlohmann::json app;  ///< the kernel's summary()
+};
+
+std::string short_map(const std::string& resolved) { return resolved.substr(0, resolved.find(" (")); }
+
+double per_pe_mean(const Row& r) { return static_cast<double>(r.st.injected) / r.topology.pes(); }
+std::uint64_t per_pe_max(const Row& r) {
+  return r.st.pe_injected.empty() ? 0 : *std::max_element(r.st.pe_injected.begin(), r.st.pe_injected.end());
+}
+/// Completion time: the cycle at which the run ended (cycle engine), else the wall time.
+double completion(const Row& r, bool cycles) {
+  return cycles ? static_cast<double>(r.st.cycles_run) : r.st.wall_s;
+}
+
+/// Columns padded to their widest cell; text columns (`left`) left-aligned, numbers right-aligned.
+void print_table(const std::vector<std::vector<std::string>>& rows, const std::vector<std::size_t>& left) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], r[i].size());
+    }
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      line += std::find(left.begin(), left.end(), i) != left.end()
+                  ? fmt::format("{}{:<{}}", i ? "  " : "", r[i], width[i])
+                  : fmt::format("{}{:>{}}", i ? "  " : "", r[i], width[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+  }
+}
+
+std::string sanitized(const std::string& spec) {
+  std::string s = spec;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+int run_kernel(const AppOptions& o, const Kernel& k) {
+  if (o.engine != "async" && o.engine != "cycle")
+    throw usage_error(fmt::format("--engine '{}' is not available; accepted: async, cycle", o.engine));
+  const bool cycles = o.engine == "cycle";
+  std::vector<Topology> topos;
+  for (const auto& s : o.topologies) topos.push_back(TopologyRegistry::parse(s));
+  EngineConfig cfg;
+  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  cfg.seed = o.seed;
+  cfg.buffer_words = o.buffer_words;
+  std::tie(cfg.packet_words, cfg.packet_spread) = parse_packet_words(o.packet_words);
+  cfg.batch = o.batch;
+  cfg.block = o.block;
+  cfg.progress = !o.quiet;
+  cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
+  apply_link_cycles(o.link_cycles, cfg);
+  validate(cfg);
+  for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run
+  const std::string unit = cycles ? "cycles" : "ns";
+  const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
+                                         o.engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
+  if (!o.quiet) fmt::print(stderr, "{}\n", header);
+  std::vector<Row> rows;
+  bool deadlock = false;
+  for (std::size_t i = 0; i < topos.size(); ++i) {
+    const Topology& t = topos[i];
+    if (!o.quiet) fmt::print(stderr, "  [{}/{}] {} ({} PEs)\n", i + 1, topos.size(), t.spec(), t.pes());
+    auto app = k.make(t);
+    RunStats st = cycles ? run_cycles(t, *app, cfg) : run_async(t, *app, cfg);
+    if (st.deadlock) {
+      std::fprintf(stderr, "rica: %s: %s", t.spec().c_str(), st.deadlock_report.c_str());
+      deadlock = true;
+    }
+    rows.push_back({t, std::move(st), app->summary()});
+  }
+  bool all_ok = true;
+  for (const Row& r : rows) all_ok = all_ok && r.st.app_ok && r.st.conservation_ok;
+
+  nlohmann::json runs = nlohmann::json::array();
+  for (const Row& r : rows) {
+    nlohmann::json j = stats_json(r.topology, cfg, r.st);
+    j["engine"] = o.engine;
+    j["kernel"] = k.name;
+    j["map"] = r.app.value("map_resolved", "");
+    j["messages"] = r.st.injected;
+    j["messages_per_pe_mean"] = per_pe_mean(r);
+    j["messages_per_pe_max"] = per_pe_max(r);
+    j["completion"] = completion(r, cycles);
+    j["completion_unit"] = cycles ? "cycles" : "s";
+    j["finish"] = r.app.value("finish", std::uint64_t{0});  // the last rank's ctx.now() at its end
+    j["finish_unit"] = unit;
+    if (cycles) j["cycles_run"] = r.st.cycles_run;
+    j["app"] = r.app;
+    runs.push_back(std::move(j));
+  }
+  if (!o.json.empty()) {
+    nlohmann::json j = {{"kernel", k.name}, {"config", k.config},   {"engine", o.engine},
+                        {"threads", cfg.threads}, {"seed", cfg.seed}, {"verified", all_ok},
+                        {"runs", runs}};
+    std::ofstream f(o.json);
+    if (!f) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
+    f << j.dump(2) << "\n";
+  }
+  if (!o.csv.empty()) {
+    std::ofstream f(o.csv);
+    if (!f) throw usage_error(fmt::format("--csv: cannot write '{}'", o.csv));
+    f << "topology,pes,nodes,kernel,engine,threads,seed,map,messages,messages_per_pe_mean,messages_per_pe_max,"
+         "packet_hops,hops_mean,hops_max,latency_unit,latency_mean,latency_p50,latency_p99,latency_max,completion,"
+         "completion_unit,finish,wall_s,packets_per_s,packet_hops_per_s,link_load_max,link_load_mean,"
+         "conservation_ok,verified,hop_histogram\n";
+    const std::string stem = o.csv.ends_with(".csv") ? o.csv.substr(0, o.csv.size() - 4) : o.csv;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      const auto& j = runs[i];
+      f << fmt::format("\"{}\",{},{},{},{},{},{},\"{}\",{},{:.3f},{},{},{:.4f},{},{},{:.2f},{:.0f},{:.0f},{:.0f},{:.6g},{},{},"
+                       "{:.6f},{:.6g},{:.6g},{},{:.2f},{},{},\"{}\"\n",
+                       r.topology.spec(), r.topology.pes(), r.topology.nodes(), k.name, o.engine, cfg.threads, cfg.seed,
+                       j["map"].get<std::string>(), r.st.injected, per_pe_mean(r), per_pe_max(r), r.st.hops,
+                       r.st.hops_mean, r.st.hops_max, unit, r.st.latency_mean, r.st.latency_p50, r.st.latency_p99,
+                       r.st.latency_max, completion(r, cycles), cycles ? "cycles" : "s",
+                       j["finish"].get<std::uint64_t>(), r.st.wall_s, r.st.packets_per_s, r.st.packet_hops_per_s,
+                       r.st.link_load_max, r.st.link_load_mean, r.st.conservation_ok, r.st.app_ok,
+                       fmt::join(r.st.hop_histogram, ";"));
+      write_pe_csv(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), r.topology, r.st);
+    }
+  }
+  if (!o.quiet || o.json.empty()) {
+    fmt::print("{}\n\n", header);
+    std::vector<std::vector<std::string>> table = {
+        {"topology", "PEs", "map", "messages", "msg/PE", "max/PE", "hops", "max", fmt::format("latency ({})", unit),
+         "p99", cycles ? "completion (cycles)" : "completion (s)", "link max", "result"}};
+    for (const Row& r : rows)
+      table.push_back({r.topology.spec(), std::to_string(r.topology.pes()), short_map(r.app.value("map_resolved", "")),
+                       std::to_string(r.st.injected), fmt::format("{:.1f}", per_pe_mean(r)),
+                       std::to_string(per_pe_max(r)), fmt::format("{:.2f}", r.st.hops_mean),
+                       std::to_string(r.st.hops_max), fmt::format("{:.1f}", r.st.latency_mean),
+                       fmt::format("{:.0f}", r.st.latency_p99),
+                       cycles ? std::to_string(r.st.cycles_run) : fmt::format("{:.3f}", r.st.wall_s),
+                       std::to_string(r.st.link_load_max),
+                       r.st.deadlock          ? "DEADLOCK"
+                       : !r.st.conservation_ok ? "LOST PACKETS"
+                       : r.st.app_ok           ? "verified"
+                                               : "WRONG"});
+    print_table(table, {0, 2, 12});
+    fmt::print("\nhop histogram (% of packets by hop count):\n");
+    std::size_t w = 0;
+    for (const Row& r : rows) w = std::max(w, r.topology.spec().size());
+    for (const Row& r : rows) {
+      std::string line;
+      const double total = static_cast<double>(std::max<std::uint64_t>(1, r.st.delivered));
+      for (std::size_t h = 0; h < r.st.hop_histogram.size(); ++h)
+        if (r.st.hop_histogram[h])
+          line += fmt::format(" {}:{:.1f}", h, 100.0 * static_cast<double>(r.st.hop_histogram[h]) / total);
+      fmt::print("  {:<{}}{}\n", r.topology.spec(), w, line);
+    }
+    for (const Row& r : rows)
+      if (!r.st.app_ok && !r.st.app_message.empty()) fmt::print("{}: {}\n", r.topology.spec(), r.st.app_message);
+    fmt::print("\nhost:\n");
+    std::vector<std::vector<std::string>> host = {
+        {"topology", "wall (s)", "packets", "packet-hops", "M packets/s", "M packet-hops/s", "peak RSS (MB)"}};
+    for (const Row& r : rows)
+      host.push_back({r.topology.spec(), fmt::format("{:.3f}", r.st.wall_s), std::to_string(r.st.delivered),
+                      std::to_string(r.st.hops), fmt::format("{:.3f}", r.st.packets_per_s / 1e6),
+                      fmt::format("{:.3f}", r.st.packet_hops_per_s / 1e6),
+                      fmt::format("{:.1f}", static_cast<double>(r.st.peak_rss_kb) / 1024)});
+    print_table(host, {0});
+    fmt::print("\nresult: {}\n", all_ok ? "every run verified" : "NOT every run verified");
+  }
+  if (deadlock) return 3;
+  return all_ok ? 0 : 1;
+}
+
+void add_common_options(CLI::App* c, AppOptions& o) {
+  c->add_option("--topology,-t", o.topologies, "Topology spec; repeat to compare several (see 'rica list')")
+      ->required();
+  c->add_option("--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random")
+      ->capture_default_str();
+  c->add_option("--engine", o.engine, "Engine: async (real threads, ns) or cycle (deterministic, cycles)")
+      ->capture_default_str();
+  c->add_option("--threads", o.threads, "Worker threads (0 = all cores)")->capture_default_str();
+  c->add_option("--seed", o.seed, "Seed of the input and every random choice")->capture_default_str();
+  c->add_option("--buffer-words", o.buffer_words, "Words per input port and buffer class")->capture_default_str();
+  c->add_option("--packet-words", o.packet_words, "Packet length MEAN:SPREAD in words (uniform)")
+      ->capture_default_str();
+  c->add_option("--link-cycles", o.link_cycles, "Cycle engine: cycles per packet per link: degree, words, or N")
+      ->capture_default_str();
+  c->add_option("--batch", o.batch, "Packet moves per PE activation")->capture_default_str();
+  c->add_option("--block", o.block, "PEs per scheduling block (1..64)")->capture_default_str();
+  c->add_option("--json", o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs')");
+  c->add_option("--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");
+  c->add_flag("--quiet", o.quiet, "No progress or configuration echo");
+}
+
+}  // namespace
+
+void add_app_command(CLI::App& app, int& status) {
+  auto* a = app.add_subcommand("app", "Run an application kernel (sort, stencil) on several topologies and compare");
+  a->require_subcommand(1);
+
+  auto so = std::make_shared<AppOptions>();
+  auto* s = a->add_subcommand("sort", "Sort keys spread over the PEs: bitonic, shear or sample sort (docs/apps.md)");
+  add_common_options(s, *so);
+  s->add_option("--algorithm", so->algorithm, "bitonic, shear (on the process grid) or sample")
+      ->capture_default_str();
+  s->add_option("--keys", so->keys, "Keys in all, spread over the PEs (generated from the seed)")
+      ->capture_default_str();
+  s->add_option("--keys-file", so->keys_file, "Read the keys from FILE (whitespace-separated unsigned 32-bit)");
+  s->add_option("--distribution", so->distribution, "Generated keys: uniform, few (16 values), sorted, reversed")
+      ->capture_default_str();
+  s->add_option("--keys-per-packet", so->keys_per_packet, "Keys per packet, 1..3 (32-bit keys + a 32-bit header)")
+      ->capture_default_str();
+  s->add_option("--samples", so->samples, "Sample sort: samples per PE")->capture_default_str();
+  s->add_option("--pgrid", so->pgrid, "Shear sort: process grid PXxPY (default: the most square)");
+  s->callback([so, &status] { status = run_kernel(*so, sort_kernel(*so)); });
+
+  auto to = std::make_shared<AppOptions>();
+  auto* t = a->add_subcommand("stencil", "2D Jacobi heat diffusion with halo exchange by packets (docs/apps.md)");
+  add_common_options(t, *to);
+  t->add_option("--grid", to->grid, "Cells GXxGY, block-decomposed over the process grid")->capture_default_str();
+  t->add_option("--points", to->points, "Stencil: 5 (4 neighbours) or 9 (8 neighbours)")->capture_default_str();
+  t->add_option("--iterations", to->iterations, "Jacobi iterations")->capture_default_str();
+  t->add_option("--values-per-packet", to->values_per_packet, "Halo doubles per packet, 1..2")
+      ->capture_default_str();
+  t->add_option("--boundary", to->boundary, "periodic (wraps) or fixed (0 outside)")->capture_default_str();
+  t->add_option("--pgrid", to->pgrid, "Process grid PXxPY (default: the most square)");
+  t->callback([to, &status] { status = run_kernel(*to, stencil_kernel(*to)); });
+}
+
+}  // namespace rica::cli
