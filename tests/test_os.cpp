@@ -96,8 +96,8 @@ TEST_P(TimeSharing, ManySwitchesUnderSaturationLoseNothing) {
 INSTANTIATE_TEST_SUITE_P(Os, TimeSharing,
                          ::testing::Combine(::testing::Values("torus:8x8", "cbanyan:n=3", "cccb:n=2"),
                                             ::testing::Values(SwitchPolicy::drain, SwitchPolicy::flush)),
-                         [](const auto& info) {
-                           std::string label = std::get<0>(info.param) + "_" + policy_name(std::get<1>(info.param));
+                         [](const auto& param_info) {
+                           std::string label = std::get<0>(param_info.param) + "_" + policy_name(std::get<1>(param_info.param));
                            for (char& ch : label)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return label;
