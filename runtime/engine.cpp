@@ -486,15 +486,17 @@ void Engine::run_cycles(const T& t, RunStats& st) {
     if (cycle == cfg.cycles)
       for (JobRt& j : jobs) j.app->window_closed();
     local_arena.execute([&] {
-      // A static partition: each worker steps the same nodes every cycle, so their buffers stay
-      // in its cache. Chunks of 256 nodes keep the tasks few.
-      tbb::parallel_for(
-          tbb::blocked_range<node_t>(0, nodes, std::max<node_t>(256, nodes / (4 * threads) + 1)),
-          [&](const tbb::blocked_range<node_t>& r) {
-            ThreadStats& ts = slot_stats();
-            for (node_t v = r.begin(); v != r.end(); ++v) cycle_step(t, v, ts);
-          },
-          tbb::static_partitioner{});
+      // The cycle is a barrier: what the main thread did between cycles happens before every
+      // step of this cycle, and every step before the main thread's next turn. (TSan cannot see
+      // oneTBB's join inside the uninstrumented libtbb; these annotations state it.)
+      RICA_TSAN_RELEASE(&cycle);
+      tbb::parallel_for(tbb::blocked_range<node_t>(0, nodes, 256), [&](const tbb::blocked_range<node_t>& r) {
+        RICA_TSAN_ACQUIRE(&cycle);
+        ThreadStats& ts = slot_stats();
+        for (node_t v = r.begin(); v != r.end(); ++v) cycle_step(t, v, ts);
+        RICA_TSAN_RELEASE(&tstats);
+      });
+      RICA_TSAN_ACQUIRE(&tstats);
     });
     apply_cycle_effects();
     if (hook) hook->after_cycle(cycle);

@@ -29,5 +29,5 @@ PY
 }
 for rate in 0.05 0.1 0.2; do run torus:32x32 $rate "$CYCLES"; done
 for rate in 0.05 0.1 0.15; do run cccb:n=4 $rate "$CYCLES"; done
-run torus:256x256 0.05 500
-run cccb:n=6 0.05 500
+run torus:256x256 0.01 500
+run hypercube:16 0.05 300
