@@ -25,9 +25,11 @@ namespace {
 template <class T>
 constexpr bool ports_preserved = !std::is_same_v<T, OmegaTopology> && !std::is_same_v<T, FatTreeTopology>;
 
-/// Fixed-point scale of matrix probabilities: integer sums are exact and independent of the
-/// order in which threads add them, so results do not depend on the thread count.
-constexpr double fixed_one = 4294967296.0;  // 2^32
+/// Fixed-point scale of matrix probabilities (a double's 52-bit fraction): integer sums are exact
+/// and independent of the order in which threads add them, so results do not depend on the thread
+/// count. Sums are 128-bit: at most 2^26 sources x 2^16 crossings x 2^52 per link.
+constexpr double fixed_one = 4503599627370496.0;  // 2^52
+__extension__ using acc_t = unsigned __int128;
 
 struct Source {
   node_t node;
@@ -35,8 +37,8 @@ struct Source {
 };
 
 struct Local {
-  std::vector<std::uint64_t> acc;  // [slot * ports + port]: weighted link crossings
-  std::uint64_t weight = 0, hops = 0, cycles = 0;  // weighted pairs, hops, link cycles
+  std::vector<acc_t> acc;  // [slot * ports + port]: weighted link crossings
+  acc_t weight = 0, hops = 0, cycles = 0;  // weighted pairs, hops, link cycles
   TrafficMatrix::Row row;
   std::vector<double> cdf;  // sampled rows
 };
@@ -157,8 +159,8 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
           if (++hops > c.nodes) throw std::logic_error(fmt::format("'{}': route {} -> {} loops", c.spec, s, d));
         }
         L.weight += w;
-        L.hops += w * hops;
-        L.cycles += w * cyc;
+        L.hops += acc_t{w} * hops;
+        L.cycles += acc_t{w} * cyc;
       };
       const bool sampled = c.destinations > 0;
       if (matrix.is_uniform()) {
@@ -199,8 +201,8 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
       }
     });
   });
-  std::vector<std::uint64_t> acc(slots * P, 0);
-  std::uint64_t weight = 0, hops = 0, cyc = 0;
+  std::vector<acc_t> acc(slots * P, 0);
+  acc_t weight = 0, hops = 0, cyc = 0;
   for (const Local& L : locals) {
     for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += L.acc[i];
     weight += L.weight;

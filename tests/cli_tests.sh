@@ -115,4 +115,122 @@ expect_in "reduce" "list shows applications" list
 expect_in "result        verified" "app reduce" run cccb:n=3 --app reduce:rounds=3 --quiet
 check_exit 2 "unknown app" run torus:4x4 --app nosuch
 check_exit 2 "bad app parameter" run torus:4x4 --app reduce:rounds=0
+# ---- rica partition ----
+check_exit 0 "partition c-Banyan" partition cbanyan:n=3 --parts 4
+check_exit 0 "partition cccb dims" partition cccb:n=4 --dims 2:1,1:1
+check_exit 0 "partition open torus block" partition torus:8x8 --cut 0=5
+check_exit 0 "partition search" partition omega:4 --parts 2 --pairs sample
+check_exit 2 "partition K not a power of two" partition cbanyan:n=3 --parts 3
+check_exit 2 "partition K above PEs" partition mesh:4x4 --parts 17
+check_exit 2 "partition K zero" partition mesh:4x4 --parts 0
+check_exit 2 "partition no K" partition torus:4x4
+check_exit 2 "partition ring dimension" partition cccb:n=3 --parts 2 --dims 0
+check_exit 2 "partition dims disagree with K" partition cccb:n=3 --parts 2 --dims 1:2
+check_exit 2 "partition malformed dims" partition cccb:n=3 --dims 1:x
+check_exit 2 "partition cut on c-Banyan" partition cbanyan:n=3 --cut 1=2
+check_exit 2 "partition cut outside" partition mesh:4x4 --cut 0=4
+check_exit 2 "partition bad pairs" partition torus:4x4 --parts 2 --pairs most
+check_exit 2 "partition unknown topology" partition nosuch:3 --parts 2
+expect_in "2^k whole rings" "partition says what K is accepted" partition cbanyan:n=3 --parts 3
+expect_in "4 of 4 closed" "partition closed summary" partition cccb:n=4 --parts 4
+expect_in "OPEN" "partition names open partitions" partition torus:8x8 --cut 0=5
+expect_in "exact-symmetry" "partition method" partition cbanyan:n=7,S=8 --parts 8
+for key in topology rule method parts all_closed partitions pes closed leaving_pairs outside_examples; do
+  expect_in "\"$key\":" "partition json key $key" partition omega:4 --parts 2 --json
+done
+[ "$("$RICA" partition cb2:n=3 --parts 4 --json | grep -c '"closed": true')" = 4 ] || { echo "FAIL [partition json closed flags]"; fail=1; }
+[ "$("$RICA" partition torus:8x8 --cut 0=5 --json | grep -c '"closed": false')" = 1 ] || { echo "FAIL [partition json open flag]"; fail=1; }
+# ---- rica os ----
+check_exit 0 "os drain and flush" os cbanyan:n=3 --rate 0.05 --slice 50 --packets 20 --no-plot --quiet
+check_exit 0 "os in a partition" os cccb:n=2 --parts 2 --rate 0.05 --slice 40 --packets 10 --policy drain --quiet
+check_exit 2 "os one job" os torus:4x4 --job uniform --packets 5
+check_exit 2 "os unknown policy" os torus:4x4 --policy sweep --packets 5
+check_exit 2 "os rate out of range" os torus:4x4 --rate 1.5 --packets 5
+check_exit 2 "os slice zero" os torus:4x4 --slice 0 --packets 5
+check_exit 2 "os bad partition count" os cbanyan:n=3 --parts 3 --packets 5
+check_exit 2 "os unknown job" os torus:4x4 --job uniform --job nosuch --packets 5
+check_exit 2 "os partition index" os cbanyan:n=3 --parts 2 --partition 5 --packets 5
+osj=$(mktemp)
+"$RICA" os torus:4x4 --rate 0.1 --slice 30 --packets 20 --quiet --json "$osj" >/dev/null || { echo "FAIL [os json run]"; fail=1; }
+for key in policies drain flush switches lost duplicates misdelivered switch_cycles_mean detect_cycles_mean runs; do
+  grep -q "\"$key\":" "$osj" || { echo "FAIL [os json key $key]"; fail=1; }
+done
+rm -f "$osj"
+# ---- rica app (application kernels: apps/sort, apps/stencil) ----
+check_exit 0 "app sort" app sort -t torus:4x4 -t hypercube:4 --keys 101 --quiet
+check_exit 0 "app sort shear cycle" app sort -t torus:4x4 --algorithm shear --keys 37 --engine cycle --quiet
+check_exit 0 "app stencil" app stencil -t torus8:4 -t debruijn:4 --grid 13x9 --points 9 --iterations 3 --map embed --quiet
+expect_in "result: every run verified" "app comparison table" app stencil -t torus:4x4 -t cccb:n=2 --grid 16x16 --iterations 2 --quiet
+expect_in "gray" "app embed on a hypercube" app stencil -t hypercube:4 --grid 8x8 --map embed --iterations 1 --quiet
+check_exit 2 "app zero keys" app sort -t torus:4x4 --keys 0
+check_exit 2 "app unknown mapping" app sort -t torus:4x4 --map diagonal
+check_exit 2 "app grid beyond memory" app stencil -t torus:32x32 --grid 200000x200000
+check_exit 2 "app grid below process grid" app stencil -t torus:4x4 --grid 3x8
+check_exit 2 "app unknown algorithm" app sort -t torus:4x4 --algorithm quick
+check_exit 2 "app keys per packet" app sort -t torus:4x4 --keys-per-packet 4
+check_exit 2 "app bad points" app stencil -t torus:4x4 --points 7
+check_exit 2 "app bad boundary" app stencil -t torus:4x4 --boundary open
+check_exit 2 "app pgrid mismatch" app stencil -t torus:4x4 --pgrid 3x3
+check_exit 2 "app missing topology" app sort --keys 10
+check_exit 2 "app unknown topology" app sort -t nosuch:3
+check_exit 2 "app unreadable keys file" app sort -t torus:4x4 --keys-file /nonexistent/keys.txt
+check_exit 2 "app unknown engine" app stencil -t torus:4x4 --engine warp
+check_exit 2 "app sort option on stencil" app stencil -t torus:4x4 --keys 5
+kf=$(mktemp); printf '9 3 7\n1 x\n' > "$kf"
+check_exit 2 "app malformed keys file" app sort -t torus:4x4 --keys-file "$kf"
+printf '9 3 7 4294967295\n0 1\n' > "$kf"
+expect_in "result: every run verified" "app keys from a file" app sort -t torus:4x4 --keys-file "$kf" --algorithm sample --quiet
+rm -f "$kf"
+aj=$(mktemp); ac=$(mktemp --suffix=.csv)
+"$RICA" app sort -t torus:4x4 -t cccb:n=2 --algorithm sample --keys 500 --quiet --json "$aj" --csv "$ac" > /dev/null \
+  || { echo "FAIL [app json run]"; fail=1; }
+for key in kernel config verified runs messages messages_per_pe_mean messages_per_pe_max hops_mean hop_histogram \
+           latency_mean latency_p99 completion link_load_max map; do
+  grep -q "\"$key\":" "$aj" || { echo "FAIL [app json key $key]"; fail=1; }
+done
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j['verified'] is True and len(j['runs'])==2 else 1)" "$aj" \
+  || { echo "FAIL [app json verified/runs]"; fail=1; }
+head -1 "$ac" | grep -q "^topology,pes,nodes,kernel,engine" || { echo "FAIL [app csv header]"; fail=1; }
+[ "$(tail -n +2 "$ac" | wc -l)" = 2 ] || { echo "FAIL [app csv rows]"; fail=1; }
+[ -s "${ac%.csv}.torus_4x4.csv" ] && [ -s "${ac%.csv}.torus_4x4.links.csv" ] || { echo "FAIL [app per-PE csv]"; fail=1; }
+rm -f "$aj" "$ac" "${ac%.csv}".*.csv
+c1=$("$RICA" app stencil -t torus:4x4 --grid 12x12 --engine cycle --threads 1 --quiet | grep -m1 '^torus')
+c2=$("$RICA" app stencil -t torus:4x4 --grid 12x12 --engine cycle --threads 2 --quiet | grep -m1 '^torus')
+[ "$c1" = "$c2" ] || { echo "FAIL [app cycle engine differs between 1 and 2 threads]"; echo "$c1"; echo "$c2"; fail=1; }
+expect_in "result        verified" "run --app sort" run torus:4x4 --app sort:sample,keys=300,kpp=3 --quiet
+expect_in "result        verified" "run --app stencil" run torus:4x4 --app stencil:grid=10x10,points=9 --quiet
+check_exit 2 "run --app stencil too small" run torus:4x4 --app stencil:grid=2x2
+# ---- experiment / bound ----
+ex=$(mktemp -d)
+exq=(experiment mdce-1024 --quick --networks CCCB,2DT --patterns uniform,hotspot,mesh --cycles 600 --no-plot)
+"$RICA" "${exq[@]}" --jobs 1 --out "$ex/a" > /dev/null 2>&1 || { echo "FAIL [experiment quick]"; fail=1; }
+for f in points.csv table.csv table.json table.md config.json; do
+  [ -s "$ex/a/$f" ] || { echo "FAIL [experiment writes $f]"; fail=1; }
+done
+head -1 "$ex/a/points.csv" | grep -q "^network,pattern,topology,traffic,rate,offered,accepted,delivered,latency_mean" \
+  || { echo "FAIL [experiment points header]"; fail=1; }
+# 2 networks x (4 uniform + 4 hotspot + 4 paced-mesh rates and the closed loop)
+[ "$(tail -n +2 "$ex/a/points.csv" | wc -l)" = 26 ] || { echo "FAIL [experiment points rows]"; fail=1; }
+[ "$(tail -n +2 "$ex/a/table.csv" | wc -l)" = 6 ] || { echo "FAIL [experiment table rows]"; fail=1; }
+grep -q "| CCCB | \`cccb:n=4\` |" "$ex/a/table.md" || { echo "FAIL [experiment table.md]"; fail=1; }
+"$RICA" "${exq[@]}" --jobs 2 --out "$ex/b" > /dev/null 2>&1 || { echo "FAIL [experiment quick, 2 jobs]"; fail=1; }
+cmp -s "$ex/a/points.csv" "$ex/b/points.csv" && cmp -s "$ex/a/table.csv" "$ex/b/table.csv" \
+  || { echo "FAIL [experiment results depend on --jobs]"; fail=1; }
+if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
+  "$RICA" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 400 --out "$ex/c" > /dev/null 2>&1 \
+    && [ -s "$ex/c/uniform.png" ] && [ -s "$ex/c/uniform.svg" ] || { echo "FAIL [experiment figures]"; fail=1; }
+fi
+rm -rf "$ex"
+expect_in "mdce-1024" "experiment list" experiment --list
+check_exit 2 "experiment unknown" experiment mdce --out /tmp/rica-never
+check_exit 2 "experiment no name" experiment
+check_exit 2 "experiment bad out" experiment mdce-1024 --quick --out /dev/null/x
+check_exit 2 "experiment bad network" experiment mdce-1024 --networks CCCB,XY
+check_exit 2 "experiment pattern not in set-up" experiment rwc1 --patterns localized
+expect_in "unknown experiment 'mdce'; valid: mdce-1024, rwc1" "experiment lists names" experiment mdce
+expect_in "exact-symmetry" "bound" bound torus:8x8 cccb:n=3
+expect_in "0.05534" "bound torus 16x16" bound torus:16x16
+check_exit 2 "bound bad link time" bound torus:4x4 --link-cycles fast
+check_exit 2 "bound unknown traffic" bound torus:4x4 --traffic nosuch
+check_exit 2 "bound impossible pattern" bound torus:4x2 --traffic mesh
 exit $fail

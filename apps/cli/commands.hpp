@@ -12,5 +12,14 @@ void add_topology_commands(CLI::App& app);
 void add_run_commands(CLI::App& app, int& status);
 /// `rica sweep`.
 void add_sweep_command(CLI::App& app);
+/// `rica app sort|stencil`; `status` receives the exit status (1 unverified, 3 on deadlock).
+void add_app_command(CLI::App& app, int& status);
+/// `rica experiment` and `rica bound` (apps/cli/experiment_command.cpp).
+void add_experiment_commands(CLI::App& app);
+/// `rica partition`.
+void add_partition_command(CLI::App& app);
+
+/// `rica os` (time sharing: drain vs flush).
+void add_os_command(CLI::App& app);
 
 }  // namespace rica::cli

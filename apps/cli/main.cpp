@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   rica::cli::add_topology_commands(app);
   rica::cli::add_run_commands(app, status);
   rica::cli::add_sweep_command(app);
+  rica::cli::add_os_command(app);
+  rica::cli::add_app_command(app, status);
+  rica::cli::add_experiment_commands(app);
+  rica::cli::add_partition_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

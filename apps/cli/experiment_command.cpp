@@ -1,0 +1,268 @@
+// `rica experiment`: the papers' dynamic experiments (apps/experiments) — every network under
+// every pattern as a latency-throughput sweep on the cycle engine, with figures in the papers'
+// form, a table of zero-load latency and saturation throughput, and the channel-load bound.
+// `rica bound`: the channel-load bound of any topology and pattern.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "commands.hpp"
+#include "experiment.hpp"
+#include "rica/channel_load.hpp"
+#include "rica/registry.hpp"
+#include "sweep.hpp"
+#include "traffic.hpp"
+
+namespace rica::cli {
+namespace {
+
+using namespace rica::experiments;
+
+struct ExperimentOptions {
+  std::string name;
+  std::string out;  ///< default out/experiments/<name>
+  bool quick = false, no_plot = false, list = false;
+  std::string networks, patterns;  ///< comma lists; empty = all of the set-up
+  std::uint64_t cycles = 0;        ///< 0 = the set-up's (quick: 2,000)
+  unsigned jobs = 0;               ///< runs at once; 0 = one per core
+  unsigned threads = 1;            ///< threads per run
+  std::uint64_t seed = defaults::engine::seed;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// The set-up's networks (or patterns) named in `filter` (labels or specs), in set-up order.
+std::vector<Network> pick_networks(const Setup& s, const std::string& filter) {
+  if (filter.empty()) return s.networks;
+  std::vector<Network> out;
+  for (const auto& want : split(filter)) {
+    auto it = std::find_if(s.networks.begin(), s.networks.end(),
+                           [&](const Network& n) { return n.label == want || n.spec == want; });
+    if (it == s.networks.end()) {
+      std::string valid;
+      for (const auto& n : s.networks) valid += (valid.empty() ? "" : ", ") + n.label;
+      throw usage_error(fmt::format("--networks: '{}' is not a network of '{}'; valid: {}", want, s.name, valid));
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<std::string> pick_patterns(const Setup& s, const std::string& filter) {
+  if (filter.empty()) return s.patterns;
+  std::vector<std::string> out;
+  for (const auto& want : split(filter)) {
+    if (std::find(s.patterns.begin(), s.patterns.end(), want) == s.patterns.end()) {
+      std::string valid;
+      for (const auto& p : s.patterns) valid += (valid.empty() ? "" : ", ") + p;
+      throw usage_error(fmt::format("--patterns: '{}' is not a pattern of '{}'; valid: {}", want, s.name, valid));
+    }
+    out.push_back(want);
+  }
+  return out;
+}
+
+std::string duration(double s) {
+  const auto t = static_cast<long>(s + 0.5);
+  return t >= 60 ? fmt::format("{}m{:02d}s", t / 60, t % 60) : fmt::format("{}s", t);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f || !(f << text)) throw usage_error(fmt::format("--out: cannot write '{}'", path));
+}
+
+void list_experiments() {
+  for (const Setup& s : setups()) {
+    fmt::print("{:<10} {}\n           source: {}\n           networks:", s.name, s.title, s.source);
+    for (const auto& n : s.networks) fmt::print(" {}={}", n.label, n.spec);
+    fmt::print("\n           patterns:");
+    for (const auto& p : s.patterns) fmt::print(" {}", p);
+    fmt::print("\n");
+  }
+}
+
+void experiment(const ExperimentOptions& o) {
+  if (o.list) {
+    list_experiments();
+    return;
+  }
+  if (o.name.empty()) throw usage_error("experiment: give a name (see rica experiment --list)");
+  const Setup& setup = setup_by_name(o.name);
+  const auto networks = pick_networks(setup, o.networks);
+  const auto patterns = pick_patterns(setup, o.patterns);
+  EngineConfig cfg = engine_config(setup);
+  cfg.cycles = o.cycles ? o.cycles : o.quick ? 2000 : setup.cycles;
+  cfg.threads = std::max(1u, o.threads);
+  cfg.seed = o.seed;
+  validate(cfg);
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+  const unsigned seeds_hot = o.quick ? 1 : setup.hotspot_seeds;
+
+  const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    throw usage_error(fmt::format("--out: cannot create directory '{}'{}", out, ec ? ": " + ec.message() : ""));
+  write_file(out + "/points.csv", points_csv_header());  // fail now, not after the sweep
+
+  // Every sweep's rates come from its pattern's channel-load bound.
+  struct Group {
+    std::string pattern;
+    Network net;
+    ChannelLoad load;
+    std::size_t first = 0, count = 0;  // its jobs
+  };
+  std::vector<Group> groups;
+  std::vector<SweepJob> sweep_jobs;
+  std::map<std::string, std::vector<double>> grids;
+  for (const auto& pattern : patterns)
+    for (const auto& net : networks) {
+      const Topology t = TopologyRegistry::parse(net.spec);
+      Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, cfg.seed), cfg)};
+      const bool paced = pattern == "mesh";
+      const auto rates = rate_grid(g.load.bound, o.quick, paced, grid_reach(pattern));
+      grids[net.label + " " + pattern] = rates;
+      g.first = sweep_jobs.size();
+      const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : 1;
+      for (unsigned k = 0; k < seeds; ++k)
+        for (double r : rates) sweep_jobs.push_back({net.label, t, pattern, r, cfg.seed + k, paced});
+      g.count = sweep_jobs.size() - g.first;
+      groups.push_back(std::move(g));
+    }
+  fmt::print(stderr, "rica experiment {}: {} networks x {} patterns, {} runs of {} cycles, {} at a time\n", setup.name,
+             networks.size(), patterns.size(), sweep_jobs.size(), cfg.cycles, jobs);
+
+  const bool tty = isatty(STDERR_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t last_tenth = 0;
+  const auto progress = [&](std::size_t done, std::size_t total, const SweepPoint& p) {
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string eta = done < total ? ", ETA " + duration(el / static_cast<double>(done) * static_cast<double>(total - done)) : "";
+    if (tty) {
+      std::fprintf(stderr, "\r  [%zu/%zu] %s %s rate %.4g: accepted %.4f, latency %.1f  (%s%s)      ", done, total,
+                   p.network.c_str(), p.traffic.c_str(), p.rate, p.accepted, p.latency_mean, duration(el).c_str(),
+                   eta.c_str());
+    } else if (done * 10 / total > last_tenth) {
+      last_tenth = done * 10 / total;
+      std::fprintf(stderr, "  [%zu/%zu] %s%s\n", done, total, duration(el).c_str(), eta.c_str());
+    }
+  };
+  const auto points = run_sweep(sweep_jobs, cfg, jobs, progress);
+  if (tty) std::fprintf(stderr, "\n");
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::string csv = points_csv_header();
+  std::vector<Summary> rows;
+  for (const Group& g : groups) {
+    const std::vector<SweepPoint> pts(points.begin() + static_cast<std::ptrdiff_t>(g.first),
+                                      points.begin() + static_cast<std::ptrdiff_t>(g.first + g.count));
+    for (const auto& p : pts) csv += points_csv_row(p, g.pattern);
+    rows.push_back(summarize(pts, g.load));
+  }
+  write_file(out + "/points.csv", csv);
+  write_file(out + "/table.csv", table_csv(rows));
+  write_file(out + "/table.json", table_json(rows).dump(2) + "\n");
+  write_file(out + "/table.md", table_markdown(setup, rows));
+  nlohmann::json config = config_json(setup, cfg, o.quick, grids);
+  config["networks_run"] = nlohmann::json::array();
+  for (const auto& n : networks) config["networks_run"].push_back(n.label);
+  config["patterns_run"] = patterns;
+  config["hotspot_seeds"] = seeds_hot;
+  config["runs"] = sweep_jobs.size();
+  config["jobs"] = jobs;
+  config["threads_per_run"] = cfg.threads;
+  config["wall_s"] = wall;
+  write_file(out + "/config.json", config.dump(2) + "\n");
+
+  fmt::print("{}", table_markdown(setup, rows));
+  fmt::print("\nexperiment written to {} ({} runs in {})\n", out, sweep_jobs.size(), duration(wall));
+  if (!o.no_plot) run_plot_script("plot_experiment.py", {out + "/points.csv", "--config", out + "/config.json"});
+}
+
+// ---- rica bound ----------------------------------------------------------------------------------
+
+struct BoundOptions {
+  std::vector<std::string> topologies;
+  std::string traffic = defaults::traffic::pattern;
+  std::string link_cycles = "degree";
+  std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
+  std::string json;
+  bool all_pairs = false;
+};
+
+void bound(const BoundOptions& o) {
+  EngineConfig cfg;
+  set_link_cycles(cfg, o.link_cycles);
+  set_packet_words(cfg, o.packet_words);
+  validate(cfg);
+  ChannelLoadOptions opt;
+  opt.force_all_pairs = o.all_pairs;
+  nlohmann::json all = nlohmann::json::array();
+  fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
+             "max load", "busiest link (cycles)", "bound");
+  for (const auto& spec : o.topologies) {
+    const Topology t = TopologyRegistry::parse(spec);
+    const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t), cfg, opt);
+    const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);
+    fmt::print("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
+               c.zero_load_latency, c.max_load, busy, c.bound);
+    nlohmann::json j = to_json(c, t);
+    j["link_cycles"] = o.link_cycles;
+    all.push_back(j);
+  }
+  fmt::print("traffic {}, link time {}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
+             "every cycle\n", TrafficRegistry::canonical(o.traffic), o.link_cycles);
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    if (!f || !(f << all.dump(2) << "\n")) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
+  }
+}
+
+}  // namespace
+
+void add_experiment_commands(CLI::App& app) {
+  auto o = std::make_shared<ExperimentOptions>();
+  auto* e = app.add_subcommand("experiment", "Reproduce a paper's dynamic experiment: sweeps, figures, tables");
+  e->add_option("name", o->name, "Experiment: mdce-1024 or rwc1 (see --list)");
+  e->add_option("--out", o->out, "Output directory [default: out/experiments/<name>]");
+  e->add_flag("--quick", o->quick, "4 rates per sweep, 2,000 cycles, one hot-spot seed");
+  e->add_option("--networks", o->networks, "Only these networks (labels or specs, comma separated)");
+  e->add_option("--patterns", o->patterns, "Only these patterns (comma separated)");
+  e->add_option("--cycles", o->cycles, "Injection window in cycles [default: the paper's; quick 2,000]");
+  e->add_option("--jobs", o->jobs, "Runs at once (results do not depend on it) [default: cores / threads]");
+  e->add_option("--threads", o->threads, "Threads per run")->capture_default_str();
+  e->add_option("--seed", o->seed, "Seed of the first trial")->capture_default_str();
+  e->add_flag("--no-plot", o->no_plot, "Write the CSV and tables only");
+  e->add_flag("--list", o->list, "List the experiments");
+  e->callback([o] { experiment(*o); });
+
+  auto b = std::make_shared<BoundOptions>();
+  auto* c = app.add_subcommand("bound", "Channel load and saturation bound of a traffic pattern on topologies");
+  c->add_option("topology", b->topologies, "One or more topology specs")->required();
+  c->add_option("--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)")->capture_default_str();
+  c->add_option("--link-cycles", b->link_cycles, "Cycles per packet per link: degree, words or N")->capture_default_str();
+  c->add_option("--packet-words", b->packet_words, "Packet length MEAN:SPREAD (for --link-cycles words)")
+      ->capture_default_str();
+  c->add_flag("--all-pairs", b->all_pairs, "Walk every pair even when a symmetry or sampling would do");
+  c->add_option("--json", b->json, "Write the figures as JSON to FILE");
+  c->callback([b] { bound(*b); });
+}
+
+}  // namespace rica::cli

@@ -1,0 +1,421 @@
+// The papers' dynamic experiments: set-ups, traffic matrices, the paced mesh emulation, rate
+// grids and saturation figures (experiment.hpp).
+#include "experiment.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace rica::experiments {
+
+// ---- PacedMeshEmulation ---------------------------------------------------------------------------
+
+PacedMeshEmulation::PacedMeshEmulation(const traffic::MeshLayout& layout, double rate, std::uint64_t max_rounds)
+    : layout_(layout), rate_(rate), max_rounds_(0) {
+  if (!(rate > 0.0 && rate <= 1.0))
+    throw usage_error(fmt::format("traffic 'mesh': rate = {} is out of range (0, 1]", rate));
+  if (max_rounds < 1 || max_rounds > std::numeric_limits<std::uint32_t>::max() / 4)
+    throw usage_error(fmt::format("traffic 'mesh': {} rounds per PE is out of range", max_rounds));
+  max_rounds_ = static_cast<std::uint32_t>(max_rounds);
+}
+
+void PacedMeshEmulation::setup(Machine& m) {
+  if (m.pes() != layout_.side * layout_.side)
+    throw std::logic_error(fmt::format("traffic 'mesh' was built for {} PEs, run on {}", layout_.side * layout_.side,
+                                       m.pes()));
+  handler_ = m.add_handler([this](Context& ctx, const Packet& p) { on_packet(ctx, p); });
+  pe_.assign(m.pes(), PeState{});
+}
+
+bool PacedMeshEmulation::generate(Context& ctx) {
+  PeState& s = pe_[ctx.pe()];
+  if (s.started >= max_rounds_) return false;
+  // Our last round's 4 packets are in (neighbours may already have sent the round we start).
+  if (s.completed >= s.started && (rate_ >= 1.0 || ctx.rng().uniform() < rate_)) {
+    for (node_t nb : layout_.neighbours(ctx.pe())) ctx.send(nb, handler_, s.started);
+    ++s.started;
+  }
+  return true;
+}
+
+void PacedMeshEmulation::on_packet(Context& ctx, const Packet& p) {
+  PeState& s = pe_[ctx.pe()];
+  ++s.received;
+  const std::uint64_t round = p.payload[0];
+  if (round < s.completed || round > s.completed + 1) {
+    ++s.stray;
+    return;
+  }
+  ++s.arrived[round & 1];
+  while (s.arrived[s.completed & 1] >= 4) {  // a round's 4 packets are in; the next may be too
+    s.arrived[s.completed & 1] -= 4;
+    ++s.completed;
+  }
+}
+
+std::vector<std::uint32_t> PacedMeshEmulation::started() const {
+  std::vector<std::uint32_t> out;
+  for (const auto& s : pe_) out.push_back(s.started);
+  return out;
+}
+
+std::vector<std::uint32_t> PacedMeshEmulation::completed() const {
+  std::vector<std::uint32_t> out;
+  for (const auto& s : pe_) out.push_back(s.completed);
+  return out;
+}
+
+bool PacedMeshEmulation::verify(std::string& why) const {
+  // Every PE receives one packet per round from each PE that lists it as a neighbour.
+  std::vector<std::uint64_t> expect(pe_.size(), 0);
+  for (node_t q = 0; q < pe_.size(); ++q)
+    for (node_t nb : layout_.neighbours(q)) expect[nb] += pe_[q].started;
+  for (std::size_t pe = 0; pe < pe_.size(); ++pe) {
+    const PeState& s = pe_[pe];
+    if (s.stray) {
+      why = fmt::format("mesh emulation: PE {} got {} packets outside its round window", pe, s.stray);
+      return false;
+    }
+    if (s.received != expect[pe] || s.completed > s.started + 1) {
+      why = fmt::format("mesh emulation: PE {} received {} packets, its neighbours sent it {} (rounds {} started, {} "
+                        "completed)", pe, s.received, expect[pe], s.started, s.completed);
+      return false;
+    }
+  }
+  return true;
+}
+
+nlohmann::json PacedMeshEmulation::summary() const {
+  std::uint64_t started = 0, completed = 0;
+  for (const auto& s : pe_) started += s.started, completed += s.completed;
+  return {{"pattern", "mesh"}, {"paced", true}, {"side", layout_.side}, {"rate", rate_},
+          {"rounds_started", started}, {"rounds_completed", completed}};
+}
+
+// ---- Traffic matrices -----------------------------------------------------------------------------
+
+std::vector<double> localized_offsets(std::uint32_t k) {
+  std::vector<double> q(k, 0.0);
+  if (k <= 1) {
+    q.assign(1, 1.0);
+    return q;
+  }
+  // round(Exp(mean)) = m with probability P(m - 1/2 <= X < m + 1/2) (m = 0: X < 1/2); the offset
+  // is m mod k with a random sign (the sign of 0 and of k/2 makes no difference).
+  const double mean = (static_cast<double>(k) - 1.0) / 2.0;
+  for (std::uint64_t m = 0;; ++m) {
+    const double lo = m == 0 ? 0.0 : static_cast<double>(m) - 0.5, hi = static_cast<double>(m) + 0.5;
+    const double p = std::exp(-lo / mean) - std::exp(-hi / mean);
+    const auto d = static_cast<std::uint32_t>(m % k);
+    if (d == 0) {
+      q[0] += p;
+    } else {
+      q[d] += p / 2;
+      q[k - d] += p / 2;
+    }
+    if (std::exp(-hi / mean) < 1e-18) break;
+  }
+  return q;
+}
+
+TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::uint64_t seed) {
+  const std::string name = TrafficRegistry::canonical(spec);
+  if (TrafficRegistry::by_name(name.substr(0, name.find(':'))).closed_loop) {  // the mesh emulation
+    const traffic::MeshLayout mesh(traffic::PeSpace::of(t));
+    return TrafficMatrix(name, [mesh](node_t s, TrafficMatrix::Row& r) {
+      for (node_t nb : mesh.neighbours(s)) r.emplace_back(nb, 0.25);
+    });
+  }
+  const traffic::Pattern pattern = TrafficRegistry::pattern(spec, t, seed);
+  return std::visit(
+      [&](const auto& p) -> TrafficMatrix {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, traffic::Uniform>) {
+          return TrafficMatrix::uniform();
+        } else if constexpr (std::is_same_v<P, traffic::Quarter>) {
+          return TrafficMatrix(name, [part = p.part](node_t s, TrafficMatrix::Row& r) {
+            const node_t base = s - s % part;
+            for (node_t d = base; d < base + part; ++d)
+              if (d != s) r.emplace_back(d, 1.0 / (part - 1));
+          });
+        } else if constexpr (std::is_same_v<P, traffic::Hotspot>) {
+          return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
+            const double f = s == p.hot ? 0.0 : p.fraction, u = (1.0 - f) / (p.n - 1);
+            for (node_t d = 0; d < p.n; ++d)
+              if (d != s) r.emplace_back(d, u + (d == p.hot ? f : 0.0));
+          });
+        } else if constexpr (std::is_same_v<P, traffic::Localized>) {
+          // Offsets are independent per coordinate; the redraw removes the all-zero offset.
+          std::vector<std::vector<double>> q;
+          double zero = 1;
+          for (auto k : p.shape) {
+            q.push_back(localized_offsets(k));
+            zero *= q.back()[0];
+          }
+          return TrafficMatrix(name, [shape = p.shape, q, norm = 1.0 / (1.0 - zero)](node_t s, TrafficMatrix::Row& r) {
+            const Coords c = to_coords(shape, s);
+            const auto n = static_cast<node_t>(shape_size(shape));
+            for (node_t d = 0; d < n; ++d) {
+              if (d == s) continue;
+              double prob = norm;
+              node_t rem = d;
+              for (std::size_t i = 0; i < shape.size(); ++i) {
+                const std::uint32_t k = shape[i], x = rem % k;
+                rem /= k;
+                prob *= q[i][(x + k - c[i]) % k];
+              }
+              r.emplace_back(d, prob);
+            }
+          });
+        } else {  // deterministic: one destination (a self-mapped PE sends nothing)
+          return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
+            Rng unused;
+            r.emplace_back(p(s, unused), 1.0);
+          });
+        }
+      },
+      pattern);
+}
+
+// ---- Set-ups --------------------------------------------------------------------------------------
+
+const std::vector<Setup>& setups() {
+  static const std::vector<Setup> all = [] {
+    Setup mdce;
+    mdce.name = "mdce-1024";
+    mdce.title = "MDCE paper, section 5: 1,024 PEs, link time = in+out degree, 32-word buffers";
+    mdce.source = "dce-mdce-networks §5, Figs 7-11";
+    mdce.networks = {{"(CB)^2", "cb2:n=4"},         {"CCCB", "cccb:n=4"},     {"CB", "cbanyan:n=7,S=8"},
+                     {"CCC", "ccc:n=7,S=8"},        {"2MD", "mesh:32x32"},    {"2DT", "torus:32x32"},
+                     {"3DT", "torus:8x8x16"},       {"FT", "fattree:10"},     {"MIN", "omega:10"}};
+    mdce.patterns = {"uniform", "quarter", "hotspot", "mesh", "localized"};
+    mdce.figures = {{"uniform", "Fig. 7"}, {"quarter", "Fig. 8"}, {"hotspot", "Fig. 9"}, {"mesh", "Fig. 10"},
+                    {"localized", "Fig. 11"}};
+    mdce.link_cycles = "degree";
+    mdce.buffer_words = 32;
+    mdce.notes = {
+        "The paper gives no packet length: RWC-1's 3 +- 1 words (uniform) is used.",
+        "Mesh emulation is paced (a PE starts its next round with probability `rate` per cycle once its last "
+        "round is complete) so that it draws a curve; rate 1 is the plain closed loop.",
+        "CB and CCC at 8x128 wire the added 8th column's cross link to flip bit 0 (topologies.md note 2).",
+        "The hot-spot sweep is repeated with seeds 1..3 (the paper: results vary a lot between trials)."};
+    Setup rwc;
+    rwc.name = "rwc1";
+    rwc.title = "RWC-1 paper, section 3.4: 1,024 PEs, one word per cycle per link, 16-word buffers";
+    rwc.source = "rwc1-interconnect §3.4, Figs 6-9";
+    rwc.networks = {{"CB", "cbanyan:n=7,S=8"}, {"(CB)^2", "cb2:n=4"},   {"CCCB", "cccb:n=4"},
+                    {"MIN", "omega:10"},       {"2MD", "mesh:32x32"},   {"2DT", "torus:32x32"}};
+    rwc.patterns = {"uniform", "quarter", "hotspot", "mesh"};
+    rwc.x_axis = {{"uniform", "interval"}, {"quarter", "interval"}, {"hotspot", "accepted"}, {"mesh", "accepted"}};
+    rwc.figures = {{"uniform", "Fig. 6"}, {"quarter", "Fig. 7"}, {"hotspot", "Fig. 8"}, {"mesh", "Fig. 9"}};
+    rwc.link_cycles = "words";
+    rwc.buffer_words = 16;
+    rwc.notes = {
+        "The paper does not state link timing: one word per cycle (a 3-word packet holds a link 3 cycles).",
+        "Adaptive CB (the paper's adaptive-routing c-Banyan) is not modelled: every routing here is deterministic.",
+        "The paper does not state its run length: 10,000 cycles as in the MDCE paper.",
+        "Mesh emulation is paced as in mdce-1024; the hot-spot sweep uses seeds 1..3."};
+    return std::vector<Setup>{mdce, rwc};
+  }();
+  return all;
+}
+
+const Setup& setup_by_name(const std::string& name) { return find_entry(setups(), name, "experiment"); }
+
+EngineConfig engine_config(const Setup& s) {
+  EngineConfig cfg;
+  cfg.buffer_words = s.buffer_words;
+  cfg.packet_words = s.packet_words;
+  cfg.packet_spread = s.packet_spread;
+  cfg.cycles = s.cycles;
+  set_link_cycles(cfg, s.link_cycles);
+  return cfg;
+}
+
+std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach) {
+  static const std::vector<double> full{0.03, 0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 1.0, 1.2, 1.6};
+  static const std::vector<double> few{0.05, 0.5, 0.9, 1.5};
+  std::vector<double> r;
+  for (double f : quick ? few : full) {
+    const double x = std::min(1.0, f * reach / 1.6 * bound / (paced_mesh ? 4.0 : 1.0));
+    const double scale = std::pow(10.0, 3 - std::floor(std::log10(x)));  // 4 significant digits
+    r.push_back(std::round(x * scale) / scale);
+  }
+  if (paced_mesh) r.push_back(1.0);
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+double grid_reach(const std::string& pattern) { return pattern.starts_with("hotspot") ? 4.0 : 1.6; }
+
+// ---- Summaries ------------------------------------------------------------------------------------
+
+Summary summarize(const std::vector<SweepPoint>& points, const ChannelLoad& load) {
+  if (points.empty()) throw std::logic_error("summarize: no points");
+  Summary s;
+  s.network = points.front().network;
+  s.topology = points.front().topology;
+  s.pattern = points.front().traffic;
+  s.zero_load_routed = load.zero_load_latency;
+  s.bound = load.bound;
+  s.max_load = load.max_load;
+  s.bound_method = load.method;
+  struct Rate {
+    double rate, offered, accepted = 0, latency = 0, delivered = 0;
+    unsigned n = 0;
+  };
+  std::vector<Rate> rates;
+  std::map<std::uint64_t, double> best_of_seed;
+  for (const SweepPoint& p : points) {
+    auto it = std::find_if(rates.begin(), rates.end(), [&](const Rate& r) { return r.rate == p.rate; });
+    if (it == rates.end()) it = rates.insert(rates.end(), Rate{p.rate, p.offered});
+    it->accepted += p.accepted;
+    it->latency += p.latency_mean;
+    it->delivered += static_cast<double>(p.delivered);
+    ++it->n;
+    best_of_seed[p.seed] = std::max(best_of_seed[p.seed], p.accepted);
+  }
+  for (Rate& r : rates) r.accepted /= r.n, r.latency /= r.n, r.delivered /= r.n;
+  std::sort(rates.begin(), rates.end(), [](const Rate& a, const Rate& b) { return a.rate < b.rate; });
+  s.seeds = static_cast<unsigned>(best_of_seed.size());
+  s.zero_load = rates.front().latency;
+  for (const Rate& r : rates)
+    if (r.accepted > s.saturation) {
+      s.saturation = r.accepted;
+      s.offered_at_saturation = r.offered;
+      s.delivered_at_saturation = static_cast<std::uint64_t>(r.delivered + 0.5);
+    }
+  s.saturation_min = s.saturation_max = best_of_seed.begin()->second;
+  for (const auto& [seed, v] : best_of_seed) {
+    s.saturation_min = std::min(s.saturation_min, v);
+    s.saturation_max = std::max(s.saturation_max, v);
+  }
+  const double limit = 3 * s.zero_load;
+  s.knee = s.saturation;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    if (rates[i].latency < limit) continue;
+    s.knee_reached = true;
+    if (i == 0) {
+      s.knee = rates[0].accepted;
+    } else {
+      const Rate &a = rates[i - 1], &b = rates[i];
+      const double t = (limit - a.latency) / (b.latency - a.latency);
+      s.knee = a.accepted + t * (b.accepted - a.accepted);
+    }
+    break;
+  }
+  return s;
+}
+
+// ---- Output files ---------------------------------------------------------------------------------
+
+std::string points_csv_header() {
+  return "network,pattern,topology,traffic,rate,offered,accepted,delivered,latency_mean,latency_p50,latency_p99,"
+         "hops_mean,cycles,cycles_run,seed\n";
+}
+
+std::string points_csv_row(const SweepPoint& p, const std::string& pattern) {
+  return fmt::format("\"{}\",{},\"{}\",\"{}\",{:.6g},{:.6g},{:.6g},{},{:.4f},{:.1f},{:.1f},{:.4f},{},{},{}\n", p.network,
+                     pattern, p.topology, p.traffic, p.rate, p.offered, p.accepted, p.delivered, p.latency_mean,
+                     p.latency_p50, p.latency_p99, p.hops_mean, p.cycles, p.cycles_run, p.seed);
+}
+
+std::string table_csv(const std::vector<Summary>& rows) {
+  std::string out =
+      "network,topology,pattern,seeds,zero_load_latency,zero_load_routed,saturation,saturation_min,saturation_max,"
+      "offered_at_saturation,delivered_at_saturation,knee,knee_reached,bound,saturation_over_bound,max_link_load,"
+      "bound_method\n";
+  for (const Summary& s : rows)
+    out += fmt::format("\"{}\",\"{}\",{},{},{:.2f},{:.2f},{:.5f},{:.5f},{:.5f},{:.5f},{},{:.5f},{},{:.5f},{:.3f},{:.4f},{}\n",
+                       s.network, s.topology, s.pattern, s.seeds, s.zero_load, s.zero_load_routed, s.saturation,
+                       s.saturation_min, s.saturation_max, s.offered_at_saturation, s.delivered_at_saturation, s.knee,
+                       s.knee_reached ? 1 : 0, s.bound, s.saturation / s.bound, s.max_load, s.bound_method);
+  return out;
+}
+
+nlohmann::json table_json(const std::vector<Summary>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Summary& s : rows)
+    j.push_back({{"network", s.network},
+                 {"topology", s.topology},
+                 {"pattern", s.pattern},
+                 {"seeds", s.seeds},
+                 {"zero_load_latency", s.zero_load},
+                 {"zero_load_routed", s.zero_load_routed},
+                 {"saturation", s.saturation},
+                 {"saturation_min", s.saturation_min},
+                 {"saturation_max", s.saturation_max},
+                 {"offered_at_saturation", s.offered_at_saturation},
+                 {"delivered_at_saturation", s.delivered_at_saturation},
+                 {"knee", s.knee},
+                 {"knee_reached", s.knee_reached},
+                 {"bound", s.bound},
+                 {"saturation_over_bound", s.saturation / s.bound},
+                 {"max_link_load", s.max_load},
+                 {"bound_method", s.bound_method}});
+  return j;
+}
+
+std::string table_markdown(const Setup& setup, const std::vector<Summary>& rows) {
+  std::string out = fmt::format("# {} — {}\n\nSource: {}. Generated by `rica experiment {}`.\n\n", setup.name,
+                                setup.title, setup.source, setup.name);
+  out +=
+      "Throughputs in packets per PE per cycle; latencies in cycles (generation to delivery). Zero-load: measured at "
+      "the lowest rate / the routed link-time sum. Saturation: the largest accepted throughput of the sweep (delivered "
+      "in the window at that point beside it). Knee: accepted throughput where the mean latency reaches 3x zero-load. "
+      "Bound: channel-load bound of the pattern.\n";
+  std::string pattern;
+  for (const Summary& s : rows) {
+    if (s.pattern != pattern) {
+      pattern = s.pattern;
+      out += fmt::format("\n## {}\n\n", pattern);
+      out += "| network | topology | zero-load | saturation | delivered | knee | bound | sat/bound |\n";
+      out += "|---|---|---|---|---|---|---|---|\n";
+    }
+    const std::string sat = s.seeds > 1 ? fmt::format("{:.4f} ({:.4f}-{:.4f}, {} seeds)", s.saturation,
+                                                      s.saturation_min, s.saturation_max, s.seeds)
+                                        : fmt::format("{:.4f}", s.saturation);
+    out += fmt::format("| {} | `{}` | {:.1f} / {:.1f} | {} | {} | {}{:.4f} | {:.4f} | {:.2f} |\n", s.network,
+                       s.topology, s.zero_load, s.zero_load_routed, sat, s.delivered_at_saturation,
+                       s.knee_reached ? "" : ">= ", s.knee, s.bound, s.saturation / s.bound);
+  }
+  if (!setup.notes.empty()) {
+    out += "\nNotes:\n";
+    for (const auto& n : setup.notes) out += "- " + n + "\n";
+  }
+  return out;
+}
+
+nlohmann::json config_json(const Setup& s, const EngineConfig& cfg, bool quick,
+                           const std::map<std::string, std::vector<double>>& grids) {
+  nlohmann::json nets = nlohmann::json::array();
+  for (const auto& n : s.networks) nets.push_back({{"label", n.label}, {"spec", n.spec}});
+  nlohmann::json x = nlohmann::json::object();
+  for (const auto& p : s.patterns) x[p] = s.x_axis.count(p) ? s.x_axis.at(p) : "delivered";
+  return {{"experiment", s.name},
+          {"title", s.title},
+          {"source", s.source},
+          {"quick", quick},
+          {"networks", nets},
+          {"patterns", s.patterns},
+          {"x_axis", x},
+          {"figures", s.figures},
+          {"engine", "cycle"},
+          {"cycles", cfg.cycles},
+          {"warmup", cfg.warmup},
+          {"link_cycles", link_cycles_text(cfg)},
+          {"buffer_words", cfg.buffer_words},
+          {"packet_words", cfg.packet_words},
+          {"packet_spread", cfg.packet_spread},
+          {"hotspot_seeds", s.hotspot_seeds},
+          {"seed", cfg.seed},
+          {"rates", grids},
+          {"notes", s.notes}};
+}
+
+}  // namespace rica::experiments

@@ -1,0 +1,165 @@
+#pragma once
+// The papers' dynamic experiments (`rica experiment`): their set-ups as data, the traffic
+// matrices behind each pattern (for the channel-load bound), the mesh emulation with a load knob,
+// the rate grid of each sweep, and the saturation figures taken from a sweep.
+//
+// Definitions used throughout (docs/reproduction.md repeats them):
+//   offered     packets generated per PE per cycle while nothing throttles (Bernoulli per cycle);
+//   accepted    packets delivered per PE per cycle during the window [0, cycles);
+//   delivered   packets delivered during the window, all PEs (the MDCE paper's x axis);
+//   latency     delivery cycle - generation cycle, source queueing included, mean over packets;
+//   zero-load   the mean latency at the sweep's lowest rate (beside it the routed link-time sum);
+//   saturation  the largest accepted throughput the sweep reached (mean over seeds per rate);
+//   knee        the accepted throughput at which the mean latency first reaches 3 x zero-load
+//               (linear interpolation between neighbouring rates), the papers' "traffic tolerance";
+//   bound       the channel-load bound of the pattern (rica/channel_load.hpp).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rica/app.hpp"
+#include "rica/channel_load.hpp"
+#include "rica/engine.hpp"
+#include "sweep.hpp"
+#include "traffic.hpp"
+
+namespace rica::experiments {
+
+// ---- The mesh emulation with a load knob ----------------------------------------------------------
+
+/// Mesh emulation as a latency-throughput curve (the papers' pattern 4). As traffic::MeshEmulation,
+/// each PE sends one packet to each of its 4 neighbours on the wrapped sqrt(N) x sqrt(N) logical
+/// mesh and starts its next round only once the 4 packets of its current round have arrived; here
+/// a PE whose rounds are all complete starts the next one at an injection opportunity (one per
+/// cycle) with probability `rate`: rate 1 is the closed loop (the next round one cycle after the
+/// last arrival), lower rates add a geometric think time of mean 1/rate cycles. Rounds start only
+/// while the cycle engine's window is open; every round started is delivered.
+/// Invariant: round i is complete when the neighbours' 4 packets of round i are in; a neighbour
+/// sends round i+1 only after receiving our round i, which we send only after completing round
+/// i-1, so completed <= started + 1 and arrivals belong to round `completed` or `completed + 1`.
+class PacedMeshEmulation : public App {
+ public:
+  /// `max_rounds`: rounds per PE at most (the window in cycles bounds it).
+  PacedMeshEmulation(const traffic::MeshLayout& layout, double rate, std::uint64_t max_rounds);
+
+  void setup(Machine& m) override;
+  bool generate(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override { return 4 * max_rounds_; }
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+
+  /// Rounds each PE started / completed (after a run).
+  std::vector<std::uint32_t> started() const;
+  std::vector<std::uint32_t> completed() const;
+
+ private:
+  struct PeState {
+    std::uint32_t started = 0, completed = 0;
+    std::uint32_t arrived[2] = {0, 0};  ///< arrivals of rounds `completed` and `completed + 1`, by parity
+    std::uint64_t received = 0, stray = 0;
+  };
+  void on_packet(Context& ctx, const Packet& p);
+
+  traffic::MeshLayout layout_;
+  double rate_;
+  std::uint32_t max_rounds_;
+  handler_t handler_ = 0;
+  std::vector<PeState> pe_;
+};
+
+// ---- Traffic matrices -----------------------------------------------------------------------------
+
+/// The traffic matrix of a pattern spec on `t` for channel_load(): uniform (symmetric), quarter,
+/// hotspot and localized as their exact destination distributions (localized: the rounded
+/// exponential offsets of traffic::Localized, summed in closed form, the source excluded), the
+/// deterministic patterns as their one destination, "mesh" as the 4 mesh-emulation neighbours
+/// (1/4 each). usage_error when the pattern does not fit the network.
+TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::uint64_t seed = 1);
+
+/// Per coordinate of range k, the probability of each offset 0..k-1 of traffic::Localized's draw
+/// (before the redraw of the source itself).
+std::vector<double> localized_offsets(std::uint32_t k);
+
+// ---- The papers' set-ups --------------------------------------------------------------------------
+
+struct Network {
+  std::string label;  ///< the papers' name, e.g. "(CB)^2", "2DT"
+  std::string spec;   ///< rica topology spec
+};
+
+struct Setup {
+  std::string name;    ///< "mdce-1024", "rwc1"
+  std::string title;
+  std::string source;  ///< paper and section
+  std::vector<Network> networks;
+  std::vector<std::string> patterns;        ///< traffic specs in figure order ("mesh" = paced mesh emulation)
+  std::map<std::string, std::string> x_axis;  ///< per pattern: "delivered" (default), "interval", "accepted"
+  std::map<std::string, std::string> figures; ///< per pattern: the paper's figure ("Fig. 7")
+  std::string link_cycles;                  ///< degree | words | N
+  unsigned buffer_words = 32, packet_words = 3, packet_spread = 1;
+  std::uint64_t cycles = 10000;
+  unsigned hotspot_seeds = 3;               ///< trials of the hot-spot pattern (seeds 1..k)
+  std::vector<std::string> notes;           ///< what differs from the paper, for the README of the output
+};
+
+/// Every set-up, in documentation order.
+const std::vector<Setup>& setups();
+/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1" when unknown.
+const Setup& setup_by_name(const std::string& name);
+
+/// The engine configuration of a set-up (threads and seed left at their defaults).
+EngineConfig engine_config(const Setup& s);
+
+/// Rates of one sweep, ascending and distinct, placed by the pattern's channel-load bound:
+/// log-spaced from 3 % of the bound, dense from 40 % to 100 %, and past it to `reach` x the bound
+/// (the whole grid scales with reach / 1.6; quick: 5 %, 50 %, 90 %, 150 % at reach 1.6). Open
+/// loop: injection probabilities, capped at 1. Paced mesh: round-start probabilities (a round is
+/// 4 packets), and always 1 (the closed loop) last.
+std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach = 1.6);
+
+/// How far past its bound a pattern's grid reaches: 4 for the hot spot (its bound holds for the
+/// steady-state mix; within a window the accepted throughput passes it while hot packets queue),
+/// 1.6 otherwise.
+double grid_reach(const std::string& pattern);
+
+// ---- Figures from a sweep -------------------------------------------------------------------------
+
+struct Summary {
+  std::string network, topology, pattern;
+  unsigned seeds = 1;
+  double zero_load = 0;         ///< measured mean latency at the lowest rate
+  double zero_load_routed = 0;  ///< channel_load's zero_load_latency (routed link-time sum)
+  double saturation = 0;        ///< largest accepted throughput (per-rate mean over seeds)
+  double saturation_min = 0, saturation_max = 0;  ///< the largest accepted throughput of each seed: min, max
+  std::uint64_t delivered_at_saturation = 0;
+  double offered_at_saturation = 0;
+  double knee = 0;              ///< accepted throughput where latency reaches 3 x zero-load
+  bool knee_reached = false;    ///< false: latency never reached 3 x zero-load (knee = saturation)
+  double bound = 0;             ///< channel-load bound of the pattern
+  double max_load = 0;          ///< its largest link load per unit injection
+  std::string bound_method;
+};
+
+/// The figures of one (network, pattern) sweep: `points` of every rate and seed.
+Summary summarize(const std::vector<SweepPoint>& points, const ChannelLoad& load);
+
+// ---- Output files ---------------------------------------------------------------------------------
+
+/// Header and rows of points.csv (one row per run; no wall time, so the file is deterministic).
+std::string points_csv_header();
+std::string points_csv_row(const SweepPoint& p, const std::string& pattern);
+
+/// table.csv, table.json and table.md of the summaries.
+std::string table_csv(const std::vector<Summary>& rows);
+nlohmann::json table_json(const std::vector<Summary>& rows);
+std::string table_markdown(const Setup& s, const std::vector<Summary>& rows);
+
+/// The resolved configuration of a run of a set-up (config.json; the plot script reads it).
+nlohmann::json config_json(const Setup& s, const EngineConfig& cfg, bool quick,
+                           const std::map<std::string, std::vector<double>>& grids);
+
+}  // namespace rica::experiments

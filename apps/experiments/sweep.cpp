@@ -1,0 +1,203 @@
+// Latency-throughput sweeps on the cycle engine (sweep.hpp).
+#include "sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "experiment.hpp"
+#include "traffic.hpp"
+
+#ifndef RICA_SCRIPTS_DIR
+#define RICA_SCRIPTS_DIR "scripts"
+#endif
+
+namespace rica::experiments {
+namespace {
+
+double parse_rate(const std::string& s, const std::string& option) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(v > 0.0 && v <= 1.0))
+    throw usage_error(fmt::format("{}: '{}' is not a rate in (0, 1]", option, s));
+  return v;
+}
+
+unsigned parse_uint(std::string_view t, bool& ok) {
+  unsigned v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  ok = !t.empty() && ec == std::errc() && p == t.data() + t.size();
+  return v;
+}
+
+/// `s` in single quotes for the shell.
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q.append("'\\''");
+    else q.push_back(c);
+  }
+  q.push_back('\'');
+  return q;
+}
+
+}  // namespace
+
+std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
+  if (job.paced_mesh && job.traffic == "mesh")
+    return std::make_unique<PacedMeshEmulation>(traffic::MeshLayout(traffic::PeSpace::of(job.topology)), job.rate,
+                                                cfg.cycles);
+  TrafficOptions to;
+  to.rate = job.rate;
+  to.packets = cfg.cycles;
+  to.seed = job.seed;
+  return TrafficRegistry::make(job.traffic, job.topology, to);
+}
+
+SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
+  EngineConfig cfg = base;
+  cfg.seed = job.seed;
+  cfg.progress = false;
+  auto app = make_app(job, cfg);
+  const RunStats st = run_cycles(job.topology, *app, cfg);
+  if (st.deadlock) throw std::runtime_error(st.deadlock_report);
+  if (!st.conservation_ok || !st.app_ok)
+    throw std::runtime_error(fmt::format("{} under {} at rate {}: packets not accounted for ({})", job.topology.spec(),
+                                         job.traffic, job.rate, st.app_message));
+  SweepPoint p;
+  p.network = job.network.empty() ? job.topology.spec() : job.network;
+  p.topology = job.topology.spec();
+  p.traffic = job.traffic;
+  p.rate = job.rate;
+  p.offered = job.paced_mesh && job.traffic == "mesh" ? std::min(1.0, 4 * job.rate) : job.rate;
+  p.seed = job.seed;
+  p.accepted = st.throughput;
+  const double window = static_cast<double>(cfg.cycles - cfg.warmup);
+  p.delivered = static_cast<std::uint64_t>(st.throughput * window * job.topology.pes() + 0.5);
+  p.latency_mean = st.latency_mean;
+  p.latency_p50 = st.latency_p50;
+  p.latency_p99 = st.latency_p99;
+  p.hops_mean = st.hops_mean;
+  p.cycles = cfg.cycles;
+  p.cycles_run = st.cycles_run;
+  p.wall_s = st.wall_s;
+  return p;
+}
+
+std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const EngineConfig& cfg, unsigned parallel,
+                                  const SweepProgress& progress) {
+  validate(cfg);
+  std::vector<SweepPoint> points(jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex mu;  // guards error, done and the progress callback
+  std::size_t done = 0;
+  auto worker = [&] {
+    while (!failed.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= jobs.size()) return;
+      try {
+        points[i] = run_point(jobs[i], cfg);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!error) error = std::current_exception();
+        failed = true;
+        return;
+      }
+      std::lock_guard lock(mu);
+      ++done;
+      if (progress) progress(done, jobs.size(), points[i]);
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(parallel, static_cast<unsigned>(jobs.size())));
+  if (n == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned k = 0; k < n; ++k) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return points;
+}
+
+std::vector<double> parse_rates(const std::string& s, const std::string& option) {
+  std::vector<double> r;
+  if (s.find(':') != std::string::npos) {
+    const auto c1 = s.find(':'), c2 = s.find(':', c1 + 1);
+    if (c2 == std::string::npos) throw usage_error(fmt::format("{} '{}' must be FROM:TO:STEP or a list", option, s));
+    const double a = parse_rate(s.substr(0, c1), option), b = parse_rate(s.substr(c1 + 1, c2 - c1 - 1), option),
+                 step = parse_rate(s.substr(c2 + 1), option);
+    if (b < a) throw usage_error(fmt::format("{} '{}': TO is below FROM", option, s));
+    for (double x = a; x <= b + 1e-9 && r.size() < 1000; x += step) r.push_back(x);
+  } else {
+    std::size_t start = 0;
+    while (start <= s.size()) {
+      const auto comma = s.find(',', start);
+      r.push_back(parse_rate(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start), option));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return r;
+}
+
+void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::string& option) {
+  cfg.link_cycles = 0;
+  cfg.link_cycles_words = false;
+  if (text == "degree") return;
+  if (text == "words") {
+    cfg.link_cycles_words = true;
+    return;
+  }
+  bool ok = false;
+  const unsigned v = parse_uint(text, ok);
+  if (!ok) throw usage_error(fmt::format("{} '{}' must be degree, words or a positive number", option, text));
+  cfg.link_cycles = v;  // 0 = degree, as `rica sweep` always accepted
+}
+
+std::string link_cycles_text(const EngineConfig& cfg) {
+  if (cfg.link_cycles) return std::to_string(cfg.link_cycles);
+  return cfg.link_cycles_words ? "words" : "degree";
+}
+
+void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string& option) {
+  const auto c = s.find(':');
+  bool ok1 = false, ok2 = true;
+  const unsigned mean = parse_uint(std::string_view(s).substr(0, c), ok1);
+  const unsigned spread = c == std::string::npos ? 0 : parse_uint(std::string_view(s).substr(c + 1), ok2);
+  if (!ok1 || !ok2) throw usage_error(fmt::format("{} '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", option, s));
+  cfg.packet_words = mean;
+  cfg.packet_spread = spread;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) {
+    if (c == '"') q.push_back('"');
+    q.push_back(c);
+  }
+  q.push_back('"');
+  return q;
+}
+
+bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+  const std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::string cmd = fmt::format("{} {}", py, quote(fmt::format("{}/{}", RICA_SCRIPTS_DIR, script)));
+  for (const auto& a : args) cmd += fmt::format(" {}", quote(a));
+  std::fflush(stdout);
+  if (std::system(cmd.c_str()) == 0) return true;
+  fmt::print(stderr, "rica: plots skipped ({} failed; install python3-matplotlib)\n", script);
+  return false;
+}
+
+}  // namespace rica::experiments

@@ -1,0 +1,77 @@
+#pragma once
+// Latency-throughput sweeps on the cycle engine: one run per (network, traffic, rate, seed), run
+// one after the other or several at once. Shared by `rica sweep` and `rica experiment`.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rica/app.hpp"
+#include "rica/engine.hpp"
+#include "rica/topology.hpp"
+
+namespace rica::experiments {
+
+/// One cycle-engine run to make.
+struct SweepJob {
+  std::string network;  ///< label in tables and plots (the topology spec when empty)
+  Topology topology;
+  std::string traffic;  ///< a TrafficRegistry spec ("mesh" means the paced mesh emulation if `paced_mesh`)
+  double rate = 0;      ///< open loop: injection probability per PE per cycle; paced mesh: round-start probability
+  std::uint64_t seed = 1;
+  bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop
+};
+
+/// What one run measured. Latencies in cycles, generation to delivery (source queueing included).
+struct SweepPoint {
+  std::string network, topology, traffic;
+  double rate = 0;
+  double offered = 0;          ///< packets per PE per cycle offered while nothing throttles (paced mesh: 4 x rate)
+  std::uint64_t seed = 0;
+  double accepted = 0;         ///< packets delivered per PE per cycle within [warm-up, window)
+  std::uint64_t delivered = 0; ///< packets delivered within [warm-up, window) (the MDCE paper's x axis)
+  double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, hops_mean = 0;
+  std::uint64_t cycles = 0;    ///< injection window
+  std::uint64_t cycles_run = 0;  ///< window + drain
+  double wall_s = 0;
+};
+
+/// The App of a job: the registry's traffic with `packets` = the window (one packet per cycle at
+/// most), or the paced mesh emulation.
+std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg);
+
+/// Runs one job. Throws std::runtime_error with the deadlock report when the run deadlocks, and
+/// when packets are not all accounted for.
+SweepPoint run_point(const SweepJob& job, const EngineConfig& cfg);
+
+/// Called after each run, from one thread at a time: (runs done, runs in total, the point).
+using SweepProgress = std::function<void(std::size_t done, std::size_t total, const SweepPoint& p)>;
+
+/// Runs every job, `parallel` at a time (each run on cfg.threads threads), and returns the points
+/// in job order. Results do not depend on `parallel` or cfg.threads (the engine is deterministic).
+/// The first failure stops the sweep and is rethrown.
+std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const EngineConfig& cfg, unsigned parallel = 1,
+                                  const SweepProgress& progress = {});
+
+/// "FROM:TO:STEP" (inclusive) or "r1,r2,..."; every rate in (0, 1]. usage_error naming `option`.
+std::vector<double> parse_rates(const std::string& text, const std::string& option = "--rates");
+
+/// Sets cfg's link time from "degree" (in+out degree of the sender), "words" (one cycle per word)
+/// or a positive number of cycles. usage_error naming `option` otherwise.
+void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::string& option = "--link-cycles");
+/// The text set_link_cycles() accepts for cfg's link time.
+std::string link_cycles_text(const EngineConfig& cfg);
+
+/// Sets cfg's packet length from "MEAN" or "MEAN:SPREAD" (words). usage_error naming `option`.
+void set_packet_words(EngineConfig& cfg, const std::string& text, const std::string& option = "--packet-words");
+
+/// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
+
+/// Runs `script` (in the source tree's scripts/) with matplotlib's Python and `args` (each quoted);
+/// prints a one-line note and returns false when plotting fails.
+bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
+
+}  // namespace rica::experiments
