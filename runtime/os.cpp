@@ -84,6 +84,7 @@ class OsDriver final : public CycleHook {
         for (node_t v : nodes_of_[j]) owner_[s][v] = static_cast<std::uint8_t>(j);
     ctx_.resize(J);
     save_.assign(J, std::vector<std::vector<Packet>>(e_.nodes));
+    queue_.assign(J, std::vector<std::vector<Packet>>(e_.nodes));
     done_.assign(J, 0);
     index_.assign(J, std::vector<std::uint32_t>(e_.nodes, ~0u));
     for (std::size_t j = 0; j < J; ++j) {
@@ -188,8 +189,14 @@ class OsDriver final : public CycleHook {
   /// Job j leaves PE v: its application state (send queue included) moves to the job's context.
   void save_pe(unsigned j, node_t v) {
     e_.node_job[v] = no_job;
-    if (v >= e_.pes) return;
     PeState& s = e_.pe[v];
+    if (v >= e_.pes) {  // a switch: its queue holds restored packets not yet re-injected (memory, as a
+                        // PE's send queue is: kept aside at no cost, not swept from the router)
+      queue_[j][v].insert(queue_[j][v].end(), s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
+      s.injq.clear();
+      s.injq_head = 0;
+      return;
+    }
     JobCtx& c = ctx_[j][e_.jobs[j].local(v)];
     c.started = s.started;
     c.generating = s.generating;
@@ -223,7 +230,7 @@ class OsDriver final : public CycleHook {
       for (node_t v : nodes_of_[j]) {
         in += e_.net_in[j * e_.nodes + v];
         out += e_.net_out[j * e_.nodes + v];
-        if (!save_[j][v].empty()) idle = false;
+        if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
       }
       if (!idle || in != out) continue;
       done_[j] = 1;
@@ -398,6 +405,11 @@ class OsDriver final : public CycleHook {
             ++rec_.packets_restored;
           }
           save_[n.in][n.v].clear();
+          for (Packet& p : queue_[n.in][n.v]) {
+            p.ready = static_cast<std::uint32_t>(now);
+            s.injq.push_back(p);
+          }
+          queue_[n.in][n.v].clear();
           s.injq.insert(s.injq.end(), queued.begin(), queued.end());
           if (n.v < e_.pes && e_.jobs[n.in].local(n.v) != no_node) restore_pe(n.in, n.v, now);
         }
@@ -424,6 +436,7 @@ class OsDriver final : public CycleHook {
   std::vector<std::vector<std::uint32_t>> index_;       // [job][node]: position in nodes_of (I/O tree)
   std::vector<std::vector<JobCtx>> ctx_;                // [job][local PE]
   std::vector<std::vector<std::vector<Packet>>> save_;  // [job][node]: drained / flushed packets
+  std::vector<std::vector<std::vector<Packet>>> queue_;  // [job][switch]: restored, not yet re-injected
   std::vector<std::uint8_t> done_;
   std::vector<JobResult>& results_;
   std::uint64_t cap_words_ = 0;

@@ -74,7 +74,7 @@ TEST_P(TimeSharing, ManySwitchesUnderSaturationLoseNothing) {
   os.policy = policy;
   const OsStats s = run_jobs(topo, t.jobs, small_config(2), os);
   expect_clean(s);
-  EXPECT_GE(s.switches.size(), 150u);  // over 1,000 switches in this suite
+  EXPECT_GE(s.switches.size(), 100u);  // over 1,000 switches in this suite
   EXPECT_EQ(s.jobs[0].delivered, std::uint64_t{1000} * topo.pes());
   EXPECT_EQ(s.jobs[1].delivered, std::uint64_t{1000} * topo.pes());
   std::uint64_t saved = 0;
@@ -94,7 +94,7 @@ TEST_P(TimeSharing, ManySwitchesUnderSaturationLoseNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Os, TimeSharing,
-                         ::testing::Combine(::testing::Values("torus:8x8", "cbanyan:n=3", "cccb:n=2"),
+                         ::testing::Combine(::testing::Values("torus:8x8", "cbanyan:n=3", "cccb:n=2", "omega:6", "fattree:6"),
                                             ::testing::Values(SwitchPolicy::drain, SwitchPolicy::flush)),
                          [](const auto& param_info) {
                            std::string label = std::get<0>(param_info.param) + "_" + policy_name(std::get<1>(param_info.param));
