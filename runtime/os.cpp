@@ -7,6 +7,8 @@
 // at cycle boundaries only: runs are deterministic and independent of the thread count.
 #include "rica/os.hpp"
 
+#include "rica/partition.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,38 +29,13 @@ SwitchPolicy policy_by_name(const std::string& name) {
 }
 
 std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t>& pes) {
-  const node_t n = topology.nodes();
-  std::vector<std::uint8_t> used(n, 0);
-  for (node_t v : pes) used[v] = 1;
-  const std::uint64_t k = pes.size();
-  const bool all = k * k <= (std::uint64_t{1} << 22);
-  topology.visit([&](const auto& t) {
-    Rng rng(0x6a6f62ULL ^ k);
-    auto walk = [&](node_t src, node_t dst) {
-      node_t cur = src;
-      class_t cls = 0;
-      for (unsigned guard = 0; guard < 4 * n + 64; ++guard) {
-        const Hop h = t.route(cur, dst, cls);
-        if (h.delivers()) return;
-        cls = h.next_class();
-        cur = t.out_link(cur, h.port()).peer;
-        used[cur] = 1;
-      }
-    };
-    for (std::size_t a = 0; a < k; ++a) {
-      if (all) {
-        for (std::size_t b = 0; b < k; ++b)
-          if (a != b) walk(pes[a], pes[b]);
-      } else {
-        for (unsigned s = 0; s < 64; ++s) walk(pes[a], pes[rng.below(k)]);
-      }
-    }
-  });
+  // The partition verifier already walks the routes among a PE set and collects what they use.
+  const PartitionPlan plan = verify_partitions(topology, {pes});
   std::vector<node_t> out = pes;
-  std::vector<std::uint8_t> is_pe(n, 0);
+  std::vector<std::uint8_t> is_pe(topology.nodes(), 0);
   for (node_t v : pes) is_pe[v] = 1;
-  for (node_t v = 0; v < n; ++v)
-    if (used[v] && !is_pe[v]) out.push_back(v);
+  for (node_t v : plan.parts[0].nodes)
+    if (!is_pe[v]) out.push_back(v);
   return out;
 }
 

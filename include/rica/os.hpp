@@ -109,8 +109,8 @@ struct OsStats {
   nlohmann::json to_json() const;
 };
 
-/// Routers (PEs and switch nodes) used by the routes among `pes`: every ordered pair when
-/// |pes|^2 <= 2^22, else every source to 64 seeded destinations. Sorted, PEs first as given.
+/// Routers (PEs and switch nodes) used by the routes among `pes` (verify_partitions, rica/partition.hpp):
+/// `pes` first, as given, then the other nodes in ascending order.
 std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t>& pes);
 
 /// Runs the jobs on the cycle engine under the schedule. Throws usage_error for an invalid
