@@ -812,6 +812,31 @@ RunStats run_machine(const Topology& topology, App& app, const EngineConfig& cfg
 }
 }  // namespace
 
+const char* to_string(EngineKind k) noexcept { return k == EngineKind::async ? "async" : "cycle"; }
+const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
+const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }
+
+EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
+  if (name == "async") return EngineKind::async;
+  if (name == "cycle") return EngineKind::cycle;
+  throw usage_error(fmt::format("{}: unknown engine '{}'; valid: async, cycle", option, name));
+}
+Timing timing_by_name(const std::string& name, const std::string& option) {
+  if (name == "vct") return Timing::vct;
+  if (name == "saf") return Timing::saf;
+  throw usage_error(fmt::format("{}: unknown timing '{}'; valid: vct (virtual cut-through), saf (store-and-forward)",
+                                option, name));
+}
+Arbitration arbitration_by_name(const std::string& name, const std::string& option) {
+  if (name == "rr" || name == "round-robin") return Arbitration::round_robin;
+  if (name == "oldest" || name == "age") return Arbitration::oldest;
+  throw usage_error(fmt::format("{}: unknown arbitration '{}'; valid: rr (round robin), oldest (age-based)", option, name));
+}
+
+RunStats run(const Topology& topology, App& app, const EngineConfig& cfg) {
+  return run_machine(topology, app, cfg, cfg.engine == EngineKind::cycle);
+}
+
 RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {
   return run_machine(topology, app, cfg, false);
 }

@@ -14,7 +14,26 @@
 
 namespace rica {
 
+/// Which driver runs the machine: real threads in real time, or a deterministic virtual clock.
+enum class EngineKind : std::uint8_t { async, cycle };
+/// Cycle engine timing: virtual cut-through (the papers'; the head moves on while the tail still
+/// crosses the previous link) or store-and-forward (a packet leaves only once all of it arrived).
+enum class Timing : std::uint8_t { vct, saf };
+/// Which waiting packet an output link takes: round robin over the inputs, or the oldest (by
+/// generation time; ties by input order).
+enum class Arbitration : std::uint8_t { round_robin, oldest };
+
+const char* to_string(EngineKind k) noexcept;
+const char* to_string(Timing t) noexcept;
+const char* to_string(Arbitration a) noexcept;
+/// By name ("async"/"cycle", "vct"/"saf", "rr"/"oldest"); usage_error naming `option` and the
+/// accepted names otherwise.
+EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
+Timing timing_by_name(const std::string& name, const std::string& option = "--timing");
+Arbitration arbitration_by_name(const std::string& name, const std::string& option = "--arbitration");
+
 struct EngineConfig {
+  EngineKind engine = EngineKind::async;                    ///< the driver (rica::run dispatches on it)
   unsigned threads = defaults::engine::threads;              ///< worker threads (0 = all cores)
   std::uint64_t seed = defaults::engine::seed;
   unsigned buffer_words = defaults::engine::buffer_words;    ///< per input port and class
@@ -31,6 +50,8 @@ struct EngineConfig {
   /// paper's pin-limited links); link_cycles_words = one cycle per word.
   unsigned link_cycles = 0;
   bool link_cycles_words = false;
+  Timing timing = Timing::vct;                              ///< cycle engine timing model
+  Arbitration arbitration = Arbitration::round_robin;       ///< cycle engine output arbitration
   std::string trace;         ///< CSV file: one row per delivered packet (both engines)
 };
 
@@ -67,6 +88,9 @@ struct RunStats {
 
 /// Throws usage_error naming the parameter when a configuration value is out of range.
 void validate(const EngineConfig& cfg);
+
+/// Runs `app` on `topology` with the driver cfg.engine names (run_async or run_cycles).
+RunStats run(const Topology& topology, App& app, const EngineConfig& cfg);
 
 /// Runs `app` on `topology` until the application is done and the network is empty, or until a
 /// deadlock is detected (stats.deadlock). Throws usage_error on an invalid configuration.
