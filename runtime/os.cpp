@@ -16,17 +16,9 @@
 #include <map>
 #include <numeric>
 
-#include "engine_impl.hpp"
+#include "os_policy.hpp"
 
 namespace rica {
-
-const char* policy_name(SwitchPolicy p) { return p == SwitchPolicy::drain ? "drain" : "flush"; }
-
-SwitchPolicy policy_by_name(const std::string& name) {
-  if (name == "drain") return SwitchPolicy::drain;
-  if (name == "flush") return SwitchPolicy::flush;
-  throw usage_error(fmt::format("os: unknown policy '{}'; valid: drain, flush", name));
-}
 
 std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t>& pes) {
   // The partition verifier already walks the routes among a PE set and collects what they use.
@@ -42,58 +34,55 @@ std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t
 namespace detail {
 namespace {
 
-/// A job's application state on one PE while the job is switched out there.
-struct JobCtx {
-  std::vector<Packet> injq;  ///< its send queue (not yet in the network)
-  bool started = false, generating = true;
-  Rng rng;
-};
-
-class OsDriver final : public CycleHook {
+/// The OS driver: a CycleHook of the cycle engine. Everything it does runs on the main thread
+/// between cycles, when the machine is still, except on_switched_out (a packet of a job that is
+/// switched out reached its destination), which runs on the destination node's task and writes
+/// only that node's save area. It acts on the machine only through Machine's operations; what
+/// happens to the packets in the network at a switch is the policy's (runtime/os_policy.hpp).
+class OsDriver final : public CycleHook, public SwitchState {
  public:
-  OsDriver(Engine& e, const OsConfig& os, std::vector<std::vector<node_t>> nodes_of,
+  OsDriver(Machine& m, const OsConfig& os, std::vector<std::vector<node_t>> nodes_of,
            std::vector<std::vector<unsigned>> slots, std::vector<JobResult>& results)
-      : e_(e), os_(os), nodes_of_(std::move(nodes_of)), slots_(std::move(slots)), results_(results) {
-    const std::size_t J = e_.jobs.size();
-    owner_.assign(slots_.size(), std::vector<std::uint8_t>(e_.nodes, no_job));
+      : m_(m), os_(os), policy_(make_switch_policy(os.policy)), nodes_of_(std::move(nodes_of)),
+        slots_(std::move(slots)), results_(results) {
+    const std::size_t J = m_.job_count();
+    owner_.assign(slots_.size(), std::vector<std::uint8_t>(m_.nodes(), no_job));
     for (std::size_t s = 0; s < slots_.size(); ++s)
       for (unsigned j : slots_[s])
         for (node_t v : nodes_of_[j]) owner_[s][v] = static_cast<std::uint8_t>(j);
     ctx_.resize(J);
-    save_.assign(J, std::vector<std::vector<Packet>>(e_.nodes));
-    queue_.assign(J, std::vector<std::vector<Packet>>(e_.nodes));
+    save_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
+    queue_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
     done_.assign(J, 0);
-    index_.assign(J, std::vector<std::uint32_t>(e_.nodes, ~0u));
+    index_.assign(J, std::vector<std::uint32_t>(m_.nodes(), ~0u));
     for (std::size_t j = 0; j < J; ++j) {
-      const JobRt& job = e_.jobs[j];
+      const JobRt& job = m_.job(j);
       ctx_[j].resize(job.size);
       for (node_t l = 0; l < job.size; ++l)
-        ctx_[j][l].rng = Rng(mix(e_.cfg.seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
+        ctx_[j][l].rng = Rng(mix(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
       for (std::size_t i = 0; i < nodes_of_[j].size(); ++i) index_[j][nodes_of_[j][i]] = static_cast<std::uint32_t>(i);
     }
-    // The first slot's jobs start on their PEs; every other PE is idle.
-    std::fill(e_.node_job.begin(), e_.node_job.end(), no_job);
-    for (unsigned j : slots_[0]) switch_in_pe_state(j);
-    for (node_t v = 0; v < e_.pes; ++v)
-      if (e_.node_job[v] == no_job) e_.pe[v].generating = false;
-    for (unsigned j : slots_[0]) ++results_[j].slices;
-    cap_words_ = std::uint64_t{e_.ports} * e_.classes * e_.cfg.buffer_words;
+    // Every node starts with no job; the first slot's jobs take their PEs.
+    for (node_t v = 0; v < m_.nodes(); ++v) m_.switch_out(v);
+    for (unsigned j : slots_[0]) {
+      const JobRt& job = m_.job(j);
+      for (node_t l = 0; l < job.size; ++l) m_.switch_in(job.global(l), static_cast<std::uint8_t>(j), std::move(ctx_[j][l]), 0);
+      ++results_[j].slices;
+    }
   }
 
   std::vector<SwitchRecord> switches;
   std::uint64_t save_peak_packets = 0, save_peak_words = 0;
 
+  // ---- CycleHook ----
   void on_switched_out(node_t v, const Packet& p) override { save_[p.job][v].push_back(p); }
-
   bool holding() const override { return switching_; }
-
   bool busy() const override {
     if (switching_) return true;
     for (std::size_t j = 0; j < done_.size(); ++j)
       if (!done_[j]) return true;
     return false;
   }
-
   void after_cycle(std::uint64_t cycle) override {
     const std::uint64_t now = cycle + 1;  // the state is that at the start of cycle `now`
     update_done(now);
@@ -122,91 +111,39 @@ class OsDriver final : public CycleHook {
     begin_switch(now, next);
   }
 
+  // ---- SwitchState (what the policy sees) ----
+  Machine& machine() override { return m_; }
+  const OsConfig& os() const override { return os_; }
+  std::uint64_t started_at() const override { return rec_.at; }
+  SwitchRecord& record() override { return rec_; }
+  const std::vector<unsigned>& outgoing() const override { return outgoing_; }
+  const std::vector<node_t>& nodes_of(unsigned job) const override { return nodes_of_[job]; }
+  std::uint8_t owner_before(node_t v) const override { return owner_[cur_][v]; }
+  bool ordered(node_t v) const override { return ordered_[v] != 0; }
+  std::vector<Packet>& saved(unsigned job, node_t v) override { return save_[job][v]; }
+
  private:
-  enum Phase : std::uint8_t { wait_order, freezing, restoring, resumed };
-  struct NodeSwitch {
-    node_t v;
-    std::uint8_t out, in;
-    std::uint32_t depth;
-    Phase phase = wait_order;
-    std::uint64_t order_at = 0, resume_at = 0;
-  };
-  struct FlushWave {
-    unsigned job;
-    std::uint32_t depth_max;
-    std::uint64_t wave = 0, sum_in = 0, sum_out = 0;
-    std::uint64_t detected_at = 0;
-    bool detected = false;
-  };
-
-  static std::uint32_t tree_depth(std::uint32_t index) { return static_cast<std::uint32_t>(std::bit_width(index + 1u)) - 1; }
-  std::uint64_t words_cost(std::uint64_t words) const {
-    return (words + os_.save_words_per_cycle - 1) / os_.save_words_per_cycle;
-  }
-
-  /// Job j takes its PEs: its saved application state moves into the PE states.
-  void switch_in_pe_state(unsigned j) {
-    const JobRt& job = e_.jobs[j];
-    for (node_t l = 0; l < job.size; ++l) restore_pe(j, job.global(l), e_.cycle);
-  }
-  void restore_pe(unsigned j, node_t v, std::uint64_t now) {
-    PeState& s = e_.pe[v];
-    e_.node_job[v] = static_cast<std::uint8_t>(j);
-    if (v >= e_.pes) return;
-    JobCtx& c = ctx_[j][e_.jobs[j].local(v)];
-    s.started = c.started;
-    s.generating = c.generating;
-    s.rng = c.rng;
-    for (Packet& p : c.injq) {
-      p.ready = static_cast<std::uint32_t>(now);
-      s.injq.push_back(p);
-    }
-    c.injq.clear();
-  }
-  /// Job j leaves PE v: its application state (send queue included) moves to the job's context.
-  void save_pe(unsigned j, node_t v) {
-    e_.node_job[v] = no_job;
-    PeState& s = e_.pe[v];
-    if (v >= e_.pes) {  // a switch: its queue holds restored packets not yet re-injected (memory, as a
-                        // PE's send queue is: kept aside at no cost, not swept from the router)
-      queue_[j][v].insert(queue_[j][v].end(), s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
-      s.injq.clear();
-      s.injq_head = 0;
-      return;
-    }
-    JobCtx& c = ctx_[j][e_.jobs[j].local(v)];
-    c.started = s.started;
-    c.generating = s.generating;
-    c.rng = s.rng;
-    c.injq.assign(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
-    s.injq.clear();
-    s.injq_head = 0;
-    s.generating = false;
-    s.started = false;
-  }
-
   /// A job is done when none of its PEs generates or holds a send, none of its packets is in the
   /// network (entered == left, summed over its nodes) and none is saved.
   void update_done(std::uint64_t now) {
     for (std::size_t j = 0; j < done_.size(); ++j) {
       if (done_[j]) continue;
-      const JobRt& job = e_.jobs[j];
+      const JobRt& job = m_.job(j);
       bool idle = true;
       for (node_t l = 0; l < job.size && idle; ++l) {
         const node_t v = job.global(l);
-        if (e_.node_job[v] == j) {
-          const PeState& s = e_.pe[v];
-          idle = s.started && !s.generating && s.injq_head == s.injq.size();
+        if (m_.job_at(v) == j) {
+          idle = m_.pe_idle(v);
         } else {
-          const JobCtx& c = ctx_[j][l];
+          const PeAppState& c = ctx_[j][l];
           idle = c.started && !c.generating && c.injq.empty();
         }
       }
       if (!idle) continue;
       std::uint64_t in = 0, out = 0;
       for (node_t v : nodes_of_[j]) {
-        in += e_.net_in[j * e_.nodes + v];
-        out += e_.net_out[j * e_.nodes + v];
+        in += m_.net_in(j, v);
+        out += m_.net_out(j, v);
         if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
       }
       if (!idle || in != out) continue;
@@ -224,10 +161,11 @@ class OsDriver final : public CycleHook {
     rec_.from_slot = static_cast<unsigned>(cur_);
     rec_.to_slot = static_cast<unsigned>(next);
     sw_.clear();
-    waves_.clear();
-    ordered_.assign(e_.nodes, 0);
-    std::uint32_t depth_max = 0;
-    for (node_t v = 0; v < e_.nodes; ++v) {
+    ordered_.assign(m_.nodes(), 0);
+    outgoing_.clear();
+    for (unsigned j : slots_[cur_])
+      if (std::find(slots_[next].begin(), slots_[next].end(), j) == slots_[next].end()) outgoing_.push_back(j);
+    for (node_t v = 0; v < m_.nodes(); ++v) {
       const std::uint8_t out = owner_[cur_][v], in = owner_[next][v];
       if (out == in) continue;
       NodeSwitch n{v, out, in, 0};
@@ -237,123 +175,45 @@ class OsDriver final : public CycleHook {
       } else {
         n.order_at = now;  // idle until now: only the incoming job's restore
       }
-      depth_max = std::max(depth_max, n.depth);
       sw_.push_back(n);
     }
-    for (unsigned j : slots_[cur_])
-      if (std::find(slots_[next].begin(), slots_[next].end(), j) == slots_[next].end())
-        waves_.push_back(FlushWave{j, 0});
-    for (FlushWave& w : waves_)
-      for (std::size_t i = 0; i < nodes_of_[w.job].size(); ++i)
-        w.depth_max = std::max(w.depth_max, tree_depth(static_cast<std::uint32_t>(i)));
-    const unsigned max_len = e_.cfg.link_cycles_words ? e_.cfg.packet_words + e_.cfg.packet_spread
-                                                      : *std::max_element(e_.link_len.begin(), e_.link_len.end());
-    rec_.bound_cycles = std::uint64_t{os_.io_hop_cycles} * depth_max + max_len + 1 + 2 * words_cost(cap_words_);
+    rec_.bound_cycles = policy_->begin(*this);
     advance_switch(now);
   }
 
-  /// Moves every packet out of v's input buffers into the save area of job j (drain). The
-  /// producers' credits return at once (the machine is still).
-  std::uint64_t sweep(node_t v, unsigned j, std::uint64_t& words) {
-    PeState& s = e_.pe[v];
-    const std::uint32_t nb = static_cast<std::uint32_t>(e_.ports) * e_.classes;
-    std::uint64_t packets = 0;
-    for (std::uint32_t i = 0; i < nb; ++i) {
-      LinkBuffer& b = s.inputs[i];
-      while (!b.empty()) {
-        Packet p = b.front();
-        b.pop_and_check();
-        e_.credits[e_.up_credit[std::size_t{v} * nb + i]].popped_seen += p.words;
-        ++e_.net_out[std::size_t{p.job} * e_.nodes + v];  // left the network here
-        if (p.job != j) ++foreign_;  // impossible in a closed partition (counted as misdelivered)
-        p.cls = 0;                                           // re-injected as a fresh self-route
-        save_[p.job][v].push_back(p);
-        words += p.words;
-        ++packets;
-      }
+  /// Takes the outgoing job's application state off node v (its send queue included).
+  void take_off(unsigned j, node_t v) {
+    PeAppState st = m_.switch_out(v);
+    if (v < m_.pes() && m_.job(j).local(v) != no_node) {
+      ctx_[j][m_.job(j).local(v)] = std::move(st);
+    } else {  // a switch: restored packets not yet re-injected (kept aside, as a PE's send queue is)
+      queue_[j][v].insert(queue_[j][v].end(), st.injq.begin(), st.injq.end());
     }
-    for (std::uint32_t w = 0; w < e_.mask_words; ++w) s.work[w] = 0;
-    return packets;
-  }
-
-  /// Drain: v halted, its outputs idle, and every upstream neighbour of the same job halted with
-  /// its link to v idle one cycle ago (the freeze signal's delay).
-  bool frozen(const NodeSwitch& n, std::uint64_t now) const {
-    const node_t v = n.v;
-    for (port_t p = 0; p < e_.ports; ++p)
-      if (e_.busy_until[std::size_t{v} * e_.ports + p] > now) return false;
-    for (port_t q = 0; q < e_.ports; ++q) {
-      const node_t u = e_.upstream[std::size_t{v} * e_.ports + q];
-      if (u == no_node || owner_[cur_][u] != n.out) continue;
-      if (!ordered_[u]) return false;  // u has not frozen its outputs yet
-      const std::size_t link = e_.up_credit[(std::size_t{v} * e_.ports + q) * e_.classes] / e_.classes;
-      if (e_.busy_until[link] + 1 > now) return false;
-    }
-    return true;
   }
 
   void advance_switch(std::uint64_t now) {
-    const bool drain = os_.policy == SwitchPolicy::drain;
-    // Flush: counting waves of each outgoing job over its I/O tree.
-    for (FlushWave& w : waves_) {
-      if (w.detected) continue;
-      const std::uint64_t period = 2ull * os_.io_hop_cycles * w.depth_max + 1;
-      const std::uint64_t start = rec_.at + w.wave * period;
-      if (drain || now < start) continue;
-      const std::uint64_t rel = now - start;
-      if (rel % os_.io_hop_cycles == 0 && rel / os_.io_hop_cycles <= w.depth_max) {
-        const std::uint32_t d = static_cast<std::uint32_t>(rel / os_.io_hop_cycles);  // the wave reaches depth d
-        const auto& nodes = nodes_of_[w.job];
-        for (std::size_t i = (std::size_t{1} << d) - 1; i < nodes.size() && i < (std::size_t{2} << d) - 1; ++i) {
-          w.sum_in += e_.net_in[std::size_t{w.job} * e_.nodes + nodes[i]];
-          w.sum_out += e_.net_out[std::size_t{w.job} * e_.nodes + nodes[i]];
-        }
-      }
-      if (rel == period - 1) {  // the convergecast is back at the root
-        ++w.wave;
-        if (w.sum_in == w.sum_out) {
-          w.detected = true;
-          w.detected_at = now;
-          rec_.waves = std::max(rec_.waves, w.wave);
-          rec_.detect_cycles = std::max(rec_.detect_cycles, now - rec_.at);
-        }
-        w.sum_in = w.sum_out = 0;
-      }
-    }
+    policy_->advance(*this, now);
     bool all = true;
     for (NodeSwitch& n : sw_) {
-      if (n.phase == wait_order && now >= n.order_at) {
+      if (n.phase == NodeSwitch::wait_order && now >= n.order_at) {
         if (n.out != no_job) {
-          save_pe(n.out, n.v);
-          if (drain) e_.halted[n.v] = 1;
+          take_off(n.out, n.v);
+          policy_->on_order(*this, n);
         }
         ordered_[n.v] = 1;
-        n.phase = freezing;
+        n.phase = NodeSwitch::clearing;
       }
-      if (n.phase == freezing) {
+      if (n.phase == NodeSwitch::clearing) {
         std::uint64_t ready_at = now, saved_words = 0, saved_packets = 0;
         if (n.out == no_job) {
-          e_.halted[n.v] = 1;  // no one may send here before the incoming job is restored
-        } else if (drain) {
-          if (!frozen(n, now)) {
-            all = false;
-            continue;
-          }
-          rec_.freeze_cycles = std::max(rec_.freeze_cycles, now - rec_.at);
-          saved_packets = sweep(n.v, n.out, saved_words);
-          ready_at = now + words_cost(saved_words);
+          m_.halt(n.v);  // no one may send here before the incoming job is restored
         } else {
-          const FlushWave* w = nullptr;
-          for (const FlushWave& f : waves_)
-            if (f.job == n.out) w = &f;
-          if (!w || !w->detected) {
+          const std::optional<std::uint64_t> r = policy_->clear(*this, n, now, saved_packets, saved_words);
+          if (!r) {
             all = false;
             continue;
           }
-          e_.halted[n.v] = 1;
-          ready_at = w->detected_at + std::uint64_t{os_.io_hop_cycles} * n.depth;  // the go order
-          saved_packets = save_[n.out][n.v].size();
-          for (const Packet& p : save_[n.out][n.v]) saved_words += p.words;
+          ready_at = *r;
         }
         rec_.packets_saved += saved_packets;
         rec_.words_saved += saved_words;
@@ -367,34 +227,23 @@ class OsDriver final : public CycleHook {
         if (n.in != no_job)
           for (const Packet& p : save_[n.in][n.v]) restore_words += p.words;
         n.resume_at = std::max(ready_at, now) + words_cost(restore_words);
-        n.phase = restoring;
+        n.phase = NodeSwitch::restoring;
       }
-      if (n.phase == restoring && now >= n.resume_at) {
+      if (n.phase == NodeSwitch::restoring && now >= n.resume_at) {
         if (n.in != no_job) {
-          // Saved packets first (they were in the network), then the job's send queue.
-          PeState& s = e_.pe[n.v];
-          std::vector<Packet> queued(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
-          s.injq.clear();
-          s.injq_head = 0;
-          for (Packet& p : save_[n.in][n.v]) {
-            p.ready = static_cast<std::uint32_t>(now);
-            s.injq.push_back(p);
-            ++rec_.packets_restored;
-          }
-          save_[n.in][n.v].clear();
-          for (Packet& p : queue_[n.in][n.v]) {
-            p.ready = static_cast<std::uint32_t>(now);
-            s.injq.push_back(p);
-          }
-          queue_[n.in][n.v].clear();
-          s.injq.insert(s.injq.end(), queued.begin(), queued.end());
-          if (n.v < e_.pes && e_.jobs[n.in].local(n.v) != no_node) restore_pe(n.in, n.v, now);
+          // Saved packets first (they were in the network), then restored packets the node had
+          // not re-injected yet, then the job's own send queue.
+          rec_.packets_restored += save_[n.in][n.v].size();
+          m_.requeue(n.v, save_[n.in][n.v], now);
+          m_.requeue(n.v, queue_[n.in][n.v], now);
+          PeAppState st;
+          if (n.v < m_.pes() && m_.job(n.in).local(n.v) != no_node) st = std::move(ctx_[n.in][m_.job(n.in).local(n.v)]);
+          m_.switch_in(n.v, n.in, std::move(st), now);
         }
-        e_.halted[n.v] = 0;
-        e_.epoch[n.v] = switch_id_;
-        n.phase = resumed;
+        m_.resume(n.v, switch_id_);
+        n.phase = NodeSwitch::resumed;
       }
-      if (n.phase != resumed) all = false;
+      if (n.phase != NodeSwitch::resumed) all = false;
     }
     if (!all) return;
     rec_.cycles = now - rec_.at;
@@ -405,29 +254,26 @@ class OsDriver final : public CycleHook {
     for (unsigned j : slots_[cur_]) ++results_[j].slices;
   }
 
-  Engine& e_;
+  Machine& m_;
   const OsConfig& os_;
+  std::unique_ptr<SwitchPolicyImpl> policy_;
   std::vector<std::vector<node_t>> nodes_of_;           // [job]: PEs in local order, then routers
   std::vector<std::vector<unsigned>> slots_;
   std::vector<std::vector<std::uint8_t>> owner_;        // [slot][node]: the job whose node set holds it
   std::vector<std::vector<std::uint32_t>> index_;       // [job][node]: position in nodes_of (I/O tree)
-  std::vector<std::vector<JobCtx>> ctx_;                // [job][local PE]
+  std::vector<std::vector<PeAppState>> ctx_;            // [job][local PE]: state while switched out
   std::vector<std::vector<std::vector<Packet>>> save_;  // [job][node]: drained / flushed packets
   std::vector<std::vector<std::vector<Packet>>> queue_;  // [job][switch]: restored, not yet re-injected
   std::vector<std::uint8_t> done_;
   std::vector<JobResult>& results_;
-  std::uint64_t cap_words_ = 0;
   std::size_t cur_ = 0, next_ = 0;
   std::uint64_t slot_start_ = 0;
   bool switching_ = false;
   std::uint32_t switch_id_ = 0;
   SwitchRecord rec_;
   std::vector<NodeSwitch> sw_;
-  std::vector<std::uint8_t> ordered_;  // [node]: the drain order reached it in this switch
-  std::vector<FlushWave> waves_;
-
- public:
-  std::uint64_t foreign_ = 0;
+  std::vector<unsigned> outgoing_;
+  std::vector<std::uint8_t> ordered_;  // [node]: the order reached it in this switch
 };
 
 }  // namespace
@@ -495,11 +341,12 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
   OsStats out;
   out.policy = os.policy;
   out.jobs.resize(jobs.size());
-  detail::Engine e(topology, std::move(rt), cfg);
-  e.allocate();
-  detail::OsDriver driver(e, os, nodes_of, slots, out.jobs);
-  e.hook = &driver;
-  out.machine = detail::run_prepared(e, true);
+  EngineConfig ccfg = cfg;
+  ccfg.engine = EngineKind::cycle;  // the OS layer runs on the virtual clock
+  detail::Machine m(topology, std::move(rt), ccfg);
+  detail::OsDriver driver(m, os, nodes_of, slots, out.jobs);
+  m.set_hook(&driver);
+  out.machine = detail::run_prepared(m);
   out.switches = driver.switches;
   out.save_peak_packets = driver.save_peak_packets;
   out.save_peak_words = driver.save_peak_words;
@@ -510,18 +357,14 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
     JobResult& r = out.jobs[j];
     r.name = jobs[j].name;
     r.pes = static_cast<node_t>(jobs[j].pes.size());
-    for (const detail::ThreadStats& ts : e.tstats) {
-      const auto& f = ts.job[j];
-      r.delivered += f.delivered;
-      r.measured += f.measured;
-      r.misdelivered += f.misdelivered;
-      r.latency_mean += static_cast<double>(f.lat_sum);
-      r.hops_mean += static_cast<double>(f.hops);
-      r.latency_max = std::max(r.latency_max, f.lat_max);
-    }
+    const auto f = m.job_figures(j);
+    r.delivered = f.delivered;
+    r.measured = f.measured;
+    r.misdelivered = f.misdelivered;
+    r.latency_max = f.lat_max;
     if (r.measured) {
-      r.latency_mean /= static_cast<double>(r.measured);
-      r.hops_mean /= static_cast<double>(r.measured);
+      r.latency_mean = static_cast<double>(f.lat_sum) / static_cast<double>(r.measured);
+      r.hops_mean = static_cast<double>(f.hops) / static_cast<double>(r.measured);
     }
     out.misdelivered += r.misdelivered;
     std::string why;
@@ -529,25 +372,24 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
     r.message = why;
     r.summary = jobs[j].app->summary();
     // Home: the job's PEs and the router-only nodes its routes use; other PEs are foreign.
-    home.assign(e.nodes, 0);
+    home.assign(m.nodes(), 0);
     for (node_t v : nodes_of[j])
-      if (v >= e.pes) home[v] = 1;
+      if (v >= m.pes()) home[v] = 1;
     for (node_t v : jobs[j].pes) home[v] = 1;
     topology.visit([&](const auto& t) {
-      for (node_t v = 0; v < e.nodes; ++v)
-        for (port_t p = 0; p < e.ports; ++p) {
-          const std::uint64_t c = e.job_link.empty() ? 0 : e.job_link[(j * e.nodes + v) * e.ports + p];
+      for (node_t v = 0; v < m.nodes(); ++v)
+        for (port_t p = 0; p < m.ports(); ++p) {
+          const std::uint64_t c = m.job_link_packets(j, v, p);
           if (!c) continue;
           if (!home[v] || !home[t.out_link(v, p).peer]) r.foreign_link_packets += c;
-          ++users[std::size_t{v} * e.ports + p];
+          ++users[std::size_t{v} * m.ports() + p];
         }
     });
   }
   for (const auto& [link, k] : users)
     if (k > 1) ++out.shared_links;
   for (const SwitchRecord& s : out.switches)
-    if (os.policy == SwitchPolicy::drain && s.cycles > s.bound_cycles) out.bound_ok = false;
-  out.misdelivered += driver.foreign_;
+    if (s.bound_cycles && s.cycles > s.bound_cycles) out.bound_ok = false;
   return out;
 }
 

@@ -22,7 +22,7 @@ namespace rica {
 
 namespace detail {
 struct PeState;
-class Engine;
+class Machine;
 }  // namespace detail
 
 /// Small fast PRNG (xoshiro256**), 32 bytes: one per PE. Satisfies UniformRandomBitGenerator.
@@ -84,10 +84,10 @@ class Context {
   Rng& rng() noexcept;
 
  private:
-  friend class detail::Engine;
-  Context(detail::Engine& e, detail::PeState& s, node_t pe, node_t gpe, std::uint8_t job)
-      : engine_(e), state_(s), pe_(pe), gpe_(gpe), job_(job) {}
-  detail::Engine& engine_;
+  friend class detail::Machine;
+  Context(detail::Machine& m, detail::PeState& s, node_t pe, node_t gpe, std::uint8_t job)
+      : engine_(m), state_(s), pe_(pe), gpe_(gpe), job_(job) {}
+  detail::Machine& engine_;
   detail::PeState& state_;
   node_t pe_, gpe_;
   std::uint8_t job_;

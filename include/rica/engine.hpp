@@ -64,7 +64,10 @@ struct RunStats {
   unsigned hops_max = 0;
   double hops_mean = 0;
   std::vector<std::uint64_t> hop_histogram;
-  double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, latency_max = 0;  // ns
+  /// Latency: generation to delivery (source queueing included), in latency_unit.
+  double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, latency_p999 = 0, latency_max = 0;
+  /// Network latency: entering the network (leaving the source queue) to delivery.
+  double net_latency_mean = 0, net_latency_p50 = 0, net_latency_p99 = 0, net_latency_max = 0;
   double wall_s = 0;
   double packets_per_s = 0, packet_hops_per_s = 0;
   std::uint64_t link_load_max = 0;

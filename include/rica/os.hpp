@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,10 +46,27 @@ inline constexpr unsigned io_hop_cycles = 1;         ///< I/O network: cycles pe
 inline constexpr unsigned save_words_per_cycle = 1;  ///< PE memory path for saving / restoring packets
 }  // namespace defaults::os
 
-enum class SwitchPolicy : std::uint8_t { drain, flush };
+/// A context-switch policy: a value-type selector into the registry of policies
+/// (runtime/os_policy.hpp has the interface a policy implements; docs/os.md how to add one).
+/// drain and flush are built in; names are listed by switch_policies().
+class SwitchPolicy {
+ public:
+  static const SwitchPolicy drain, flush;
+  constexpr explicit SwitchPolicy(std::uint16_t id) noexcept : id_(id) {}
+  constexpr std::uint16_t id() const noexcept { return id_; }
+  constexpr bool operator==(const SwitchPolicy&) const noexcept = default;
+
+ private:
+  std::uint16_t id_;
+};
+inline constexpr SwitchPolicy SwitchPolicy::drain{0};
+inline constexpr SwitchPolicy SwitchPolicy::flush{1};
+
 const char* policy_name(SwitchPolicy p);
-/// "drain" or "flush"; usage_error otherwise.
+/// A registered policy by name; usage_error naming the valid names otherwise.
 SwitchPolicy policy_by_name(const std::string& name);
+/// Every registered policy: (name, one-line description), in registration order.
+std::vector<std::pair<std::string, std::string>> switch_policies();
 
 /// A job: an application (not owned; set up by run_jobs) on the machine PEs `pes` (local PE i is
 /// machine PE pes[i]; distinct, at least 1).
@@ -79,7 +97,7 @@ struct SwitchRecord {
   std::uint64_t packets_saved = 0, words_saved = 0;  ///< drained from routers / saved at destinations
   std::uint64_t packets_restored = 0;
   std::uint64_t peak_node_packets = 0;  ///< most packets saved at one node in this switch
-  std::uint64_t bound_cycles = 0;    ///< drain: the paper's bound (I/O depth + link time + buffer capacity)
+  std::uint64_t bound_cycles = 0;    ///< the policy's bound, 0 if it has none (drain: I/O depth + link time + buffer capacity)
 };
 
 struct JobResult {

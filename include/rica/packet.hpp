@@ -1,6 +1,6 @@
 #pragma once
 // The packet: a small fixed-size value moved hop by hop through link buffers. No allocation per
-// packet or per hop; 48 bytes.
+// packet or per hop; 56 bytes.
 
 #include <cstdint>
 
@@ -20,10 +20,17 @@ struct Packet {
   std::uint8_t job = 0;         ///< the job the packet belongs to (rica/os.hpp; 0 in a plain run)
   std::uint16_t hops = 0;       ///< links traversed so far
   class_t cls = 0;              ///< buffer class of the buffer the packet sits in (0 at injection)
-  std::uint32_t ready = 0;      ///< cycle engine: first cycle the packet may leave its buffer
+  /// Cycle engine: the cycle its head reached the node holding it (the first cycle it may leave).
+  std::uint32_t ready = 0;
+  /// Cycle engine: the cycle its tail reached that node (it may be delivered from then on).
+  /// Store-and-forward: tail == ready. Invariant: tail >= ready.
+  std::uint32_t tail = 0;
+  /// Time from generation to entering the network (leaving the source queue), ns or cycles,
+  /// saturating at 2^32 - 1: network latency = latency - queued.
+  std::uint32_t queued = 0;
   std::uint64_t inject_ns = 0;  ///< generation time: ns (async engine) or cycle (cycle engine)
   std::uint64_t payload[2] = {0, 0};
 };
-static_assert(sizeof(Packet) == 48, "Packet should stay 48 bytes");
+static_assert(sizeof(Packet) == 56, "Packet should stay 56 bytes");
 
 }  // namespace rica

@@ -1,0 +1,283 @@
+// The cycle driver: the machine on a synchronous virtual clock. It decides only order and timing;
+// every packet moves through Machine's hop kernel.
+//
+// In each cycle every node with work moves what it may, from the state at the start of the cycle:
+// a head packet may leave only when its `ready` cycle has come (packets pushed in this cycle are
+// ready later), room downstream is judged by credits as of the end of the last cycle (credits
+// return one cycle later), and every choice is a fixed rule (round robin or oldest first), so
+// every packet's route and latency depend only on the configuration and the seed — identical for
+// any number of threads.
+//
+// Timing (docs/runtime.md): a packet of w words over a link of L cycles per packet occupies the
+// link for L cycles; under virtual cut-through (default) its head reaches the next node after
+// h = ceil(L / w) cycles and may leave at once (if the next link is free and the whole packet
+// fits downstream), its tail arrives no earlier than L cycles after it left and one word time
+// after the tail reached the previous node; it is delivered when its tail arrives. Zero-load
+// latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
+#include "machine.hpp"
+
+namespace rica::detail {
+
+struct CycleDriver {
+  Machine& m;
+  std::vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
+  /// Nodes that may have work this cycle: holding packets, generating, or held by the OS. A node
+  /// enters the list when something arrives (an arrival), its application starts generating or the
+  /// OS touches it; it leaves when it has nothing left. Written between cycles only.
+  std::vector<node_t> active;
+  std::vector<std::uint8_t> listed;  // [node]: in `active`
+
+  /// Per-thread effects on other nodes, applied between cycles (so no decision in a cycle depends
+  /// on how far another thread got in it): credits returned upstream, arrivals downstream.
+  struct Policy {
+    CycleDriver& d;
+    ThreadStats& ts;
+    std::uint64_t cycle;
+    void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/) {
+      ts.credit_returns.emplace_back(d.m.up_credit_[std::size_t{v} * d.m.n_buf_ + i], words);
+      PeState& s = d.m.pe_[v];
+      if (s.inputs[i].empty()) s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+    }
+    void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
+      const unsigned len = d.m.link_cycles(v, src.words);
+      const unsigned head = d.m.cfg_.timing == Timing::vct ? (len + src.words - 1) / src.words : len;
+      p.ready = static_cast<std::uint32_t>(cycle + head);
+      p.tail = static_cast<std::uint32_t>(std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head));
+      d.m.busy_until_[std::size_t{v} * d.m.ports_ + port] = p.tail;  // the link carries it until its tail crossed
+    }
+    void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
+  };
+
+  explicit CycleDriver(Machine& mm) : m(mm) {}
+
+  /// A head packet that waits for an output port this cycle.
+  struct Cand {
+    std::uint32_t input;
+    HopPlan hop;
+    bool tried;
+  };
+
+  /// One node in one cycle. Only v's own state is written here, plus the pushed packets
+  /// themselves (their buffers' producer side, owned by v); effects on other nodes go to this
+  /// thread's lists. `s.work` names exactly the inputs that held packets at the start of the cycle.
+  /// Returns true while v has work (packets, a generator, an OS hold).
+  template <class T>
+  bool step(const T& t, node_t v, ThreadStats& ts) {
+    if (m.halted_[v]) return true;  // the OS holds this node (drain): nothing moves here
+    PeState& s = m.pe_[v];
+    const std::uint64_t cycle = m.cycle_;
+    if (v < m.pes_) m.app_turn(s, v, cycle < m.cfg_.cycles);
+    const std::uint32_t n_buf = m.n_buf_;
+    const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
+    const bool inject = s.injq_head != s.injq.size();
+    bool any = inject;
+    for (std::uint32_t w = 0; w < m.mask_words_ && !any; ++w) any = s.work[w] != 0;
+    const std::uint32_t rr = s.rr;
+    s.rr = rr + 1 >= n_in ? 0 : rr + 1;
+    if (!any) return v < m.pes_ && s.generating;
+    thread_local std::vector<Cand> cand;
+    cand.clear();
+    Policy pol{*this, ts, cycle};
+    // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
+    auto consider = [&](std::uint32_t i) {
+      const Packet& h = m.head(s, i);
+      if (h.ready > cycle) return;
+      const HopPlan hop = m.plan(t, v, h);
+      if (hop.delivers) {
+        if (h.tail > cycle) return;  // delivered once its tail has arrived
+        m.deliver_head(s, v, i, ts, pol);  // one packet per input per cycle
+        return;
+      }
+      cand.push_back({i, hop, false});
+    };
+    auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
+      for (std::uint32_t w = from >> 6; w < m.mask_words_ && (w << 6) < to; ++w) {
+        std::uint64_t bits = s.work[w];
+        const std::uint32_t base = w << 6;
+        if (from > base) bits &= ~std::uint64_t{0} << (from - base);
+        if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
+        while (bits) {
+          const std::uint32_t i = base + static_cast<std::uint32_t>(std::countr_zero(bits));
+          bits &= bits - 1;
+          consider(i);
+        }
+      }
+    };
+    scan(rr, n_buf);
+    if (inject) consider(n_buf);
+    scan(0, rr);
+    if (!cand.empty()) arbitrate(v, s, ts, pol, cand);
+    return true;
+  }
+
+  /// Each free output link takes one waiting head that fits: the first in its own round robin
+  /// over the inputs, or the oldest (generation time; ties: round-robin order).
+  void arbitrate(node_t v, PeState& s, ThreadStats& ts, Policy& pol, std::vector<Cand>& cand) {
+    const std::uint32_t n_in = m.n_buf_ + 1;
+    const bool oldest = m.cfg_.arbitration == Arbitration::oldest;
+    const std::uint64_t cycle = m.cycle_;
+    for (port_t p = 0; p < m.ports_; ++p) {
+      const std::size_t op = std::size_t{v} * m.ports_ + p;
+      if (m.busy_until_[op] > cycle) continue;
+      const std::uint32_t prr = port_rr[op];
+      for (;;) {
+        Cand* best = nullptr;
+        std::uint32_t best_d = n_in;
+        std::uint64_t best_age = ~std::uint64_t{0};
+        for (Cand& c : cand) {
+          if (c.tried || c.hop.port != p) continue;
+          const std::uint32_t dd = c.input >= prr ? c.input - prr : c.input + n_in - prr;
+          const std::uint64_t age = oldest ? m.head(s, c.input).inject_ns : 0;
+          if (age < best_age || (age == best_age && dd < best_d)) best_d = dd, best_age = age, best = &c;
+        }
+        if (!best) break;
+        best->tried = true;  // tried for this port (moved, or blocked for this cycle)
+        const HopPlan& h = best->hop;
+        if (m.halted_[h.peer] || m.epoch_[h.peer] != m.epoch_[v]) continue;  // its inputs are not ready (a switch)
+        const Packet& head = m.head(s, best->input);
+        if (!LinkBuffer::fits_cached(s.credits[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
+          ++s.blocked;
+          continue;
+        }
+        port_rr[op] = best->input + 1 >= n_in ? 0 : best->input + 1;
+        m.move(s, v, best->input, h, ts, pol);
+        break;
+      }
+    }
+  }
+
+  /// Between cycles (one thread): credits freed in the last cycle reach their producers, packets
+  /// pushed in it enter their consumers' work masks and the active list.
+  void apply_effects() {
+    for (ThreadStats& ts : m.tstats_) {
+      for (const auto& [ci, words] : ts.credit_returns) m.credits_[ci].popped_seen += words;
+      for (const auto& [v, i] : ts.arrivals) {
+        m.work_words_[std::size_t{v} * m.mask_words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
+        list(v);
+      }
+      ts.credit_returns.clear();
+      ts.arrivals.clear();
+    }
+  }
+  void list(node_t v) {
+    if (!listed[v]) {
+      listed[v] = 1;
+      active.push_back(v);
+    }
+  }
+
+  template <class T>
+  void run(const T& t, RunStats& st);
+};
+
+template <class T>
+void CycleDriver::run(const T& t, RunStats& st) {
+  const EngineConfig& cfg = m.cfg_;
+  const node_t nodes = m.nodes_;
+  const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
+  tbb::task_arena local_arena(static_cast<int>(threads));
+  m.tstats_ = std::vector<ThreadStats>(static_cast<std::size_t>(threads) + 1);
+  for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
+  port_rr.assign(std::size_t{nodes} * m.ports_, 0);
+  const unsigned max_len = m.max_link_cycles();
+  // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
+  // no OS switch holds nodes: nothing ever will — a deadlock. With generators still running (they
+  // may free a path), a generous bound instead.
+  const std::uint64_t quick_limit = 2ull * max_len + 4;
+  const std::uint64_t stall_limit = std::max<std::uint64_t>(2000, 200ull * max_len);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool tty = cfg.progress && isatty(STDERR_FILENO);
+  auto last_print = t0;
+  std::uint64_t last_progress = 0, stalled = 0;
+  listed.assign(nodes, 0);
+  active.clear();
+  for (node_t v = 0; v < nodes; ++v)
+    if (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) list(v);
+  std::vector<std::vector<node_t>> keep(m.tstats_.size());
+  auto slot = [&]() -> std::size_t {
+    const int k = tbb::this_task_arena::current_thread_index();
+    if (k < 0 || static_cast<std::size_t>(k) >= m.tstats_.size()) std::abort();  // broken invariant
+    return static_cast<std::size_t>(k);
+  };
+  auto step_range = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t k = slot();
+    ThreadStats& ts = m.tstats_[k];
+    for (std::size_t x = lo; x < hi; ++x) {
+      const node_t v = active[x];
+      if (step(t, v, ts)) keep[k].push_back(v);
+    }
+  };
+  for (m.cycle_ = 0;; ++m.cycle_) {
+    const std::uint64_t cycle = m.cycle_;
+    if (cycle == cfg.cycles)
+      for (JobRt& j : m.jobs_) j.app->window_closed();
+    local_arena.execute([&] {
+      // The cycle is a barrier: what the main thread did between cycles happens before every
+      // step of this cycle, and every step before the main thread's next turn. (TSan cannot see
+      // oneTBB's join inside the uninstrumented libtbb; these annotations state it.)
+      RICA_TSAN_RELEASE(&m.cycle_);
+      if (threads == 1 || active.size() < 512) {  // a few nodes: not worth a fork (same results)
+        step_range(0, active.size());
+      } else {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, active.size(), 256),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            RICA_TSAN_ACQUIRE(&m.cycle_);
+                            step_range(r.begin(), r.end());
+                            RICA_TSAN_RELEASE(&m.tstats_);
+                          });
+      }
+      RICA_TSAN_ACQUIRE(&m.tstats_);
+    });
+    // The next cycle's active list: nodes that still have work, then new arrivals and nodes the
+    // OS touched.
+    for (node_t v : active) listed[v] = 0;
+    active.clear();
+    for (auto& kl : keep) {
+      for (node_t v : kl) list(v);
+      kl.clear();
+    }
+    apply_effects();
+    if (m.hook_) m.hook_->after_cycle(cycle);
+    for (node_t v : m.touched_) list(v);
+    m.touched_.clear();
+    std::uint64_t progress = 0;
+    for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered;
+    stalled = progress == last_progress ? stalled + 1 : 0;
+    last_progress = progress;
+    const bool busy_os = m.hook_ && m.hook_->busy();
+    // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
+    if (active.empty() && !busy_os) {
+      ++m.cycle_;
+      break;
+    }
+    if (m.hook_ && m.hook_->holding()) stalled = 0;
+    if (stalled > quick_limit && (stalled > stall_limit || !m.generating())) {
+      if (m.packets_left()) {  // packets left and nothing can move them: deadlock
+        ++m.cycle_;
+        st.deadlock = true;
+        break;
+      }
+      stalled = 0;  // an idle network (low load), not a stall
+    }
+    if (tty && (cycle & 255) == 0 && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+      last_print = std::chrono::steady_clock::now();
+      std::uint64_t delivered = 0, hops = 0;
+      for (const ThreadStats& ts : m.tstats_) delivered += ts.delivered, hops += ts.hops;
+      const double secs = std::chrono::duration<double>(last_print - t0).count();
+      std::fprintf(stderr, "\r  cycle %llu / %llu  delivered %llu packets  %llu packet-hops (%.1f M hops/s)   ",
+                   static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(cfg.cycles),
+                   static_cast<unsigned long long>(delivered), static_cast<unsigned long long>(hops),
+                   static_cast<double>(hops) / secs / 1e6);
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r%90s\r", "");
+  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void drive_cycles(Machine& m, RunStats& st) {
+  CycleDriver d(m);
+  m.topology().visit([&](const auto& t) { d.run(t, st); });
+}
+
+}  // namespace rica::detail

@@ -1,0 +1,588 @@
+// The machine's operations (runtime/machine.hpp): allocation, sends, deliveries, the OS's
+// operations, statistics, the exactly-once check and the analysis of a stuck machine. The
+// drivers live in driver_async.cpp and driver_cycle.cpp.
+#include "machine.hpp"
+
+namespace rica {
+
+// ---- Context ------------------------------------------------------------------------------------
+node_t Context::pes() const noexcept { return engine_.job(job_).size; }
+const Topology& Context::topology() const noexcept { return engine_.topology(); }
+std::uint64_t Context::now() const noexcept { return engine_.now(); }
+void Context::send(node_t dst, handler_t handler, std::uint64_t w0, std::uint64_t w1) {
+  const detail::JobRt& j = engine_.job(job_);
+  if (dst >= j.size)
+    throw std::logic_error(fmt::format("send: destination {} outside the job's {} PEs", dst, j.size));
+  engine_.send(state_, gpe_, j.global(dst), handler, w0, w1, job_);
+}
+std::size_t Context::backlog() const noexcept { return state_.injq.size() - state_.injq_head; }
+Rng& Context::rng() noexcept { return state_.rng; }
+
+namespace detail {
+
+Machine::Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c)
+    : topo_(t), jobs_(std::move(j)), cfg_(c) {
+  cycle_mode_ = cfg_.engine == EngineKind::cycle;
+  allocate();
+}
+
+Machine::~Machine() {
+  if (buffer_memory_) {
+    const std::size_t n = std::size_t{nodes_} * n_buf_;
+    auto* b = reinterpret_cast<LinkBuffer*>(buffer_memory_);
+    for (std::size_t i = 0; i < n; ++i) b[i].~LinkBuffer();
+    ::operator delete(buffer_memory_, std::align_val_t{64});
+  }
+}
+
+void Machine::send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_t w0, std::uint64_t w1,
+                   std::uint8_t job) {
+  Packet p;
+  p.src = src;
+  p.dst = dst;
+  p.job = job;
+  p.seq = s.seq++;
+  p.handler = h;
+  p.words = static_cast<std::uint8_t>(draw_words(s.rng));
+  p.inject_ns = now();
+  p.payload[0] = w0;
+  p.payload[1] = w1;
+  s.injq.push_back(p);
+  ++s.injected;
+}
+
+void Machine::app_turn(PeState& s, node_t v, bool window_open) {
+  const std::uint8_t jid = node_job_[v];
+  if (jid == no_job) return;
+  const JobRt& j = jobs_[jid];
+  Context ctx(*this, s, j.local(v), v, jid);
+  if (!s.started) {
+    s.started = true;
+    j.app->start(ctx);
+  }
+  if (!s.generating) return;
+  if (!window_open) {
+    s.generating = false;
+    return;
+  }
+  s.generating = j.app->generate(ctx);
+}
+
+void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
+  const std::uint64_t t_now = now();
+  const std::uint64_t lat = t_now - p.inject_ns;
+  const std::uint64_t net = lat >= p.queued ? lat - p.queued : 0;
+  const bool measured = p.inject_ns >= cfg_.warmup;  // warm-up packets count for conservation only
+  if (measured) {
+    ++ts.measured;
+    ts.lat_sum += lat;
+    ts.lat_max = std::max(ts.lat_max, lat);
+    ts.net_lat_sum += net;
+    ts.net_lat_max = std::max(ts.net_lat_max, net);
+    ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
+    ++ts.net_lat_hist[std::min<unsigned>(lat_bucket(net), 64 * 8 - 1)];
+    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];
+    ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
+  }
+  if (cycle_mode_ && t_now >= cfg_.warmup && t_now < cfg_.cycles) ++ts.delivered_in_window;
+  if (!traces_.empty()) traces_[v].push_back({p.src, p.dst, p.seq, p.hops, p.inject_ns, p.inject_ns + p.queued, t_now});
+  ++ts.delivered;
+  ts.sum_delivered_ids += packet_id(p);
+  if (bitmap_k_) {
+    if (p.seq >= bitmap_k_) {
+      ++ts.beyond_bitmap;
+    } else {
+      const std::uint64_t bit = std::uint64_t{p.src} * bitmap_k_ + p.seq;
+      const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+      if (bitmap_[bit / 64].fetch_or(mask, std::memory_order_relaxed) & mask) ++ts.duplicates;
+    }
+  }
+  const JobRt& j = jobs_[p.job];
+  ThreadStats::JobFigures& jf = ts.job[p.job];
+  ++jf.delivered;
+  if (measured) {
+    ++jf.measured;
+    jf.lat_sum += lat;
+    jf.lat_max = std::max(jf.lat_max, lat);
+    jf.hops += p.hops;
+  }
+  const node_t local = j.local(v);
+  if (v >= pes_ || local == no_node || node_job_[v] != p.job) ++jf.misdelivered;  // never: a bug if seen
+  if (p.handler < j.handlers.size() && local != no_node) {
+    Context ctx(*this, s, local, v, p.job);
+    j.handlers[p.handler](ctx, p);
+  }
+  ++s.delivered;
+  s.delivered_now.store(s.delivered, std::memory_order_relaxed);
+}
+
+// ---- OS operations ------------------------------------------------------------------------------
+
+void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t now) {
+  node_job_[v] = j;
+  touched_.push_back(v);
+  if (v >= pes_) return;
+  PeState& s = pe_[v];
+  s.started = st.started;
+  s.generating = st.generating;
+  s.rng = st.rng;
+  requeue(v, st.injq, now);
+}
+
+PeAppState Machine::switch_out(node_t v) {
+  PeAppState st;
+  touched_.push_back(v);
+  node_job_[v] = no_job;
+  PeState& s = pe_[v];
+  st.injq.assign(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
+  s.injq.clear();
+  s.injq_head = 0;
+  if (v < pes_) {
+    st.started = s.started;
+    st.generating = s.generating;
+    st.rng = s.rng;
+    s.generating = false;
+    s.started = false;
+  }
+  return st;
+}
+
+void Machine::requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now) {
+  PeState& s = pe_[v];
+  touched_.push_back(v);
+  for (Packet& p : packets) {
+    p.cls = 0;  // a fresh self-route from here: the class bound still holds
+    p.ready = p.tail = static_cast<std::uint32_t>(now);
+    s.injq.push_back(p);
+  }
+  packets.clear();
+}
+
+ThreadStats::JobFigures Machine::job_figures(std::size_t j) const {
+  ThreadStats::JobFigures f;
+  for (const ThreadStats& ts : tstats_) {
+    const auto& x = ts.job[j];
+    f.delivered += x.delivered;
+    f.measured += x.measured;
+    f.misdelivered += x.misdelivered;
+    f.lat_sum += x.lat_sum;
+    f.hops += x.hops;
+    f.lat_max = std::max(f.lat_max, x.lat_max);
+  }
+  return f;
+}
+
+bool Machine::packets_left() const {
+  for (node_t v = 0; v < nodes_; ++v) {
+    const PeState& q = pe_[v];
+    if (q.injq_head != q.injq.size()) return true;
+    for (std::uint32_t i = 0; i < n_buf_; ++i)
+      if (!q.inputs[i].empty()) return true;
+  }
+  return false;
+}
+
+bool Machine::generating() const {
+  for (node_t v = 0; v < pes_; ++v)
+    if (pe_[v].generating) return true;
+  return false;
+}
+
+void Machine::allocate() {
+  nodes_ = topo_.nodes();
+  pes_ = topo_.pes();
+  ports_ = topo_.ports();
+  classes_ = cfg_.classes ? topo_.buffer_classes() : class_t{1};
+  min_words_ = cfg_.packet_words - cfg_.packet_spread;
+  n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
+  const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
+  const std::size_t slots = cfg_.buffer_words / std::max(1u, min_words_) + 1;
+  const double bytes = static_cast<double>(nbuf) * static_cast<double>(sizeof(LinkBuffer) + slots * sizeof(Packet) + 16);
+  if (bytes > 20e9)
+    throw usage_error(fmt::format("the machine needs {:.1f} GB of link buffers ({} nodes_ x {} ports_ x {} classes_ x "
+                                  "{} words); reduce --buffer-words or the network size",
+                                  bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words));
+  buffer_memory_ = static_cast<std::byte*>(::operator new(nbuf * sizeof(LinkBuffer), std::align_val_t{64}));
+  auto* bufs = reinterpret_cast<LinkBuffer*>(buffer_memory_);
+  for (std::size_t i = 0; i < nbuf; ++i) new (&bufs[i]) LinkBuffer(cfg_.buffer_words, min_words_);
+  credits_.assign(nbuf, {});
+  upstream_.assign(std::size_t{nodes_} * ports_, no_node);
+  link_packets_.assign(std::size_t{nodes_} * ports_, 0);
+  pe_ = std::vector<PeState>(nodes_);
+  mask_words_ = static_cast<std::uint32_t>((nbuf / nodes_ + 63) / 64);
+  ready_words_ = std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{nodes_} * mask_words_);
+  work_words_.assign(std::size_t{nodes_} * mask_words_, 0);
+  up_credit_.assign(nbuf, 0);
+  topo_.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes_; ++v)
+      for (port_t p = 0; p < ports_; ++p) {
+        const Link l = t.out_link(v, p);
+        if (!l.present()) continue;
+        upstream_[std::size_t{l.peer} * ports_ + l.in_port] = v;
+        for (class_t c = 0; c < classes_; ++c)
+          up_credit_[(std::size_t{l.peer} * ports_ + l.in_port) * classes_ + c] =
+              static_cast<std::uint32_t>((std::size_t{v} * ports_ + p) * classes_ + c);
+      }
+  });
+  for (node_t v = 0; v < nodes_; ++v) {
+    PeState& s = pe_[v];
+    s.inputs = bufs + std::size_t{v} * ports_ * classes_;
+    s.credits = credits_.data() + std::size_t{v} * ports_ * classes_;
+    s.upstream = upstream_.data() + std::size_t{v} * ports_;
+    s.link_packets = link_packets_.data() + std::size_t{v} * ports_;
+    s.ready = ready_words_.get() + std::size_t{v} * mask_words_;
+    s.work = work_words_.data() + std::size_t{v} * mask_words_;
+    s.rng = Rng(mix(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
+    s.generating = v < pes_;
+  }
+  node_job_.assign(nodes_, no_job);
+  halted_.assign(nodes_, 0);
+  epoch_.assign(nodes_, 0);
+  net_in_.assign(jobs_.size() * nodes_, 0);
+  net_out_.assign(jobs_.size() * nodes_, 0);
+  if (jobs_.size() > 1) job_link_.assign(jobs_.size() * nodes_ * ports_, 0);
+  for (std::size_t j = 0; j < jobs_.size(); ++j)
+    for (node_t l = 0; l < jobs_[j].size; ++l)
+      if (node_job_[jobs_[j].global(l)] == no_job) node_job_[jobs_[j].global(l)] = static_cast<std::uint8_t>(j);
+  for (node_t v = 0; v < pes_; ++v) pe_[v].generating = node_job_[v] != no_job;  // a PE with no job is idle
+  // Exact exactly-once check: bits per source = the most any PE may send over all its jobs.
+  std::vector<std::uint64_t> bound(pes_, 0);
+  bool known = true;
+  for (const JobRt& j : jobs_) {
+    const std::uint64_t k = j.app->max_sends_per_pe();
+    known = known && k > 0;
+    for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
+  }
+  bitmap_k_ = known ? *std::max_element(bound.begin(), bound.end()) : 0;
+  if (bitmap_k_ && static_cast<double>(bitmap_k_) * pes_ > 8e9) bitmap_k_ = 0;  // > 1 GB: checksum instead
+  if (bitmap_k_) bitmap_ = std::vector<std::atomic<std::uint64_t>>((bitmap_k_ * pes_ + 63) / 64);
+  if (cycle_mode_) {  // link time per sending node: fixed, or its in-degree + out-degree (MDCE)
+    busy_until_.assign(std::size_t{nodes_} * ports_, 0);
+    link_len_.assign(nodes_, cfg_.link_cycles ? cfg_.link_cycles : 0);
+    if (!cfg_.link_cycles) {
+      std::vector<std::uint32_t> in(nodes_, 0);
+      topo_.visit([&](const auto& t) {
+        for (node_t v = 0; v < nodes_; ++v)
+          for (port_t p = 0; p < ports_; ++p) {
+            const Link l = t.out_link(v, p);
+            if (l.present()) ++link_len_[v], ++in[l.peer];
+          }
+      });
+      for (node_t v = 0; v < nodes_; ++v) link_len_[v] = std::max(1u, link_len_[v] + in[v]);
+    }
+    max_link_len_ = cfg_.link_cycles_words ? cfg_.packet_words + cfg_.packet_spread
+                                           : *std::max_element(link_len_.begin(), link_len_.end());
+  }
+}
+
+void Machine::write_trace(const std::string& path) {
+  std::vector<TraceRow> rows;
+  for (auto& r : traces_) rows.insert(rows.end(), r.begin(), r.end());
+  std::sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) {
+    return std::tie(a.deliver, a.dst, a.src, a.seq) < std::tie(b.deliver, b.dst, b.src, b.seq);
+  });
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw usage_error(fmt::format("--trace: cannot write '{}'", path));
+  // `enter`: when the packet left its source queue (network latency = deliver - enter).
+  bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter\n") > 0;
+  for (const auto& r : rows)
+    ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu\n", r.src, r.dst, r.seq, static_cast<unsigned long long>(r.inject),
+                            static_cast<unsigned long long>(r.deliver), static_cast<unsigned>(r.hops),
+                            static_cast<unsigned long long>(r.enter)) > 0;
+  ok = std::fflush(f) == 0 && ok;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) throw usage_error(fmt::format("--trace: writing '{}' failed (disk full or I/O error)", path));
+}
+
+void Machine::collect(RunStats& st) {
+  st.pe_injected.resize(pes_);
+  st.pe_delivered.resize(pes_);
+  st.pe_forwarded.resize(nodes_);
+  st.pe_blocked.resize(nodes_);
+  bool generating = false;
+  for (node_t v = 0; v < nodes_; ++v) {
+    const PeState& s = pe_[v];
+    if (v < pes_) {
+      st.pe_injected[v] = s.injected;
+      st.pe_delivered[v] = s.delivered;
+      st.injected += s.injected;
+      generating = generating || s.generating;
+    }
+    st.pe_forwarded[v] = s.forwarded;
+    st.pe_blocked[v] = s.blocked;
+    st.forwarded += s.forwarded;
+    st.blocked += s.blocked;
+    for (std::size_t i = 0; i < std::size_t{ports_} * classes_; ++i) st.in_network += s.inputs[i].size();
+    st.in_network += s.injq.size() - s.injq_head;
+  }
+  std::uint64_t sum_ids = 0, beyond = 0;
+  std::vector<std::uint64_t> lat(64 * 8, 0), net_lat(64 * 8, 0);
+  st.hop_histogram.assign(256, 0);
+  for (const ThreadStats& ts : tstats_) {
+    st.delivered += ts.delivered;
+    st.hops += ts.hops;
+    st.duplicates += ts.duplicates;
+    beyond += ts.beyond_bitmap;
+    st.hops_max = std::max(st.hops_max, ts.hops_max);
+    st.latency_max = std::max(st.latency_max, static_cast<double>(ts.lat_max));
+    st.latency_mean += static_cast<double>(ts.lat_sum);
+    st.net_latency_max = std::max(st.net_latency_max, static_cast<double>(ts.net_lat_max));
+    st.net_latency_mean += static_cast<double>(ts.net_lat_sum);
+    for (std::size_t i = 0; i < net_lat.size(); ++i) net_lat[i] += ts.net_lat_hist[i];
+    sum_ids += ts.sum_delivered_ids;
+    for (std::size_t i = 0; i < lat.size(); ++i) lat[i] += ts.lat_hist[i];
+    for (std::size_t i = 0; i < 256; ++i) st.hop_histogram[i] += ts.hop_hist[i];
+  }
+  while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
+  std::uint64_t in_window = 0;
+  for (const ThreadStats& ts : tstats_) {
+    st.measured += ts.measured;
+    in_window += ts.delivered_in_window;
+  }
+  if (cycle_mode_) {
+    st.latency_unit = "cycles";
+    st.cycles_run = cycle_;
+    const double window = static_cast<double>(cfg_.cycles > cfg_.warmup ? cfg_.cycles - cfg_.warmup : 0);
+    st.throughput = window > 0 ? static_cast<double>(in_window) / (window * pes_) : 0.0;
+  }
+  if (st.measured) {
+    st.latency_mean /= static_cast<double>(st.measured);
+    double hsum = 0;
+    for (std::size_t h = 0; h < st.hop_histogram.size(); ++h) hsum += static_cast<double>(h * st.hop_histogram[h]);
+    st.hops_mean = hsum / static_cast<double>(st.measured);
+    st.net_latency_mean /= static_cast<double>(st.measured);
+    // Quantiles from the log-linear histograms (within 1/16 of the value), capped by the max.
+    auto quantile = [&](const std::vector<std::uint64_t>& hist, double max, double q) {
+      const double target = q * static_cast<double>(st.measured);
+      double acc = 0;
+      for (unsigned b = 0; b < hist.size(); ++b) {
+        acc += static_cast<double>(hist[b]);
+        if (acc >= target) return std::min(lat_bucket_mid(b), max);
+      }
+      return max;
+    };
+    st.latency_p50 = quantile(lat, st.latency_max, 0.5);
+    st.latency_p99 = quantile(lat, st.latency_max, 0.99);
+    st.latency_p999 = quantile(lat, st.latency_max, 0.999);
+    st.net_latency_p50 = quantile(net_lat, st.net_latency_max, 0.5);
+    st.net_latency_p99 = quantile(net_lat, st.net_latency_max, 0.99);
+  }
+  // Exactly-once: every injected (src, seq) delivered once.
+  std::uint64_t sum_injected_ids = 0;
+  for (node_t v = 0; v < pes_; ++v)
+    for (std::uint32_t q = 0; q < pe_[v].seq; ++q) sum_injected_ids += packet_id(Packet{v, 0, q});
+  std::uint64_t in_net_ids = 0;
+  for (node_t v = 0; v < nodes_; ++v) {
+    const PeState& s = pe_[v];
+    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) in_net_ids += packet_id(s.injq[i]);
+  }
+  if (bitmap_k_ && beyond == 0) {
+    st.verify_method = "bitmap";
+    std::uint64_t distinct = 0;
+    for (const auto& w : bitmap_) distinct += static_cast<std::uint64_t>(std::popcount(w.load()));
+    st.lost = st.injected - std::min(st.injected, distinct + st.in_network);
+    st.conservation_ok = st.injected == st.delivered + st.in_network && st.duplicates == 0 &&
+                         distinct == st.delivered && st.lost == 0;
+  } else {
+    st.verify_method = "checksum";
+    st.duplicates = 0;
+    // Packets still inside link buffers are not in the checksum; only claim ok when the network is empty.
+    st.conservation_ok = st.injected == st.delivered + st.in_network && st.in_network == 0 &&
+                         sum_ids + in_net_ids == sum_injected_ids;
+    st.lost = st.conservation_ok ? 0 : (st.injected > st.delivered + st.in_network ? st.injected - st.delivered - st.in_network : 0);
+  }
+  // Link loads.
+  std::uint64_t used = 0, total = 0;
+  topo_.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes_; ++v)
+      for (port_t p = 0; p < ports_; ++p)
+        if (t.out_link(v, p).present() && t.out_link(v, p).peer != v) {
+          const std::uint64_t n = link_packets_[std::size_t{v} * ports_ + p];
+          st.link_load_max = std::max(st.link_load_max, n);
+          total += n;
+          ++used;
+        }
+  });
+  st.link_load_mean = used ? static_cast<double>(total) / static_cast<double>(used) : 0.0;
+  st.link_packets = link_packets_;
+  st.packets_per_s = st.wall_s > 0 ? static_cast<double>(st.delivered) / st.wall_s : 0;
+  st.packet_hops_per_s = st.wall_s > 0 ? static_cast<double>(st.hops) / st.wall_s : 0;
+  if (!st.deadlock && (generating || st.in_network)) {
+    st.deadlock = true;  // quiescent with work left: nothing can move
+  }
+}
+
+void Machine::analyse_stuck(RunStats& st) {
+  // Wait-for graph over buffers: a non-empty input buffer whose head cannot enter its next buffer
+  // waits on that buffer. A cycle of full buffers is the deadlock.
+  const std::uint32_t nb = static_cast<std::uint32_t>(ports_) * classes_;
+  auto id = [&](node_t v, std::uint32_t i) { return std::uint64_t{v} * nb + i; };
+  std::vector<std::uint64_t> waits(std::size_t{nodes_} * nb, ~std::uint64_t{0});
+  std::uint64_t full = 0, stuck_packets = 0;
+  std::string full_list;
+  topo_.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes_; ++v) {
+      PeState& s = pe_[v];
+      for (std::uint32_t i = 0; i < nb; ++i) {
+        LinkBuffer& b = s.inputs[i];
+        if (b.empty()) continue;
+        stuck_packets += b.size();
+        const Packet& p = b.front();
+        const Hop h = t.route(v, p.dst, p.cls);
+        if (h.delivers()) continue;
+        const Link l = t.out_link(v, h.port());
+        const class_t nc = cfg_.classes ? h.next_class() : class_t{0};
+        const std::uint32_t j = static_cast<std::uint32_t>(l.in_port) * classes_ + nc;
+        waits[id(v, i)] = id(l.peer, j);
+      }
+    }
+  });
+  // Words held by buffer i of v: the upstream_ producer's credit for it (exact when quiescent).
+  auto words_held = [&](node_t v, std::uint32_t i) -> unsigned {
+    const node_t u = upstream_[std::size_t{v} * ports_ + i / classes_];
+    if (u == no_node) return 0;
+    for (port_t q = 0; q < ports_; ++q) {
+      const Link l = topo_.out_link(u, q);
+      if (l.present() && l.peer == v && l.in_port == i / classes_)
+        return pe_[v].inputs[i].words_held(pe_[u].credits[static_cast<std::uint32_t>(q) * classes_ + i % classes_]);
+    }
+    return 0;
+  };
+  for (node_t v = 0; v < nodes_; ++v)
+    for (std::uint32_t i = 0; i < nb; ++i) {
+      const LinkBuffer& b = pe_[v].inputs[i];
+      if (b.empty()) continue;
+      const unsigned held = words_held(v, i);
+      if (held + min_words_ > cfg_.buffer_words) {
+        ++full;
+        if (full <= 16)
+          full_list += fmt::format("{}{} in-port {} class {} ({} packets, {}/{} words)", full > 1 ? "; " : "",
+                                   topo_.label(v), i / classes_, i % classes_, b.size(), held, cfg_.buffer_words);
+      }
+    }
+  // Find a cycle_ by walking the (functional) wait graph from every waiting buffer.
+  std::vector<std::uint8_t> color(waits.size(), 0);
+  std::string wait_cycle;
+  for (std::size_t start = 0; start < waits.size() && wait_cycle.empty(); ++start) {
+    if (color[start] || waits[start] == ~std::uint64_t{0}) continue;
+    std::vector<std::uint64_t> path;
+    std::uint64_t cur = start;
+    while (cur != ~std::uint64_t{0} && color[cur] == 0) {
+      color[cur] = 1;
+      path.push_back(cur);
+      cur = waits[cur];
+    }
+    if (cur != ~std::uint64_t{0} && color[cur] == 1) {
+      auto it = std::find(path.begin(), path.end(), cur);
+      std::size_t shown = 0;
+      for (; it != path.end() && shown < 32; ++it, ++shown) {
+        const node_t v = static_cast<node_t>(*it / nb);
+        const std::uint32_t i = static_cast<std::uint32_t>(*it % nb);
+        wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo_.label(v), i / classes_, i % classes_);
+      }
+      wait_cycle += fmt::format("{} (in-port {}, class {})", topo_.label(static_cast<node_t>(cur / nb)),
+                           static_cast<std::uint32_t>(cur % nb) / classes_, static_cast<std::uint32_t>(cur % nb) % classes_);
+    }
+    for (auto p : path) color[p] = 2;
+  }
+  st.deadlock_report = fmt::format("deadlock: {} packets stuck in the network, {} full buffers{}{}\n", stuck_packets,
+                                   full, full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "",
+                                   "");
+  if (!wait_cycle.empty())
+    st.deadlock_report += "waiting cycle_: " + wait_cycle + "\n";
+  else
+    st.deadlock_report += "no waiting cycle_ among link buffers (the application stopped with packets or work left)\n";
+}
+
+}  // namespace detail
+
+void validate(const EngineConfig& cfg) {
+  detail::check_range("run", "threads", cfg.threads, 0, 1024);
+  detail::check_range("run", "packet-words (mean)", cfg.packet_words, 1, 255);
+  detail::check_range("run", "packet-words (spread)", cfg.packet_spread, 0, cfg.packet_words - 1);
+  detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, 1 << 16);
+  detail::check_range("run", "batch", cfg.batch, 1, 1 << 20);
+  detail::check_range("run", "block", cfg.block, 1, 64);
+  if (cfg.cycles < 1 || cfg.cycles > (std::uint64_t{1} << 31))
+    throw usage_error(fmt::format("run: parameter 'cycles' = {} is out of range [1, 2^31]", cfg.cycles));
+  if (cfg.warmup >= cfg.cycles)
+    throw usage_error(fmt::format("run: parameter 'warmup' = {} must be below 'cycles' = {}", cfg.warmup, cfg.cycles));
+  detail::check_range("run", "link-cycles", cfg.link_cycles, 0, 1 << 16);
+  if (!std::has_single_bit(cfg.block))
+    throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
+}
+
+namespace detail {
+RunStats run_prepared(Machine& m) {
+  if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
+  RunStats st;
+  if (m.cycle_mode_)
+    drive_cycles(m, st);
+  else
+    drive_async(m, st);
+  m.collect(st);
+  if (st.deadlock) m.analyse_stuck(st);
+  if (!m.cfg_.trace.empty()) m.write_trace(m.cfg_.trace);
+  st.app_ok = !st.deadlock;
+  for (JobRt& j : m.jobs_) {
+    if (!st.app_ok) break;
+    std::string why;
+    if (!j.app->verify(why)) {
+      st.app_ok = false;
+      st.app_message = m.jobs_.size() > 1 ? fmt::format("job {}: {}", &j - m.jobs_.data(), why) : why;
+    }
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  st.peak_rss_kb = static_cast<std::uint64_t>(ru.ru_maxrss);
+  return st;
+}
+}  // namespace detail
+
+const char* to_string(EngineKind k) noexcept { return k == EngineKind::async ? "async" : "cycle"; }
+const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
+const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }
+
+EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
+  if (name == "async") return EngineKind::async;
+  if (name == "cycle") return EngineKind::cycle;
+  throw usage_error(fmt::format("{}: unknown engine '{}'; valid: async, cycle", option, name));
+}
+Timing timing_by_name(const std::string& name, const std::string& option) {
+  if (name == "vct") return Timing::vct;
+  if (name == "saf") return Timing::saf;
+  throw usage_error(fmt::format("{}: unknown timing '{}'; valid: vct (virtual cut-through), saf (store-and-forward)",
+                                option, name));
+}
+Arbitration arbitration_by_name(const std::string& name, const std::string& option) {
+  if (name == "rr" || name == "round-robin") return Arbitration::round_robin;
+  if (name == "oldest" || name == "age") return Arbitration::oldest;
+  throw usage_error(fmt::format("{}: unknown arbitration '{}'; valid: rr (round robin), oldest (age-based)", option, name));
+}
+
+RunStats run(const Topology& topology, App& app, const EngineConfig& cfg) {
+  validate(cfg);
+  if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
+  Machine setup(topology, cfg.seed);
+  app.setup(setup);
+  std::vector<detail::JobRt> jobs(1);
+  jobs[0].app = &app;
+  jobs[0].handlers = setup.handlers();
+  jobs[0].size = topology.pes();
+  detail::Machine m(topology, std::move(jobs), cfg);
+  return detail::run_prepared(m);
+}
+
+RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {
+  EngineConfig c = cfg;
+  c.engine = EngineKind::async;
+  return run(topology, app, c);
+}
+
+RunStats run_cycles(const Topology& topology, App& app, const EngineConfig& cfg) {
+  EngineConfig c = cfg;
+  c.engine = EngineKind::cycle;
+  return run(topology, app, c);
+}
+
+}  // namespace rica

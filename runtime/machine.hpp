@@ -1,0 +1,497 @@
+#pragma once
+// The machine: the emulated nodes' state (link buffers, credits, source queues, counters, the
+// exactly-once record) behind a small set of operations, and the one hop kernel. Drivers decide
+// only order and timing (runtime/driver_async.cpp: real threads; runtime/driver_cycle.cpp: the
+// virtual clock); the OS layer (runtime/os.cpp) acts through the public operations only.
+// Not API: everything here is in rica::detail and may change. docs/runtime.md has the design.
+#include "rica/engine.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <thread>
+#include <tuple>
+
+#include "rica/link_buffer.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define RICA_HAVE_TSC 1
+#endif
+
+// ThreadSanitizer cannot see the happens-before edge of a oneTBB task hand-off (libtbb is not
+// instrumented); these annotations state it: everything an enqueuer did before enqueueing a
+// block task happens before that task runs (on the engine's address, so it is engine-wide).
+// tests/tsan.supp covers TBB's own task-object allocation; the tsan preset uses both.
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define RICA_TSAN_ACQUIRE(p) __tsan_acquire(static_cast<void*>(p))
+#define RICA_TSAN_RELEASE(p) __tsan_release(static_cast<void*>(p))
+#else
+#define RICA_TSAN_ACQUIRE(p) ((void)0)
+#define RICA_TSAN_RELEASE(p) ((void)0)
+#endif
+
+// Debug-build precondition checks (oneTBB's __TBB_ASSERT style): free in release builds.
+#ifndef NDEBUG
+#define RICA_ASSERT(cond, msg) \
+  ((cond) ? (void)0 : (std::fprintf(stderr, "rica: %s:%d: assertion '%s' failed: %s\n", __FILE__, __LINE__, #cond, msg), std::abort()))
+#else
+#define RICA_ASSERT(cond, msg) ((void)0)
+#endif
+
+namespace rica {
+namespace detail {
+
+/// Nanoseconds since the run started. Two timestamps per packet (generation, delivery): on x86
+/// with an invariant TSC it reads the TSC (a few ns) scaled by a ratio calibrated against
+/// steady_clock at start-up; elsewhere it is steady_clock.
+class RunClock {
+ public:
+  void start() {
+    t0_ = std::chrono::steady_clock::now();
+#ifdef RICA_HAVE_TSC
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    tsc_ = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));  // invariant TSC
+    if (tsc_) {
+      const auto s0 = std::chrono::steady_clock::now();
+      const std::uint64_t k0 = __rdtsc();
+      while (std::chrono::steady_clock::now() - s0 < std::chrono::milliseconds(5)) {
+      }
+      const auto s1 = std::chrono::steady_clock::now();
+      const std::uint64_t k1 = __rdtsc();
+      ns_per_tick_ = std::chrono::duration<double, std::nano>(s1 - s0).count() / static_cast<double>(k1 - k0);
+      t0_ = s1;
+      tsc0_ = k1;
+    }
+#endif
+  }
+  std::uint64_t now() const noexcept {
+#ifdef RICA_HAVE_TSC
+    if (tsc_) return static_cast<std::uint64_t>(static_cast<double>(__rdtsc() - tsc0_) * ns_per_tick_);
+#endif
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+  }
+  std::chrono::steady_clock::time_point origin() const noexcept { return t0_; }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+  bool tsc_ = false;
+  std::uint64_t tsc0_ = 0;
+  double ns_per_tick_ = 1.0;
+};
+
+/// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
+/// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
+/// (read by the progress monitor).
+struct PeState {
+  LinkBuffer* inputs = nullptr;          // [in_port * classes + class]
+  LinkBuffer::Credit* credits = nullptr;  // [out_port * classes + class], producer side
+  node_t* upstream = nullptr;            // [in_port]: the node feeding that in-port, or no_node
+  std::uint64_t* link_packets = nullptr;  // [out_port]
+  /// Inputs that received a packet since the consumer last looked: set by producers (fetch_or),
+  /// taken by the consumer (exchange). A producer that finds its word 0 wakes the PE.
+  std::atomic<std::uint64_t>* ready = nullptr;  // [ceil(inputs / 64)]
+  std::uint64_t* work = nullptr;                // consumer-only: inputs that may hold packets
+  std::vector<Packet> injq;              // injection (source) queue; head at injq_head
+  std::size_t injq_head = 0;
+  /// Drops the injection queue's head; the storage is reused once the queue empties.
+  void pop_injection() noexcept {
+    if (++injq_head == injq.size()) {
+      injq.clear();
+      injq_head = 0;
+    }
+  }
+  std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
+  std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
+  bool started = false, generating = true;
+  Rng rng;
+  std::uint64_t injected = 0, delivered = 0, forwarded = 0, blocked = 0;
+  std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
+};
+
+/// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
+/// Indexed by the worker's slot in the arena; each on its own cache lines.
+struct alignas(64) ThreadStats {
+  std::uint64_t delivered = 0, hops = 0, duplicates = 0, beyond_bitmap = 0;
+  std::uint64_t measured = 0;           // deliveries of packets generated after the warm-up
+  std::uint64_t delivered_in_window = 0;  // cycle engine: deliveries during [warmup, cycles)
+  std::uint64_t lat_sum = 0, lat_max = 0;
+  std::uint64_t net_lat_sum = 0, net_lat_max = 0;  // from entering the network to delivery
+  unsigned hops_max = 0;
+  std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
+  std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
+  std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
+  std::vector<std::uint64_t> net_lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
+  /// Per job (rica/os.hpp): deliveries, measured deliveries, their latency and hop sums, max latency.
+  struct JobFigures {
+    std::uint64_t delivered = 0, measured = 0, lat_sum = 0, lat_max = 0, hops = 0, misdelivered = 0;
+  };
+  std::vector<JobFigures> job;
+  // Cycle engine: effects on other nodes' state, applied by the main thread between cycles (so
+  // no decision in a cycle depends on how far another thread got in it).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)
+  std::vector<std::pair<node_t, std::uint32_t>> arrivals;                // (node, input index)
+};
+
+
+inline std::uint64_t mix(std::uint64_t x) noexcept {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+inline std::uint64_t packet_id(const Packet& p) noexcept { return mix((std::uint64_t{p.src} << 32) | p.seq); }
+
+/// Log-linear latency bucket: 8 sub-buckets per power of two.
+inline unsigned lat_bucket(std::uint64_t ns) noexcept {
+  if (ns < 8) return static_cast<unsigned>(ns);
+  const unsigned msb = 63u - static_cast<unsigned>(std::countl_zero(ns));
+  return msb * 8 + static_cast<unsigned>((ns >> (msb - 3)) & 7u);
+}
+inline double lat_bucket_mid(unsigned b) noexcept {
+  if (b < 8) return b;
+  const unsigned msb = b / 8, sub = b % 8;
+  const double lo = std::ldexp(8.0 + sub, static_cast<int>(msb) - 3);
+  return lo + std::ldexp(0.5, static_cast<int>(msb) - 3);
+}
+
+/// A job as the engine runs it: an application on a set of PEs it numbers 0..size-1.
+struct JobRt {
+  App* app = nullptr;
+  std::vector<Handler> handlers;
+  std::vector<node_t> global_of;  ///< local PE -> machine PE; empty: identity (the whole machine)
+  std::vector<node_t> local_of;   ///< machine PE -> local PE, no_node if not a member; empty: identity
+  node_t size = 0;
+  node_t local(node_t g) const noexcept { return local_of.empty() ? g : local_of[g]; }
+  node_t global(node_t l) const noexcept { return global_of.empty() ? l : global_of[l]; }
+};
+
+/// The OS layer's hooks into the cycle engine (runtime/os.cpp). after_cycle and busy run on the
+/// main thread between cycles (the machine is still); on_switched_out runs on node v's task.
+struct CycleHook {
+  virtual ~CycleHook() = default;
+  /// Cycle `cycle` has finished: switches advance here.
+  virtual void after_cycle(std::uint64_t cycle) = 0;
+  /// Work the engine cannot see (saved packets and contexts, switches under way).
+  virtual bool busy() const = 0;
+  /// A switch is under way: nodes may be held for a long time, so a stall is not a deadlock.
+  virtual bool holding() const = 0;
+  /// A packet of a job switched out at v reached v, its destination: the OS saves it (flush).
+  virtual void on_switched_out(node_t v, const Packet& p) = 0;
+};
+
+
+inline constexpr std::uint8_t no_job = 0xff;
+
+/// Saturating 32-bit difference (Packet::queued).
+inline std::uint32_t sat32(std::uint64_t x) noexcept {
+  return x > 0xffffffffULL ? 0xffffffffU : static_cast<std::uint32_t>(x);
+}
+
+/// Where a head packet goes from node v: delivered here, or out of `port` into class `cls` of the
+/// peer's input `in` (index into the peer's buffers), with v's credit `out` for that buffer.
+struct HopPlan {
+  bool delivers = false;
+  port_t port = 0;
+  class_t cls = 0;
+  node_t peer = no_node;
+  std::uint32_t in = 0, out = 0;
+};
+
+/// A job's application state on one PE (what a context switch saves and restores).
+struct PeAppState {
+  std::vector<Packet> injq;  ///< its send queue (not yet in the network)
+  bool started = false, generating = true;
+  Rng rng;
+};
+
+class Machine;
+/// The drivers (friends of Machine: they decide order and timing, and move packets only through
+/// the hop kernel). A third driver (MPI ranks) is a third struct of this shape.
+struct AsyncDriver;
+struct CycleDriver;
+
+/// Runs an allocated machine to the end with the driver cfg.engine names; collects and verifies
+/// every job.
+RunStats run_prepared(Machine& m);
+
+/// The machine. Invariants, stated once:
+///  - conservation: injected == delivered + in buffers + in source queues + held by the OS (saved);
+///    net_in/net_out count, per job and node, packets entering / leaving the network there;
+///  - a node's buffers, credits, source queue and counters are written only by the task running
+///    that node (a node never runs on two threads at once), except the producer side of its
+///    input buffers (the upstream node's task) and state the OS writes between cycles;
+///  - a packet sits in class cls of in-port p only if the topology's route put it there, so
+///    classes stay below classes() and the routing's deadlock freedom carries over;
+///  - a packet moves only whole (virtual cut-through): room for all its words downstream.
+class Machine {
+ public:
+  Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c);
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  // ---- shape and configuration (immutable) ----
+  const Topology& topology() const noexcept { return topo_; }
+  const EngineConfig& config() const noexcept { return cfg_; }
+  node_t nodes() const noexcept { return nodes_; }
+  node_t pes() const noexcept { return pes_; }
+  port_t ports() const noexcept { return ports_; }
+  class_t classes() const noexcept { return classes_; }
+  std::size_t job_count() const noexcept { return jobs_.size(); }
+  const JobRt& job(std::size_t j) const noexcept { return jobs_[j]; }
+  /// Current time: ns since the start (async) or the current cycle (cycle engine).
+  std::uint64_t now() const noexcept { return cycle_mode_ ? cycle_ : clock_.now(); }
+  std::uint64_t cycle() const noexcept { return cycle_; }
+
+  // ---- applications (any thread: the node's own task) ----
+  /// A packet from PE src to dst joins src's source queue (never fails).
+  void send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_t w0, std::uint64_t w1, std::uint8_t job);
+
+  // ---- OS operations: main thread, between cycles, the machine still ----
+  /// The job whose application runs on node v (no_job: none).
+  std::uint8_t job_at(node_t v) const noexcept { return node_job_[v]; }
+  /// Job j's application takes PE v: its saved state (send queue, generator) moves in; its
+  /// queued packets may leave from cycle `now` on. Switch nodes only change owner.
+  void switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t now);
+  /// The job leaves node v: returns its application state (PEs) and send queue (any node); the
+  /// node then runs nothing.
+  PeAppState switch_out(node_t v);
+  /// A halted node injects, delivers and transmits nothing, and no node sends into it.
+  void halt(node_t v) {
+    halted_[v] = 1;
+    touched_.push_back(v);
+  }
+  bool halted(node_t v) const noexcept { return halted_[v] != 0; }
+  /// Resumes v in switch epoch `e`: nodes send only to neighbours of their own epoch.
+  void resume(node_t v, std::uint32_t e) {
+    halted_[v] = 0;
+    epoch_[v] = e;
+    touched_.push_back(v);
+  }
+  /// Cycle engine: cycles a packet of `words` words occupies one of v's out-links.
+  unsigned link_cycles(node_t v, unsigned words) const noexcept { return cfg_.link_cycles_words ? words : link_len_[v]; }
+  /// Cycle engine: the longest a packet occupies any link.
+  unsigned max_link_cycles() const noexcept { return max_link_len_; }
+  /// Cycle engine: the first cycle at which v's out-link `port` is idle.
+  std::uint64_t link_free_at(node_t v, port_t port) const noexcept { return busy_until_[std::size_t{v} * ports_ + port]; }
+  /// The node feeding v's in-port q (no_node: none) and that node's out-port of the link.
+  node_t upstream(node_t v, port_t q) const noexcept { return upstream_[std::size_t{v} * ports_ + q]; }
+  port_t upstream_port(node_t v, port_t q) const noexcept {
+    return static_cast<port_t>((up_credit_[(std::size_t{v} * ports_ + q) * classes_] / classes_) % ports_);
+  }
+  /// Takes every packet out of v's input buffers (credits returned upstream, counted as leaving
+  /// the network at v) and hands each to save(p), oldest first per buffer. Returns the count.
+  template <class F>
+  std::uint64_t sweep(node_t v, F&& save);
+  /// Puts packets at the end of v's source queue; they may leave from cycle `now` on and enter
+  /// the network afresh (class 0, a new self-route).
+  void requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now);
+  /// Packets of job j that entered / left the network at node v so far.
+  std::uint64_t net_in(std::size_t j, node_t v) const noexcept { return net_in_[j * nodes_ + v]; }
+  std::uint64_t net_out(std::size_t j, node_t v) const noexcept { return net_out_[j * nodes_ + v]; }
+  /// PE v: started, not generating, nothing in its source queue.
+  bool pe_idle(node_t v) const noexcept {
+    const PeState& s = pe_[v];
+    return s.started && !s.generating && s.injq_head == s.injq.size();
+  }
+  /// Per-job figures summed over the threads (after the run).
+  ThreadStats::JobFigures job_figures(std::size_t j) const;
+  /// Packets of job j over v's out-link `port` (only with more than one job).
+  std::uint64_t job_link_packets(std::size_t j, node_t v, port_t port) const noexcept {
+    return job_link_.empty() ? 0 : job_link_[(j * nodes_ + v) * ports_ + port];
+  }
+  void set_hook(CycleHook* h) noexcept { hook_ = h; }
+
+  // ---- the hop kernel (the node's own task) ----
+  /// Where the head packet p at v goes next.
+  template <class T>
+  HopPlan plan(const T& t, node_t v, const Packet& p) const noexcept {
+    HopPlan h;
+    const Hop hop = t.route(v, p.dst, cfg_.classes ? p.cls : class_t{0});
+    if (hop.delivers()) {
+      h.delivers = true;
+      return h;
+    }
+    const Link l = t.out_link(v, hop.port());
+    h.port = hop.port();
+    h.cls = cfg_.classes ? hop.next_class() : class_t{0};
+    h.peer = l.peer;
+    h.in = static_cast<std::uint32_t>(l.in_port) * classes_ + h.cls;
+    h.out = static_cast<std::uint32_t>(h.port) * classes_ + h.cls;
+    RICA_ASSERT(h.cls < classes_, "route chose a class beyond the declared count");
+    return h;
+  }
+  /// The input buffer `in` of node v.
+  LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
+  /// The head of v's input i (i == source_input(): the source queue). Precondition: not empty.
+  Packet& head(PeState& s, std::uint32_t i) noexcept { return i == n_buf_ ? s.injq[s.injq_head] : s.inputs[i].front(); }
+  std::uint32_t source_input() const noexcept { return n_buf_; }
+
+  /// The hop: moves the head of v's input i along h (not a delivery) into the peer's buffer.
+  /// Precondition: the driver saw room (whole packet fits by its credit view). `d` is the driver's
+  /// timing and notification policy: d.popped(v, i, words, wake) after a buffer pop,
+  /// d.stamp(p, head, link) to set the packet's timing, d.pushed(peer, in) after the push.
+  template <class D>
+  void move(PeState& s, node_t v, std::uint32_t i, const HopPlan& h, ThreadStats& ts, D& d) {
+    Packet& src = head(s, i);
+    Packet p = src;
+    p.hops = static_cast<std::uint16_t>(p.hops + 1);
+    p.cls = h.cls;
+    d.stamp(p, src, v, h.port);
+    take(s, v, i, p, d);
+    if (i < n_buf_) ++s.forwarded;
+    pe_[h.peer].inputs[h.in].push(s.credits[h.out], p);
+    ++s.link_packets[h.port];
+    if (!job_link_.empty()) ++job_link_[(std::size_t{p.job} * nodes_ + v) * ports_ + h.port];
+    ++ts.hops;
+    d.pushed(h.peer, h.in);
+  }
+  /// Delivers the head of v's input i at v (the plan said so).
+  template <class D>
+  void deliver_head(PeState& s, node_t v, std::uint32_t i, ThreadStats& ts, D& d) {
+    Packet p = head(s, i);
+    take(s, v, i, p, d);
+    arrive(s, v, p, ts);
+  }
+
+  // ---- after the run (main thread) ----
+  void collect(RunStats& st);
+  void analyse_stuck(RunStats& st);
+  void write_trace(const std::string& path);
+
+ private:
+  friend struct AsyncDriver;
+  friend struct CycleDriver;
+  friend class rica::Context;
+  friend RunStats run_prepared(Machine& m);
+
+  /// Removes the head of v's input i (p: its copy). A source-queue packet enters the network here.
+  template <class D>
+  void take(PeState& s, node_t v, std::uint32_t i, Packet& p, D& d) {
+    if (i == n_buf_) {
+      p.queued = sat32(now() - p.inject_ns);
+      s.pop_injection();
+      ++net_in_[std::size_t{p.job} * nodes_ + v];
+      return;
+    }
+    LinkBuffer& b = s.inputs[i];
+    const unsigned words = b.front().words;
+    const bool wake = b.pop_and_check();
+    d.popped(v, i, words, wake);
+  }
+  void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts);
+  /// Delivery at v's node: to the running job, or to the OS when the packet's job is switched out.
+  void arrive(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
+    ++net_out_[std::size_t{p.job} * nodes_ + v];
+    if (hook_ && node_job_[v] != p.job) {
+      hook_->on_switched_out(v, p);
+      return;
+    }
+    deliver(s, v, p, ts);
+  }
+  /// PE v's application turn: start() once, then an injection opportunity while the window is
+  /// open (always, in the async engine); once it closes the PE generates no more.
+  void app_turn(PeState& s, node_t v, bool window_open);
+  unsigned draw_words(Rng& r) const noexcept {
+    if (cfg_.packet_spread == 0) return cfg_.packet_words;
+    return cfg_.packet_words - cfg_.packet_spread + static_cast<unsigned>(r.below(2 * cfg_.packet_spread + 1));
+  }
+  /// Packets left anywhere (source queues, buffers): exact when the machine is still.
+  bool packets_left() const;
+  bool generating() const;
+  void allocate();
+
+  const Topology& topo_;
+  std::vector<JobRt> jobs_;  ///< one per application; a plain run has one covering every PE
+  const EngineConfig& cfg_;
+  node_t nodes_ = 0, pes_ = 0;
+  port_t ports_ = 0;
+  class_t classes_ = 1;
+  std::uint32_t n_buf_ = 0;  ///< input buffers per node (ports x classes)
+  unsigned min_words_ = 1;
+  RunClock clock_;
+  bool cycle_mode_ = false;
+  std::uint64_t cycle_ = 0;  ///< cycle engine: the current cycle (written between cycles only)
+  /// The job whose application runs on each node now (no_job: none). Written between cycles only.
+  std::vector<std::uint8_t> node_job_;
+  std::vector<std::uint8_t> halted_;   ///< written between cycles only
+  std::vector<std::uint32_t> epoch_;   ///< the switch at which each node last resumed
+  /// [job * nodes + v]: packets that entered / left the network at v. Written by v's task only.
+  std::vector<std::uint64_t> net_in_, net_out_;
+  std::vector<std::uint64_t> job_link_;  ///< [(job * nodes + v) * ports + port], more than one job
+  CycleHook* hook_ = nullptr;
+  struct TraceRow {
+    node_t src, dst;
+    std::uint32_t seq;
+    std::uint16_t hops;
+    std::uint64_t inject, enter, deliver;
+  };
+  std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task
+  std::vector<PeState> pe_;
+  std::byte* buffer_memory_ = nullptr;
+  std::vector<LinkBuffer::Credit> credits_;
+  std::vector<node_t> upstream_;          // [node * ports + in_port]
+  std::vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
+  std::vector<std::uint64_t> link_packets_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> ready_words_;
+  std::vector<std::uint64_t> work_words_;
+  std::uint32_t mask_words_ = 1;  // words of a PE's ready/work masks
+  std::uint64_t bitmap_k_ = 0;    // bits per source PE (0: checksum mode)
+  std::vector<std::atomic<std::uint64_t>> bitmap_;
+  std::vector<ThreadStats> tstats_;  // [arena slot]
+  std::vector<std::uint64_t> busy_until_;  // cycle engine: [node * ports + out_port]
+  std::vector<std::uint32_t> link_len_;    // cycle engine: cycles per packet on v's links
+  unsigned max_link_len_ = 1;
+  /// Nodes the OS acted on since the driver last looked (the cycle driver adds them to its active
+  /// list). Main thread only.
+  std::vector<node_t> touched_;
+};
+
+template <class F>
+std::uint64_t Machine::sweep(node_t v, F&& save) {
+  PeState& s = pe_[v];
+  std::uint64_t packets = 0;
+  for (std::uint32_t i = 0; i < n_buf_; ++i) {
+    LinkBuffer& b = s.inputs[i];
+    while (!b.empty()) {
+      Packet p = b.front();
+      b.pop_and_check();
+      credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
+      ++net_out_[std::size_t{p.job} * nodes_ + v];  // left the network here
+      save(p);
+      ++packets;
+    }
+  }
+  for (std::uint32_t w = 0; w < mask_words_; ++w) s.work[w] = 0;
+  return packets;
+}
+
+}  // namespace detail
+}  // namespace rica
+
+namespace rica::detail {
+/// The drivers' entry points (runtime/driver_async.cpp, runtime/driver_cycle.cpp): run the
+/// machine until it is done or stuck, filling st.wall_s and st.deadlock.
+void drive_async(Machine& m, RunStats& st);
+void drive_cycles(Machine& m, RunStats& st);
+}  // namespace rica::detail
