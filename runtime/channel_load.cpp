@@ -1,5 +1,6 @@
 // Channel load of a traffic matrix and the saturation bound it implies. See
 // include/rica/channel_load.hpp.
+#include <array>
 #include "rica/channel_load.hpp"
 
 #include <fmt/format.h>
@@ -38,7 +39,8 @@ struct Source {
 
 struct Local {
   std::vector<acc_t> acc;  // [slot * ports + port]: weighted link crossings
-  acc_t weight = 0, hops = 0, cycles = 0;  // weighted pairs, hops, link cycles
+  acc_t weight = 0, hops = 0;  // weighted pairs, hops
+  double cycles = 0;           // weighted zero-load latency
   TrafficMatrix::Row row;
   std::vector<double> cdf;  // sampled rows
 };
@@ -141,7 +143,11 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
       auto walk = [&](node_t d, std::uint64_t w) {
         node_t cur = s;
         class_t cls = 0;
-        std::uint64_t hops = 0, cyc = 0;
+        std::uint64_t hops = 0;
+        // One timing per packet length (uniform over mean +- spread; the mean alone above a
+        // spread of 8, an approximation), averaged at the end.
+        const unsigned spread = cfg.packet_spread <= 8 ? cfg.packet_spread : 0;
+        std::array<ZeroLoadTiming, 17> zt{};
         while (true) {
           const Hop h = t.route(cur, d, cls);
           if (h.delivers()) {
@@ -153,14 +159,19 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
             throw std::logic_error(fmt::format("'{}': route {} -> {} takes absent port {} at {}", c.spec, s, d, h.port(), cur));
           const std::size_t slot = symmetric ? t.orbit(cur) : cur;
           L.acc[slot * P + h.port()] += w;
-          cyc += c.cycles[cur];
+          for (unsigned k = 0; k <= 2 * spread; ++k) {
+            const unsigned words = cfg.packet_words - spread + k;
+            zt[k].hop(cfg.link_cycles_words ? words : c.cycles[cur], words, cfg.timing);
+          }
           cur = l.peer;
           cls = h.next_class();
           if (++hops > c.nodes) throw std::logic_error(fmt::format("'{}': route {} -> {} loops", c.spec, s, d));
         }
         L.weight += w;
         L.hops += acc_t{w} * hops;
-        L.cycles += acc_t{w} * cyc;
+        double tail = 0;
+        for (unsigned k = 0; k <= 2 * spread; ++k) tail += static_cast<double>(zt[k].tail);
+        L.cycles += static_cast<double>(w) * tail / (2 * spread + 1);
       };
       const bool sampled = c.destinations > 0;
       if (matrix.is_uniform()) {
@@ -202,7 +213,8 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
     });
   });
   std::vector<acc_t> acc(slots * P, 0);
-  acc_t weight = 0, hops = 0, cyc = 0;
+  acc_t weight = 0, hops = 0;
+  double cyc = 0;
   for (const Local& L : locals) {
     for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += L.acc[i];
     weight += L.weight;
@@ -236,7 +248,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   c.bound = c.max_busy > 1.0 ? 1.0 / c.max_busy : 1.0;
   if (weight) {
     c.mean_hops = static_cast<double>(hops) / static_cast<double>(weight);
-    c.zero_load_latency = static_cast<double>(cyc) / static_cast<double>(weight);
+    c.zero_load_latency = cyc / static_cast<double>(weight);
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;

@@ -85,7 +85,7 @@ void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
     ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
   }
   if (cycle_mode_ && t_now >= cfg_.warmup && t_now < cfg_.cycles) ++ts.delivered_in_window;
-  if (!traces_.empty()) traces_[v].push_back({p.src, p.dst, p.seq, p.hops, p.inject_ns, p.inject_ns + p.queued, t_now});
+  if (!traces_.empty()) traces_[v].push_back({p.src, p.dst, p.seq, p.hops, p.words, p.inject_ns, p.inject_ns + p.queued, t_now});
   ++ts.delivered;
   ts.sum_delivered_ids += packet_id(p);
   if (bitmap_k_) {
@@ -199,7 +199,7 @@ void Machine::allocate() {
   const std::size_t slots = cfg_.buffer_words / std::max(1u, min_words_) + 1;
   const double bytes = static_cast<double>(nbuf) * static_cast<double>(sizeof(LinkBuffer) + slots * sizeof(Packet) + 16);
   if (bytes > 20e9)
-    throw usage_error(fmt::format("the machine needs {:.1f} GB of link buffers ({} nodes_ x {} ports_ x {} classes_ x "
+    throw usage_error(fmt::format("the machine needs {:.1f} GB of link buffers ({} nodes x {} ports x {} classes x "
                                   "{} words); reduce --buffer-words or the network size",
                                   bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words));
   buffer_memory_ = static_cast<std::byte*>(::operator new(nbuf * sizeof(LinkBuffer), std::align_val_t{64}));
@@ -283,12 +283,14 @@ void Machine::write_trace(const std::string& path) {
   });
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw usage_error(fmt::format("--trace: cannot write '{}'", path));
-  // `enter`: when the packet left its source queue (network latency = deliver - enter).
-  bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter\n") > 0;
+  // `enter`: when the packet left its source queue (network latency = deliver - enter); `words`:
+  // its length.
+  bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter,words\n") > 0;
   for (const auto& r : rows)
-    ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu\n", r.src, r.dst, r.seq, static_cast<unsigned long long>(r.inject),
-                            static_cast<unsigned long long>(r.deliver), static_cast<unsigned>(r.hops),
-                            static_cast<unsigned long long>(r.enter)) > 0;
+    ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu,%u\n", r.src, r.dst, r.seq,
+                            static_cast<unsigned long long>(r.inject), static_cast<unsigned long long>(r.deliver),
+                            static_cast<unsigned>(r.hops), static_cast<unsigned long long>(r.enter),
+                            static_cast<unsigned>(r.words)) > 0;
   ok = std::fflush(f) == 0 && ok;
   ok = std::fclose(f) == 0 && ok;
   if (!ok) throw usage_error(fmt::format("--trace: writing '{}' failed (disk full or I/O error)", path));
@@ -489,9 +491,9 @@ void Machine::analyse_stuck(RunStats& st) {
                                    full, full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "",
                                    "");
   if (!wait_cycle.empty())
-    st.deadlock_report += "waiting cycle_: " + wait_cycle + "\n";
+    st.deadlock_report += "waiting cycle: " + wait_cycle + "\n";
   else
-    st.deadlock_report += "no waiting cycle_ among link buffers (the application stopped with packets or work left)\n";
+    st.deadlock_report += "no waiting cycle among link buffers (the application stopped with packets or work left)\n";
 }
 
 }  // namespace detail

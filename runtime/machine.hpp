@@ -444,6 +444,7 @@ class Machine {
     node_t src, dst;
     std::uint32_t seq;
     std::uint16_t hops;
+    std::uint8_t words;
     std::uint64_t inject, enter, deliver;
   };
   std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task

@@ -78,7 +78,7 @@ struct ChannelLoad {
   port_t busy_port = 0;
   double bound = 0;              ///< min(1, 1 / max_busy), packets per PE per cycle
   double mean_hops = 0;          ///< expected links a packet crosses
-  double zero_load_latency = 0;  ///< expected sum of link cycles along the route (no waiting)
+  double zero_load_latency = 0;  ///< expected latency of a packet of the mean length that never waits (cfg.timing)
   double seconds = 0;
 };
 

@@ -2,6 +2,7 @@
 // Running an application on an emulated machine (the async engine: every PE a lightweight unit of
 // work scheduled by oneTBB only when it has work; real time, real concurrency).
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,6 +54,21 @@ struct EngineConfig {
   Timing timing = Timing::vct;                              ///< cycle engine timing model
   Arbitration arbitration = Arbitration::round_robin;       ///< cycle engine output arbitration
   std::string trace;         ///< CSV file: one row per delivered packet (both engines)
+};
+
+/// The cycle engine's timing of a packet that never waits (docs/runtime.md): over a link of L
+/// cycles per packet its head moves on after h = ceil(L / words) cycles (virtual cut-through) or
+/// L (store-and-forward); its tail arrives L cycles after it left, and no earlier than one word
+/// time (h) after the tail reached the previous node. A packet is delivered when its tail arrives.
+struct ZeroLoadTiming {
+  std::uint64_t ready = 0;  ///< head at the current node
+  std::uint64_t tail = 0;   ///< tail at the current node (delivery time at the destination)
+  void hop(unsigned link_cycles, unsigned words, Timing t) noexcept {
+    const std::uint64_t h = t == Timing::vct ? (link_cycles + words - 1) / words : link_cycles;
+    const std::uint64_t left = ready;
+    ready = left + h;
+    tail = std::max(left + link_cycles, tail + h);
+  }
 };
 
 /// Figures of one run. Counts are exact (summed per PE / per thread after the run).
