@@ -383,6 +383,7 @@ void Machine::collect(RunStats& st) {
     std::uint64_t distinct = 0;
     for (const auto& w : bitmap_) distinct += static_cast<std::uint64_t>(std::popcount(w.load()));
     st.lost = st.injected - std::min(st.injected, distinct + st.in_network);
+
     st.conservation_ok = st.injected == st.delivered + st.in_network && st.duplicates == 0 &&
                          distinct == st.delivered && st.lost == 0;
   } else {

@@ -314,6 +314,8 @@ class Machine {
     const PeState& s = pe_[v];
     return s.started && !s.generating && s.injq_head == s.injq.size();
   }
+  /// Packets waiting in node v's source queue (a switch node's: restored packets to re-inject).
+  std::size_t source_queue(node_t v) const noexcept { return pe_[v].injq.size() - pe_[v].injq_head; }
   /// Per-job figures summed over the threads (after the run).
   ThreadStats::JobFigures job_figures(std::size_t j) const;
   /// Packets of job j over v's out-link `port` (only with more than one job).

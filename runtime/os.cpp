@@ -124,7 +124,9 @@ class OsDriver final : public CycleHook, public SwitchState {
 
  private:
   /// A job is done when none of its PEs generates or holds a send, none of its packets is in the
-  /// network (entered == left, summed over its nodes) and none is saved.
+  /// network (entered == left, summed over its nodes), none is saved, and none waits in a switch
+  /// node's source queue (a drained packet restored there has left the network and not re-entered
+  /// it: missing this lost packets on indirect networks, which have switch nodes).
   void update_done(std::uint64_t now) {
     for (std::size_t j = 0; j < done_.size(); ++j) {
       if (done_[j]) continue;
@@ -145,6 +147,7 @@ class OsDriver final : public CycleHook, public SwitchState {
         in += m_.net_in(j, v);
         out += m_.net_out(j, v);
         if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
+        if (v >= m_.pes() && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
       }
       if (!idle || in != out) continue;
       done_[j] = 1;
