@@ -21,11 +21,12 @@ namespace rica::detail {
 struct CycleDriver {
   Machine& m;
   std::vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
-  /// Nodes that may have work this cycle: holding packets, generating, or held by the OS. A node
-  /// enters the list when something arrives (an arrival), its application starts generating or the
-  /// OS touches it; it leaves when it has nothing left. Written between cycles only.
-  std::vector<node_t> active;
-  std::vector<std::uint8_t> listed;  // [node]: in `active`
+  /// The active set, a bitmap over nodes: nodes that may have work this cycle (holding packets,
+  /// generating, or held by the OS). `next` collects the next cycle's: bit v is set by v's own step
+  /// (v still has work; a 64-node word is stepped by one thread, so no atomics) or between cycles
+  /// (arrivals, nodes the OS touched). Threads take fixed word ranges (static partition), so a
+  /// node stays on one core from cycle to cycle.
+  std::vector<std::uint64_t> active, next;
 
   /// Per-thread effects on other nodes, applied between cycles (so no decision in a cycle depends
   /// on how far another thread got in it): credits returned upstream, arrivals downstream.
@@ -159,12 +160,7 @@ struct CycleDriver {
       ts.arrivals.clear();
     }
   }
-  void list(node_t v) {
-    if (!listed[v]) {
-      listed[v] = 1;
-      active.push_back(v);
-    }
-  }
+  void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
   template <class T>
   void run(const T& t, RunStats& st);
@@ -190,53 +186,55 @@ void CycleDriver::run(const T& t, RunStats& st) {
   const bool tty = cfg.progress && isatty(STDERR_FILENO);
   auto last_print = t0;
   std::uint64_t last_progress = 0, stalled = 0;
-  listed.assign(nodes, 0);
-  active.clear();
+  const std::size_t words = (std::size_t{nodes} + 63) / 64;
+  active.assign(words, 0);
+  next.assign(words, 0);
   for (node_t v = 0; v < nodes; ++v)
     if (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) list(v);
-  std::vector<std::vector<node_t>> keep(m.tstats_.size());
+  std::size_t active_nodes = 0;
   auto slot = [&]() -> std::size_t {
     const int k = tbb::this_task_arena::current_thread_index();
     if (k < 0 || static_cast<std::size_t>(k) >= m.tstats_.size()) std::abort();  // broken invariant
     return static_cast<std::size_t>(k);
   };
-  auto step_range = [&](std::size_t lo, std::size_t hi) {
-    const std::size_t k = slot();
-    ThreadStats& ts = m.tstats_[k];
-    for (std::size_t x = lo; x < hi; ++x) {
-      const node_t v = active[x];
-      if (step(t, v, ts)) keep[k].push_back(v);
+  auto step_words = [&](std::size_t lo, std::size_t hi) {
+    ThreadStats& ts = m.tstats_[slot()];
+    for (std::size_t w = lo; w < hi; ++w) {
+      std::uint64_t bits = active[w], keep = 0;
+      while (bits) {
+        const unsigned i = static_cast<unsigned>(std::countr_zero(bits));
+        bits &= bits - 1;
+        if (step(t, static_cast<node_t>(w * 64 + i), ts)) keep |= std::uint64_t{1} << i;
+      }
+      next[w] |= keep;  // this word is this thread's alone in this cycle
     }
   };
   for (m.cycle_ = 0;; ++m.cycle_) {
     const std::uint64_t cycle = m.cycle_;
     if (cycle == cfg.cycles)
       for (JobRt& j : m.jobs_) j.app->window_closed();
+    active.swap(next);
+    std::fill(next.begin(), next.end(), 0);
+    active_nodes = 0;
+    for (std::uint64_t w : active) active_nodes += static_cast<std::size_t>(std::popcount(w));
     local_arena.execute([&] {
       // The cycle is a barrier: what the main thread did between cycles happens before every
       // step of this cycle, and every step before the main thread's next turn. (TSan cannot see
       // oneTBB's join inside the uninstrumented libtbb; these annotations state it.)
       RICA_TSAN_RELEASE(&m.cycle_);
-      if (threads == 1 || active.size() < 512) {  // a few nodes: not worth a fork (same results)
-        step_range(0, active.size());
+      if (threads == 1 || active_nodes < 256) {  // a few nodes: not worth a fork (same results)
+        step_words(0, words);
       } else {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, active.size(), 256),
-                          [&](const tbb::blocked_range<std::size_t>& r) {
-                            RICA_TSAN_ACQUIRE(&m.cycle_);
-                            step_range(r.begin(), r.end());
-                            RICA_TSAN_RELEASE(&m.tstats_);
-                          });
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const tbb::blocked_range<std::size_t>& r) {
+          RICA_TSAN_ACQUIRE(&m.cycle_);
+          step_words(r.begin(), r.end());
+          RICA_TSAN_RELEASE(&m.tstats_);
+        }, tbb::static_partitioner());
       }
       RICA_TSAN_ACQUIRE(&m.tstats_);
     });
-    // The next cycle's active list: nodes that still have work, then new arrivals and nodes the
-    // OS touched.
-    for (node_t v : active) listed[v] = 0;
-    active.clear();
-    for (auto& kl : keep) {
-      for (node_t v : kl) list(v);
-      kl.clear();
-    }
+    // The next cycle's active set: nodes that still have work (set by their steps), then new
+    // arrivals and nodes the OS touched.
     apply_effects();
     if (m.hook_) m.hook_->after_cycle(cycle);
     for (node_t v : m.touched_) list(v);
@@ -246,8 +244,10 @@ void CycleDriver::run(const T& t, RunStats& st) {
     stalled = progress == last_progress ? stalled + 1 : 0;
     last_progress = progress;
     const bool busy_os = m.hook_ && m.hook_->busy();
+    bool any_next = false;
+    for (std::uint64_t w : next) any_next = any_next || w != 0;
     // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
-    if (active.empty() && !busy_os) {
+    if (!any_next && !busy_os) {
       ++m.cycle_;
       break;
     }
