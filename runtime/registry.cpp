@@ -61,6 +61,10 @@ Topology make_ccc(const SpecArgs& a) {
   const unsigned n = a.uint("n");
   return DceTopology(n, 0, a.has("S") ? a.uint("S") : n, DceWiring::flip_mod, "ccc");
 }
+Topology make_comega(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return CircularOmegaTopology(n, a.has("S") ? a.uint("S") : n);
+}
 Topology make_mdce(const SpecArgs& a) { return MdceTopology(a.uint("B"), a.uint("C"), a.uint("P"), a.uint("n"), "mdce"); }
 Topology make_cb2(const SpecArgs& a) { return MdceTopology(2, 0, 1, a.uint("n"), "cb2"); }
 Topology make_cccb(const SpecArgs& a) { return MdceTopology(1, 1, 1, a.uint("n"), "cccb"); }
@@ -80,10 +84,10 @@ Topology make_debruijn(const SpecArgs& a) {
   return DeBruijnTopology(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
 }
 Topology make_ubruijn(const SpecArgs& a) {
-  const auto r = a.choice("route", {"table", "minshift"});
+  const auto r = a.choice("route", {"table", "minshift", "simple"});
   const auto improved = a.choice("improved", {"0", "1"});
-  return DeBruijnTopology(a.uint("n"), false, r == 0 ? DeBruijnRouting::table : DeBruijnRouting::minshift,
-                          improved == 1);
+  constexpr DeBruijnRouting routes[] = {DeBruijnRouting::table, DeBruijnRouting::minshift, DeBruijnRouting::simple};
+  return DeBruijnTopology(a.uint("n"), false, routes[r], improved == 1);
 }
 Topology make_shuffle(const SpecArgs& a) { return make_shuffle_exchange(a.uint("n")); }
 Topology make_msn(const SpecArgs& a) {
@@ -133,6 +137,11 @@ std::vector<TopologyEntry> build_entries() {
        {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan},
       {"ccc", "cube-connected cycles, unidirectional rings = DCE(n, 0, flip)", "ccc:n=3", {p_n_dce, p_ring}, "n",
        make_ccc},
+      {"comega", "circular Omega (EM-4): Omega stages wrapped into rings; tag routing, 3 spiral classes",
+       "comega:n=7,S=8",
+       {{"n", "1..24", "", "address bits: 2^n switch rows"},
+        {"S", "n..64", "n", "stages (columns); the shuffle wiring repeats, so S > n needs no choice"}},
+       "n", make_comega},
       {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",
        {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce},
       {"mdce", "(B,C,P)-MDCE: product of DCEs sharing their rings", "mdce:B=1,C=1,P=1,n=4",
@@ -161,8 +170,10 @@ std::vector<TopologyEntry> build_entries() {
         {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"}},
        "n", make_debruijn},
       {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
-       {{"n", "2..13 (table), 2..24 (minshift)", "", "address bits: 2^n nodes"},
-        {"route", "table|minshift", "table", "table = shortest; minshift = min(left, right) shift routing"},
+       {{"n", "2..13 (table), 2..24 (minshift, simple)", "", "address bits: 2^n nodes"},
+        {"route", "table|minshift|simple", "table",
+         "table = shortest; minshift = min(left, right) overlap routing; simple = the shorter of the "
+         "plain n-step left and right shift routes (paper §6)"},
         {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"}},
        "n", make_ubruijn},
       {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},
