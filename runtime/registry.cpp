@@ -139,7 +139,7 @@ std::vector<TopologyEntry> build_entries() {
        make_ccc},
       {"comega", "circular Omega (EM-4): Omega stages wrapped into rings; tag routing, 3 spiral classes",
        "comega:n=7,S=8",
-       {{"n", "1..24", "", "address bits: 2^n switch rows"},
+       {{"n", "2..24", "", "address bits: 2^n switch rows"},
         {"S", "n..64", "n", "stages (columns); the shuffle wiring repeats, so S > n needs no choice"}},
        "n", make_comega},
       {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",

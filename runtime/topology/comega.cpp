@@ -5,7 +5,7 @@
 namespace rica {
 
 CircularOmegaTopology::CircularOmegaTopology(unsigned n, unsigned ring) : bits_(n), ring_(ring) {
-  detail::check_range("comega", "n", n, 1, 24);
+  detail::check_range("comega", "n", n, 2, 24);
   detail::check_range("comega", "S", ring, n, 64);
   detail::check_node_count("comega", std::uint64_t{ring} << n);
   div_ = detail::FastDiv(ring);

@@ -27,7 +27,7 @@ namespace rica {
 /// route makes at most h < 2S hops, so at most 2 wraps: 3 classes.
 class CircularOmegaTopology {
  public:
-  /// n in 1..24, S in n..64; throws usage_error naming the parameter.
+  /// n in 2..24, S in n..64; throws usage_error naming the parameter.
   CircularOmegaTopology(unsigned n, unsigned ring);
 
   node_t nodes() const noexcept { return ring_ << bits_; }
