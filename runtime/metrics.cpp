@@ -146,15 +146,16 @@ bool reaches_all_skipping(const Graph& g, node_t pes, node_t root, node_t from, 
   return true;
 }
 
-/// Every arc u -> v has a reverse v -> u of the same multiplicity (an undirected network).
-bool symmetric_arcs(const Graph& g, const Graph& rev) {
+/// A simple undirected network: every arc u -> v has its reverse v -> u, and no two arcs
+/// join the same pair (the loop-free graph has no self-loops).
+bool simple_undirected(const Graph& g, const Graph& rev) {
   std::vector<node_t> out, in;
   for (node_t v = 0; v < g.nodes; ++v) {
     out.assign(g.target.begin() + g.first[v], g.target.begin() + g.first[v + 1]);
     in.assign(rev.target.begin() + rev.first[v], rev.target.begin() + rev.first[v + 1]);
     std::sort(out.begin(), out.end());
     std::sort(in.begin(), in.end());
-    if (out != in) return false;
+    if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return false;
   }
   return true;
 }
@@ -171,7 +172,7 @@ std::optional<Connectivity> factor_connectivity(const Topology& t, const Metrics
   if (auto c = product_connectivity(t, opt)) return c;
   const Graph g = build_graph(t);
   const Graph rev = g.reversed();
-  if (!symmetric_arcs(g, rev)) return std::nullopt;
+  if (!simple_undirected(g, rev)) return std::nullopt;
   const FaultTolerance ft = edge_connectivity(t, opt);
   if (ft.method.rfind("upper bound", 0) == 0 || ft.value == 0) return std::nullopt;
   unsigned delta = ~0u;
@@ -179,8 +180,8 @@ std::optional<Connectivity> factor_connectivity(const Topology& t, const Metrics
   return Connectivity{ft.value, delta, t.spec()};
 }
 
-/// Xu and Yang (Discrete Math. 306, 2006): for connected undirected G1, G2 with at least two
-/// nodes each, lambda(G1 x G2) = min(lambda1 N2, lambda2 N1, delta1 + delta2), and the minimum
+/// Xu and Yang (Discrete Math. 306, 2006): for connected simple undirected G1, G2 with at least
+/// two nodes each, lambda(G1 x G2) = min(lambda1 N2, lambda2 N1, delta1 + delta2), and the minimum
 /// degrees add. A mesh is the product of paths (lambda = delta = 1).
 std::optional<Connectivity> product_connectivity(const Topology& t, const MetricsOptions& opt) {
   auto combine_c = [](const Connectivity& a, double n1, const Connectivity& b, double n2) {
