@@ -185,7 +185,7 @@ std::vector<TopologyEntry> build_entries() {
         {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"}},
        "n", make_debruijn},
       {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
-       {{"n", "2..13 (table), 2..24 (minshift, simple)", "", "address bits: 2^n nodes"},
+       {{"n", "2..13 (table), 2..24", "", "address bits: 2^n nodes"},
         {"route", "table|minshift|simple", "table",
          "table = shortest; minshift = min(left, right) overlap routing; simple = the shorter of the "
          "plain n-step left and right shift routes (paper §6)"},
