@@ -278,6 +278,33 @@ struct PairFigures {
   double err_d = 0, err_r = 0;     // sampled: 3-sigma bounds of the means
 };
 
+/// Which sources tracing would use: one per orbit, every PE, or a sample (the work budget).
+struct SourcePlan {
+  double per_source_work = 0;  // one BFS plus N routes of about the mean distance
+  bool symmetric = false, all_pairs = false;
+};
+
+SourcePlan plan_sources(const Topology& topo, const Graph& g, const MetricsOptions& opt) {
+  const node_t N = topo.pes();
+  double mean0 = 0;  // estimated from PE 0
+  {
+    std::vector<std::uint32_t> dist;
+    std::vector<node_t> queue;
+    bfs(g, 0, dist, queue);
+    for (node_t v = 1; v < N; ++v) mean0 += dist[v];
+    mean0 = std::max(1.0, mean0 / (N - 1));
+  }
+  SourcePlan p;
+  p.per_source_work = static_cast<double>(g.arcs() + g.nodes) + N * mean0;
+  const double limit = static_cast<double>(opt.exact_work_limit);
+  std::uint32_t pe_orbits = 0;
+  if (topo.orbit_count() > 0)
+    for (std::uint32_t o = 0; o < topo.orbit_count(); ++o) pe_orbits += topo.orbit_rep(o) < N ? 1 : 0;
+  p.symmetric = topo.orbit_count() > 0 && !opt.force_all_pairs && pe_orbits * p.per_source_work <= limit;
+  p.all_pairs = !p.symmetric && (opt.force_all_pairs || N * p.per_source_work <= limit);
+  return p;
+}
+
 /// BFS and routes from every source of the chosen method (symmetry, all pairs or a sample).
 PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOptions& opt) {
   PairFigures f;
@@ -288,22 +315,9 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
   f.pes = N;
   f.routers = r_end - r_begin;
   std::vector<Source> sources;
-  // Work per source: one BFS plus N routes of about the mean distance (estimated from PE 0).
-  double mean0 = 0;
-  {
-    std::vector<std::uint32_t> dist;
-    std::vector<node_t> queue;
-    bfs(g, 0, dist, queue);
-    for (node_t v = 1; v < N; ++v) mean0 += dist[v];
-    mean0 = std::max(1.0, mean0 / (N - 1));
-  }
-  const double per_source_work = static_cast<double>(g.arcs() + g.nodes) + N * mean0;
-  const double limit = static_cast<double>(opt.exact_work_limit);
-  std::uint32_t pe_orbits = 0;
-  if (topo.orbit_count() > 0)
-    for (std::uint32_t o = 0; o < topo.orbit_count(); ++o) pe_orbits += topo.orbit_rep(o) < N ? 1 : 0;
-  const bool symmetric =
-      topo.orbit_count() > 0 && !opt.force_all_pairs && pe_orbits * per_source_work <= limit;
+  const SourcePlan plan = plan_sources(topo, g, opt);
+  const double per_source_work = plan.per_source_work;
+  const bool symmetric = plan.symmetric;
   std::vector<double> slot_size;
   if (symmetric) {
     const std::uint32_t k = topo.orbit_count();
@@ -315,7 +329,7 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
       if (r < N) sources.push_back({r, slot_size[o]});
     }
     f.method = "exact-symmetry";
-  } else if (opt.force_all_pairs || N * per_source_work <= limit) {
+  } else if (plan.all_pairs) {
     slot_size.assign(nodes, 1.0);
     for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0});
     f.method = "exact-all-pairs";
@@ -404,6 +418,24 @@ PairFigures path_figures(node_t k) {
   return f;
 }
 
+/// A ring C_k (one torus dimension, k >= 3) in closed form: routed the shorter way (+ on a tie),
+/// so routes are shortest and a source's distances sum to (k^2 - 1)/4 (k odd) or k^2/4 (k even).
+/// The routing is translation-invariant, so every node relays the same number of pairs: the
+/// intermediate visits of one source's routes, sum - (k - 1).
+PairFigures ring_figures(node_t k) {
+  PairFigures f;
+  const double K = k;
+  const double per_source = (k % 2 == 1) ? (K * K - 1) / 4 : K * K / 4;
+  f.pes = f.routers = K;
+  f.sum_d = f.sum_r = K * per_source;
+  f.diam = f.rdiam = k / 2;
+  f.relay_max = per_source - (K - 1);
+  f.relay_total = K * f.relay_max;
+  f.method = "exact-product";
+  f.how = "closed form";
+  return f;
+}
+
 /// G1 x G2 routed first in G1, then in G2 (ProductTopology, and meshes in dimension order).
 /// d((u1,u2),(v1,v2)) = d1(u1,v1) + d2(u2,v2) for shortest paths and for such routes, so over
 /// ordered pairs  S = N2^2 S1 + N1^2 S2  and  D = D1 + D2. A route visits (q_j, s2) along G1's
@@ -443,13 +475,20 @@ std::optional<PairFigures> factor_figures(const Topology& t, const MetricsOption
 /// Exact figures of a mesh or Cartesian product from its factors, at any size; empty for other
 /// topologies or when a factor is too large for exact analysis.
 std::optional<PairFigures> product_figures(const Topology& t, const MetricsOptions& opt) {
-  if (const auto* c = std::get_if<CubeTopology>(&t.variant()); c != nullptr && !c->wraps()) {
+  if (const auto* c = std::get_if<CubeTopology>(&t.variant())) {
+    // Dimension order over paths (mesh) or rings (torus; a dimension of 2 is a path).
     const Shape s = c->shape();
-    PairFigures f = path_figures(s[0]);
-    for (std::size_t i = 1; i < s.size(); ++i) f = combine(f, path_figures(s[i]), 1);
-    f.max_class = 0;  // a mesh routes every dimension in class 0
-    f.how = s.size() == 1 ? "closed form" : fmt::format("{} paths, closed form", s.size());
-    f.detail = fmt::format("distances add over the factors; mesh = {}, dimension order", f.how);
+    const bool wrap = c->wraps();
+    auto dim = [wrap](node_t k) { return wrap && k >= 3 ? ring_figures(k) : path_figures(k); };
+    PairFigures f = dim(s[0]);
+    for (std::size_t i = 1; i < s.size(); ++i) f = combine(f, dim(s[i]), 1);
+    // Classes are a pure function of the hop: a mesh uses class 0 only; a torus routes the hops
+    // that do not (or no longer) cross a ring's dateline in class 1, and every route to another
+    // ring position of size >= 3 has such a hop.
+    const bool rings = wrap && std::any_of(s.begin(), s.end(), [](node_t k) { return k >= 3; });
+    f.max_class = rings ? 1 : 0;
+    f.how = fmt::format("{} {}{}, closed form", s.size(), wrap ? "ring" : "path", s.size() == 1 ? "" : "s");
+    f.detail = fmt::format("distances add over the factors; {} = {}, dimension order", wrap ? "torus" : "mesh", f.how);
     return f;
   }
   if (const auto* p = std::get_if<ProductTopology>(&t.variant())) {
@@ -506,8 +545,13 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
   m.degree = static_cast<double>(routers_deg) / (r_end - r_begin);
 
   // Distances and relays: by decomposition (meshes, products), else traced from sources.
+  // A torus is decomposed only when its symmetry would not fit the exact budget.
   std::optional<PairFigures> decomposed;
-  if (opt.decompose && !opt.force_all_pairs) decomposed = product_figures(topo, opt);
+  if (opt.decompose && !opt.force_all_pairs) {
+    const auto* cube = std::get_if<CubeTopology>(&topo.variant());
+    if (cube == nullptr || !cube->wraps() || !plan_sources(topo, g, opt).symmetric)
+      decomposed = product_figures(topo, opt);
+  }
   const PairFigures f = decomposed ? *decomposed : traced_figures(topo, g, opt);
   m.method = f.method;
   m.method_detail = f.detail;

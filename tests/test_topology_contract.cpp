@@ -111,6 +111,36 @@ TEST_P(ProductTopologies, DecompositionGivesTheAllPairsFigures) {
 }
 INSTANTIATE_TEST_SUITE_P(MeshesAndProducts, ProductTopologies, ::testing::ValuesIn(product_specs), spec_name);
 
+// Tori use their symmetry while it fits the budget, else the product of rings in closed form;
+// with no budget at all they must still agree with all-pairs BFS and route tracing.
+TEST(ProductTopologies, TorusDecompositionGivesTheAllPairsFigures) {
+  for (const char* spec : {"torus:5x4", "torus:3x4x2", "torus:2x3", "kary:k=4,n=3", "torus:7", "torus:6x2", "torus:8x5"}) {
+    const Topology t = TopologyRegistry::parse(spec);
+    MetricsOptions all, none;
+    all.force_all_pairs = true;
+    none.exact_work_limit = 1;
+    const auto a = compute_metrics(t, all), p = compute_metrics(t, none);
+    EXPECT_EQ(p.method, "exact-product") << spec;
+    EXPECT_EQ(p.diameter, a.diameter) << spec;
+    EXPECT_EQ(p.routed_diameter, a.routed_diameter) << spec;
+    EXPECT_NEAR(p.mean_distance, a.mean_distance, 1e-9) << spec;
+    EXPECT_NEAR(p.routed_mean_distance, a.routed_mean_distance, 1e-9) << spec;
+    EXPECT_NEAR(p.avg_relay, a.avg_relay, 1e-6) << spec;
+    EXPECT_NEAR(p.max_relay, a.max_relay, 1e-6) << spec;
+    EXPECT_EQ(p.classes_used, a.classes_used) << spec;
+    EXPECT_EQ(compute_metrics(t).method, "exact-symmetry") << spec;  // small: one orbit fits
+  }
+}
+
+TEST(ProductTopologies, LargeTorusIsExact) {
+  // 2M PEs: one orbit's routes alone exceed the exact budget, so this used to be sampled.
+  const auto m = compute_metrics(TopologyRegistry::parse("torus:2048x1024"));
+  EXPECT_EQ(m.method, "exact-product");
+  EXPECT_EQ(m.diameter, 1024u + 512u);
+  EXPECT_NEAR(m.mean_distance_incl_self, 2048 / 4.0 + 1024 / 4.0, 1e-9);  // k/4 per even ring
+  EXPECT_EQ(m.classes_used, 2u);
+}
+
 // The example: exact at 512K PEs (it used to be a sample of 4 sources).
 TEST(ProductTopologies, LargeMeshIsExact) {
   const auto m = compute_metrics(TopologyRegistry::parse("mesh:1024x512"));
