@@ -97,6 +97,36 @@ TEST(CircularOmega, LastNHopsShiftInTheDestinationRow) {
     }
 }
 
+// RWC-1 §3.1: the circular Omega does not split into closed partitions the way c-Banyan does
+// (high row bit = two halves of whole rings). Count the routes inside a row half that leave it.
+std::uint64_t leaving_pairs(const Topology& t, unsigned ring, unsigned n) {
+  auto half = [&](node_t v) { return (v / ring) >> (n - 1); };
+  std::uint64_t leave = 0;
+  for (node_t s = 0; s < t.pes(); ++s)
+    for (node_t d = 0; d < t.pes(); ++d) {
+      if (s == d || half(s) != half(d)) continue;
+      node_t cur = s;
+      class_t cls = 0;
+      bool out = false;
+      while (!t.route(cur, d, cls).delivers()) {
+        const Hop h = t.route(cur, d, cls);
+        cur = t.out_link(cur, h.port()).peer;
+        cls = h.next_class();
+        out = out || half(cur) != half(s);
+      }
+      leave += out;
+    }
+  return leave;
+}
+
+TEST(CircularOmega, RowHalvesAreOpenUnlikeCBanyan) {
+  for (unsigned n = 3; n <= 5; ++n) {
+    EXPECT_GT(leaving_pairs(CircularOmegaTopology(n, n), n, n), 0u) << n;
+    EXPECT_EQ(leaving_pairs(DceTopology(n, 1, n, DceWiring::flip_mod, "cbanyan"), n, n), 0u) << n;
+  }
+  EXPECT_EQ(leaving_pairs(CircularOmegaTopology(4, 4), 4, 4), 2u * 828u);  // rica partition's count
+}
+
 TEST(CircularOmega, SpecAndParameterErrors) {
   EXPECT_EQ(TopologyRegistry::parse("comega:n=7,S=8").spec(), "comega:n=7,S=8");
   EXPECT_EQ(TopologyRegistry::parse("comega:4").spec(), "comega:n=4");
