@@ -943,7 +943,7 @@ PartitionPlan partition(const Topology& t, const PartitionRequest& r) {
   const auto& v = t.variant();
   if (const auto* dce = std::get_if<DceTopology>(&v)) {
     layout = rule_dce(t, *dce, r);
-  } else if (const auto* mdce = std::get_if<MdceTopology>(&v)) {
+  } else if (const auto* mdce = std::get_if<MdceTopology>(&v); mdce != nullptr && mdce->basic()) {
     layout = rule_mdce(t, *mdce, r);
   } else if (std::holds_alternative<HypercubeTopology>(v)) {
     layout = rule_hypercube(t, r);

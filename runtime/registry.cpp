@@ -61,9 +61,23 @@ Topology make_ccc(const SpecArgs& a) {
   const unsigned n = a.uint("n");
   return DceTopology(n, 0, a.has("S") ? a.uint("S") : n, DceWiring::flip_mod, "ccc");
 }
-Topology make_mdce(const SpecArgs& a) { return MdceTopology(a.uint("B"), a.uint("C"), a.uint("P"), a.uint("n"), "mdce"); }
-Topology make_cb2(const SpecArgs& a) { return MdceTopology(2, 0, 1, a.uint("n"), "cb2"); }
-Topology make_cccb(const SpecArgs& a) { return MdceTopology(1, 1, 1, a.uint("n"), "cccb"); }
+Topology make_comega(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return CircularOmegaTopology(n, a.has("S") ? a.uint("S") : n);
+}
+/// MDCE with the RWC-1 §3.5 variants: ring length S, cluster bits X, freed cluster links.
+Topology make_mdce_family(const SpecArgs& a, unsigned b, unsigned c, unsigned p, const char* name) {
+  const unsigned n = a.uint("n");
+  const unsigned S = a.has("S") ? a.uint("S") : n, X = a.has("X") ? a.uint("X") : n;
+  detail::check_range(name, "S", S, n, MdceTopology::max_ring);
+  detail::check_range(name, "X", X, 1, n);
+  const auto freed =
+      a.has("freed") && a.choice("freed", {"none", "parallel"}) == 1 ? MdceFreed::parallel : MdceFreed::none;
+  return MdceTopology(b, c, p, n, name, S, X, freed);
+}
+Topology make_mdce(const SpecArgs& a) { return make_mdce_family(a, a.uint("B"), a.uint("C"), a.uint("P"), "mdce"); }
+Topology make_cb2(const SpecArgs& a) { return make_mdce_family(a, 2, 0, 1, "cb2"); }
+Topology make_cccb(const SpecArgs& a) { return make_mdce_family(a, 1, 1, 1, "cccb"); }
 Topology make_mxx(const SpecArgs& a) { return PeriodicTopology::mxx(a.uint("N")); }
 Topology make_mesh8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), false); }
 Topology make_torus8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), true); }
@@ -80,10 +94,10 @@ Topology make_debruijn(const SpecArgs& a) {
   return DeBruijnTopology(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
 }
 Topology make_ubruijn(const SpecArgs& a) {
-  const auto r = a.choice("route", {"table", "minshift"});
+  const auto r = a.choice("route", {"table", "minshift", "simple"});
   const auto improved = a.choice("improved", {"0", "1"});
-  return DeBruijnTopology(a.uint("n"), false, r == 0 ? DeBruijnRouting::table : DeBruijnRouting::minshift,
-                          improved == 1);
+  constexpr DeBruijnRouting routes[] = {DeBruijnRouting::table, DeBruijnRouting::minshift, DeBruijnRouting::simple};
+  return DeBruijnTopology(a.uint("n"), false, routes[r], improved == 1);
 }
 Topology make_shuffle(const SpecArgs& a) { return make_shuffle_exchange(a.uint("n")); }
 Topology make_msn(const SpecArgs& a) {
@@ -125,7 +139,11 @@ const ParamDoc p_n_dce{"n", "1..24", "", "address bits: 2^n rows"};
 const ParamDoc p_ring{"S", "n..64", "n", "ring length (columns); S > n adds stages (e.g. 8x128 = n=7,S=8)"};
 const ParamDoc p_wiring{"wiring", "flip|parallel", "flip",
                         "columns x >= n: cross link flips bit x mod n (flip), or is a 2nd parallel link"};
-const ParamDoc p_n_mdce{"n", "1..24", "", "ring length n; every other dimension has 2^n values"};
+const ParamDoc p_n_mdce{"n", "1..24", "", "address bits: every dimension but the ring has 2^n values"};
+const ParamDoc p_ring_mdce{"S", "n..64", "n", "ring length (columns x0); S = 2n joins two c-Banyans end to end (RWC-1 §3.5)"};
+const ParamDoc p_x_mdce{"X", "1..n", "n", "cluster-address bits (dimension 1); X = n-1 halves the clusters"};
+const ParamDoc p_freed{"freed", "none|parallel", "none",
+                       "X < n: the freed cluster links stay unused, or become parallel links (C = 0 only)"};
 
 std::vector<TopologyEntry> build_entries() {
   return {
@@ -133,16 +151,22 @@ std::vector<TopologyEntry> build_entries() {
        {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan},
       {"ccc", "cube-connected cycles, unidirectional rings = DCE(n, 0, flip)", "ccc:n=3", {p_n_dce, p_ring}, "n",
        make_ccc},
+      {"comega", "circular Omega (EM-4): Omega stages wrapped into rings; tag routing, 3 spiral classes",
+       "comega:n=7,S=8",
+       {{"n", "2..24", "", "address bits: 2^n switch rows"},
+        {"S", "n..64", "n", "stages (columns); the shuffle wiring repeats, so S > n needs no choice"}},
+       "n", make_comega},
       {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",
        {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce},
       {"mdce", "(B,C,P)-MDCE: product of DCEs sharing their rings", "mdce:B=1,C=1,P=1,n=4",
        {{"B", "0..8", "", "c-Banyan-type dimensions (delta 1)"},
         {"C", "0..8", "", "CCC-type dimensions (delta 0)"},
         {"P", "1..8", "1", "parallel (ring) link multiplicity"},
-        p_n_mdce},
+        p_n_mdce, p_ring_mdce, p_x_mdce, p_freed},
        "", make_mdce},
-      {"cccb", "cube-connected circular Banyans = (1,1,1)-MDCE (RWC-1)", "cccb:n=4", {p_n_mdce}, "n", make_cccb},
-      {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce}, "n", make_cb2},
+      {"cccb", "cube-connected circular Banyans = (1,1,1)-MDCE (RWC-1)", "cccb:n=4",
+       {p_n_mdce, p_ring_mdce, p_x_mdce}, "n", make_cccb},
+      {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce, p_ring_mdce, p_x_mdce, p_freed}, "n", make_cb2},
       {"mxx", "M_{x+x}: N x N torus with recursive bypass tori; table routing", "mxx:32",
        {{"N", "multiple of 4, 8..4096", "", "side of the torus"}}, "N", make_mxx},
       {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
@@ -161,8 +185,10 @@ std::vector<TopologyEntry> build_entries() {
         {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"}},
        "n", make_debruijn},
       {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
-       {{"n", "2..13 (table), 2..24 (minshift)", "", "address bits: 2^n nodes"},
-        {"route", "table|minshift", "table", "table = shortest; minshift = min(left, right) shift routing"},
+       {{"n", "2..13 (table), 2..24", "", "address bits: 2^n nodes"},
+        {"route", "table|minshift|simple", "table",
+         "table = shortest; minshift = min(left, right) overlap routing; simple = the shorter of the "
+         "plain n-step left and right shift routes (paper §6)"},
         {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"}},
        "n", make_ubruijn},
       {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},

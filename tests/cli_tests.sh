@@ -36,6 +36,21 @@ check_exit 2 "missing required" topo mdce:B=1,n=3
 check_exit 2 "product of indirect" topo "product:omega:3*mesh:2x2"
 check_exit 2 "product malformed" topo "product:mesh:2x2"
 check_exit 2 "hier malformed" topo "hier:mesh:2x2"
+check_exit 2 "comega S below n" topo comega:n=7,S=5
+check_exit 2 "cb2 X above n" topo cb2:n=4,X=5
+check_exit 2 "cccb freed parallel" topo mdce:B=1,C=1,n=4,X=3,freed=parallel
+check_exit 2 "ubruijn bad route" topo ubruijn:4,route=left
+expect_in "parameter 'S' = 5 is out of range [7, 64]" "comega names S" topo comega:n=7,S=5
+expect_in "exact-product" "mesh exact at 512K PEs" topo mesh:1024x512
+expect_in "D  diameter     1534" "mesh diameter exact" topo mesh:1024x512
+expect_in "\"method_detail\":" "json method_detail" topo "product:(torus:4x4)*(debruijn:3)" --json
+expect_in "comega" "list documents comega" list
+expect_in "dilation        1" "embed ring in de Bruijn" embed ring debruijn:6 --oriented
+expect_in "\"congestion\": 2" "embed tree in shuffle-exchange" embed tree shuffle:6 --json
+check_exit 2 "embed unknown guest" embed star debruijn:4
+check_exit 2 "embed map misfit" embed ring torus:3x3 --map debruijn
+check_exit 2 "embed bad map" embed ring debruijn:4 --map best
+expect_in "freed" "list documents freed" list
 check_exit 2 "unbalanced parens" topo "product:(mesh:2x2*mesh:2x2"
 check_exit 2 "missing file" topo file:/nonexistent/net.txt
 check_exit 2 "route bad node" route torus:4x4 0 99

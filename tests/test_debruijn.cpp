@@ -372,6 +372,68 @@ TEST(DeBruijnUndirected, PaperRightShiftExample) {
   EXPECT_EQ(t.right_overlap(bin("100"), bin("111")), 1u);
 }
 
+// Paper §6: "the shorter of the left-shift and the right-shift route" of nominal length n.
+// Independent reference: the node sequences the paper writes down, node_k = (s_{n-1-k}..s_0
+// d_{n-1}..d_{n-k}) for the left route and (d_{k-1}..d_0 s_{n-1}..s_k) for the right one, cut
+// at the first node equal to d; a repeated node (a self-loop at 0..0 or 1..1) is no hop.
+std::vector<node_t> plain_shift_path(unsigned n, node_t s, node_t d, bool right) {
+  const node_t mask = (node_t{1} << n) - 1;
+  std::vector<node_t> path{s};
+  for (unsigned k = 1; k <= n && path.back() != d; ++k) {
+    const node_t v = right ? (s >> k) | ((d & ((node_t{1} << k) - 1)) << (n - k))
+                           : ((s << k) | (d >> (n - k))) & mask;
+    if (v != path.back()) path.push_back(v);
+  }
+  return path;
+}
+
+TEST(DeBruijnUndirected, SimpleRoutingIsTheShorterPlainShiftRoute) {
+  for (unsigned n = 2; n <= 9; ++n) {
+    for (const bool improved : {false, true}) {
+      if (improved && n < 3) continue;
+      const auto t = undirected(n, R::simple, improved);
+      EXPECT_EQ(t.buffer_classes(), 2 * n + 1);
+      std::uint64_t right_taken = 0;
+      const auto st = route_all(t, [&](node_t s, node_t d, unsigned hops) {
+        const auto left = plain_shift_path(n, s, d, false), right = plain_shift_path(n, s, d, true);
+        const auto& want = right.size() < left.size() ? right : left;
+        ASSERT_EQ(hops + 1, want.size()) << "n=" << n << " " << s << "->" << d;
+        // The route visits exactly the reference nodes.
+        node_t cur = s;
+        class_t cls = 0;
+        for (std::size_t i = 1; i < want.size(); ++i) {
+          const Hop h = t.route(cur, d, cls);
+          cur = t.out_link(cur, h.port()).peer;
+          cls = h.next_class();
+          ASSERT_EQ(cur, want[i]) << "n=" << n << " " << s << "->" << d << " hop " << i;
+        }
+        right_taken += right.size() < left.size();
+      });
+      EXPECT_LE(st.max_hops, n);
+      EXPECT_GT(right_taken, 0u);
+    }
+  }
+}
+
+TEST(DeBruijnUndirected, SimpleRoutingPaperExamplesAndMean) {
+  const auto t = undirected(3, R::simple);
+  // (100) -> (111): left needs 3 hops, right 2: (100) -> (110) -> (111).
+  EXPECT_EQ(path_labels(t, bin("100"), bin("111")), (std::vector<std::string>{"100", "110", "111"}));
+  // (101) -> (010): both take one hop; a tie goes left (one SE hop, port 1).
+  std::vector<port_t> ports;
+  EXPECT_EQ(path_labels(t, bin("101"), bin("010"), &ports), (std::vector<std::string>{"101", "010"}));
+  EXPECT_EQ(ports, (std::vector<port_t>{1}));
+  // At n = 10 it is hardly shorter than always going left (the directed shift routing), and
+  // much longer than the overlap routings: the paper's point that n hops are good enough.
+  const auto simple = route_all(undirected(10, R::simple));
+  const auto left = route_all(directed(10, R::shift));
+  const auto minshift = route_all(undirected(10, R::minshift));
+  std::printf("[ info ] UB(2,10) mean hops s != d: simple %.4f, left only %.4f, minshift %.4f\n", simple.mean(),
+              left.mean(), minshift.mean());
+  EXPECT_LT(simple.mean(), left.mean());
+  EXPECT_GT(simple.mean(), minshift.mean());
+}
+
 TEST(DeBruijnUndirected, ImprovedHasDegreeFourEverywhere) {
   for (unsigned n = 3; n <= 10; ++n) {
     for (const R r : {R::table, R::minshift}) {
@@ -497,7 +559,7 @@ TEST(DeBruijn, ParameterErrors) {
   m = message([] { directed(5, R::table); });
   EXPECT_TRUE(has(m, "'route'") && has(m, "overlap, shift")) << m;
   m = message([] { undirected(5, R::shift); });
-  EXPECT_TRUE(has(m, "'route'") && has(m, "table, minshift")) << m;
+  EXPECT_TRUE(has(m, "'route'") && has(m, "table, minshift, simple")) << m;
   m = message([] { DeBruijnTopology(5, true, R::overlap, true); });
   EXPECT_TRUE(has(m, "'improved'")) << m;
   m = message([] { undirected(2, R::table, true); });

@@ -18,6 +18,8 @@ void add_app_command(CLI::App& app, int& status);
 void add_experiment_commands(CLI::App& app);
 /// `rica partition`.
 void add_partition_command(CLI::App& app);
+/// `rica embed` (apps/cli/embed_command.cpp).
+void add_embed_command(CLI::App& app);
 
 /// `rica os` (time sharing: drain vs flush).
 void add_os_command(CLI::App& app);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   rica::cli::add_app_command(app, status);
   rica::cli::add_experiment_commands(app);
   rica::cli::add_partition_command(app);
+  rica::cli::add_embed_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

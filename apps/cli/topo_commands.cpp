@@ -41,8 +41,11 @@ void print_metrics(const TopologyMetrics& m) {
   const bool sampled = m.method == "sampled";
   fmt::print("topology        {}\n", m.spec);
   fmt::print("PEs / nodes     {} / {}{}\n", m.pes, m.nodes, m.direct ? "" : " (indirect: distances in switches traversed)");
-  fmt::print("method          {} ({} source{}){}\n", m.method, m.sources, m.sources == 1 ? "" : "s",
-             sampled ? fmt::format(", seed {}", m.seed) : "");
+  if (m.method_detail.empty())
+    fmt::print("method          {} ({} source{}){}\n", m.method, m.sources, m.sources == 1 ? "" : "s",
+               sampled ? fmt::format(", seed {}", m.seed) : "");
+  else
+    fmt::print("method          {}: {}\n", m.method, m.method_detail);
   fmt::print("G  degree       {:.4f}   (max in {} + out {})\n", m.degree, m.degree_in, m.degree_out);
   fmt::print("L  links        {}\n", m.links);
   fmt::print("D  diameter     {}{}\n", m.diameter, sampled ? " (lower bound)" : "");
@@ -141,7 +144,8 @@ void add_topology_commands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
   topo->add_option("--seed", topo_opt->seed, "Seed of the sample")->capture_default_str();
-  topo->add_flag("--all-pairs", topo_opt->all_pairs, "Ignore the topology's symmetry: every PE is a source");
+  topo->add_flag("--all-pairs", topo_opt->all_pairs,
+                 "Ignore the topology's symmetry and product structure: every PE is a source");
   topo->callback([topo_opt] { run_topo(*topo_opt); });
 
   auto route_opt = std::make_shared<RouteOptions>();

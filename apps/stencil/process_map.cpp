@@ -79,7 +79,7 @@ std::string embed(std::vector<node_t>& to_pe, ProcessGrid g, Pattern pattern, co
   }
   std::uint32_t ring = 0;  // DCE / MDCE: PE = column + ring * ring address; cross links flip one address bit
   if (const auto* d = std::get_if<DceTopology>(&v)) ring = d->ring();
-  if (const auto* m = std::get_if<MdceTopology>(&v)) ring = m->n();
+  if (const auto* m = std::get_if<MdceTopology>(&v)) ring = m->ring();
   if (ring && g.px % ring == 0 && pow2(g.px / ring) && pow2(g.py) &&
       std::uint64_t{g.px / ring} * g.py * ring == n) {
     // A grid row runs along px / ring consecutive rings; the ring addresses are Gray-coded per grid

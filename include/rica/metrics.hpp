@@ -1,6 +1,7 @@
 #pragma once
 // Static measures of a topology (spec/topologies.md §5, the eight-neighbour paper's ten
-// measures) plus routed figures, computed exactly from one source per orbit of a routing-
+// measures) plus routed figures, computed exactly by decomposition for meshes and Cartesian
+// products (distances add over the factors), else from one source per orbit of a routing-
 // preserving symmetry when the topology declares one, else from all sources, else from a
 // seeded sample of sources (with an error bound).
 
@@ -19,7 +20,8 @@ struct MetricsOptions {
   unsigned sample_sources = defaults::metrics::sample_sources;
   std::uint64_t seed = defaults::metrics::seed;
   std::uint64_t flow_work_limit = defaults::metrics::flow_work_limit;
-  bool force_all_pairs = false;  ///< ignore symmetry (tests compare both ways)
+  bool force_all_pairs = false;  ///< ignore symmetry and products (tests compare both ways)
+  bool decompose = true;  ///< meshes and Cartesian products: combine the factors' exact figures
 };
 
 struct TopologyMetrics {
@@ -47,7 +49,8 @@ struct TopologyMetrics {
   unsigned buffer_classes = 0;      ///< declared by the routing
   unsigned classes_used = 0;        ///< 1 + the largest class the examined routes used
 
-  std::string method;               ///< "exact-symmetry", "exact-all-pairs" or "sampled"
+  std::string method;               ///< "exact-symmetry", "exact-all-pairs", "exact-product" or "sampled"
+  std::string method_detail;        ///< exact-product: how the factors were computed
   unsigned sources = 0;             ///< sources examined
   std::uint64_t seed = 0;           ///< sampled: the seed of the sample
   double mean_distance_error = 0;   ///< sampled: 3-sigma bound of mean_distance (0 if exact)

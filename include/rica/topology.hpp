@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "rica/topology/comega.hpp"
 #include "rica/topology/composite.hpp"
 #include "rica/topology/cube.hpp"
 #include "rica/topology/dce.hpp"
@@ -24,7 +25,7 @@ namespace rica {
 class Topology {
  public:
   using variant_type =
-      std::variant<DceTopology, MdceTopology, CubeTopology, HypercubeTopology, Neighbor8Topology,
+      std::variant<DceTopology, CircularOmegaTopology, MdceTopology, CubeTopology, HypercubeTopology, Neighbor8Topology,
                    PeriodicTopology, DeBruijnTopology, OmegaTopology, FatTreeTopology, GraphTopology,
                    ProductTopology, HierTopology>;
 

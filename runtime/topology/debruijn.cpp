@@ -10,6 +10,7 @@ std::string_view to_string(DeBruijnRouting r) noexcept {
     case DeBruijnRouting::shift: return "shift";
     case DeBruijnRouting::minshift: return "minshift";
     case DeBruijnRouting::table: return "table";
+    case DeBruijnRouting::simple: return "simple";
   }
   return "?";
 }
@@ -26,8 +27,8 @@ DeBruijnTopology::DeBruijnTopology(unsigned n, bool directed, DeBruijnRouting ro
     detail::check_range(what, "n", n, 2, max_n);
     return;
   }
-  if (routing != DeBruijnRouting::table && routing != DeBruijnRouting::minshift)
-    throw usage_error(fmt::format("ubruijn: parameter 'route' = '{}' is not accepted; accepted values: table, minshift",
+  if (routing != DeBruijnRouting::table && routing != DeBruijnRouting::minshift && routing != DeBruijnRouting::simple)
+    throw usage_error(fmt::format("ubruijn: parameter 'route' = '{}' is not accepted; accepted values: table, minshift, simple",
                                   to_string(routing)));
   detail::check_range(routing == DeBruijnRouting::table ? "ubruijn (route=table)" : what, "n", n,
                       improved ? 3 : 2, routing == DeBruijnRouting::table ? max_table_n : max_n);

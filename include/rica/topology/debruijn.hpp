@@ -18,6 +18,7 @@ enum class DeBruijnRouting : std::uint8_t {
   shift,    ///< plain n-hop tag routing (directed), class = hops so far (needs the hop count)
   minshift, ///< undirected: min(left-shift, right-shift) overlap routing (not always shortest)
   table,    ///< undirected: shortest paths from a table (n <= 13)
+  simple,   ///< undirected: the shorter of the plain n-step left- and right-shift routes (paper §6)
 };
 
 /// "overlap", "shift", "minshift", "table".
@@ -47,6 +48,11 @@ std::string_view to_string(DeBruijnRouting r) noexcept;
 /// - minshift (undirected): left- or right-shift overlap routing, whichever needs fewer hops
 ///   from cur (ties: left); class = n - min(dl, dr) before the hop; n classes. At most n hops,
 ///   not always shortest.
+/// - simple (undirected): the paper's §6 routing. The plain left-shift route shifts in d's bits
+///   MSB first over S/SE, the plain right-shift route d's bits LSB first over S^-1/ES^-1; each
+///   is accepted as soon as cur == dst and skips the shifts that would go round a self-loop. The
+///   source takes the one with fewer hops (ties: left). The class carries the route: left after
+///   k shifts = k, right after k shifts = n + k (0 at injection); 2n + 1 classes. At most n hops.
 /// Symmetry: complementing every address (v -> ~v) is an automorphism of each network that maps
 /// every route onto a route with the same ports and classes: orbits {v, ~v}, orbit(v) = the
 /// member with MSB 0.
@@ -109,6 +115,23 @@ class DeBruijnTopology {
         const unsigned b = detail::bit(dst, kr);  // right shift in d_kr at the top
         return Hop::forward(upeer_port(cur, 2u + (detail::bit(cur, 0) ^ b)), static_cast<class_t>(kr));
       }
+      case DeBruijnRouting::simple: {
+        // Class 0: choose the direction at the source; else the class says direction and shifts done.
+        const bool right = cls == 0 ? shift_hops(cur, dst, true) < shift_hops(cur, dst, false) : cls > n_;
+        unsigned k = cls == 0 ? 0u : (right ? cls - n_ : cls);
+        const node_t mask = nodes() - 1;
+        // The k-th shift brings in d_{n-1-k} (left) or d_k (right); at 0..0 and 1..1 a shift of
+        // the node's own bit is a self-loop: count it without moving (never the last shift, as
+        // cur != dst).
+        auto next_bit = [&] { return detail::bit(dst, right ? k : n_ - 1 - k); };
+        if (cur == 0 || cur == mask) {
+          const unsigned same = cur ? 1u : 0u;
+          while (k + 1 < n_ && next_bit() == same) ++k;
+        }
+        const unsigned b = next_bit();
+        const unsigned nominal = right ? 2u + (detail::bit(cur, 0) ^ b) : detail::bit(cur, n_ - 1) ^ b;
+        return Hop::forward(upeer_port(cur, nominal), static_cast<class_t>((right ? n_ : 0u) + k + 1));
+      }
       case DeBruijnRouting::table: {
         const Hop h = graph_->route(cur, dst, cls);
         if (h.delivers()) return h;
@@ -123,6 +146,7 @@ class DeBruijnTopology {
 
   class_t buffer_classes() const noexcept {
     if (routing_ == DeBruijnRouting::table) return graph_->buffer_classes();
+    if (routing_ == DeBruijnRouting::simple) return static_cast<class_t>(2 * n_ + 1);
     return static_cast<class_t>(routing_ == DeBruijnRouting::shift ? n_ + 1 : n_);
   }
   std::string label(node_t v) const;
@@ -144,6 +168,19 @@ class DeBruijnTopology {
     for (unsigned k = n_; k > 0; --k)
       if ((cur & ((node_t{1} << k) - 1)) == (dst >> (n_ - k))) return k;
     return 0;
+  }
+  /// Hops of the plain n-step left-shift (right = false) or right-shift route from cur to dst,
+  /// accepted as soon as it reaches dst; shifts that would go round a self-loop cost no hop.
+  unsigned shift_hops(node_t cur, node_t dst, bool right) const noexcept {
+    const node_t mask = nodes() - 1;
+    unsigned hops = 0;
+    for (unsigned k = 0; k < n_ && cur != dst; ++k) {
+      const node_t next = right ? (cur >> 1) | (node_t{detail::bit(dst, k)} << (n_ - 1))
+                                : ((cur << 1) | detail::bit(dst, n_ - 1 - k)) & mask;
+      hops += next != cur ? 1u : 0u;
+      cur = next;
+    }
+    return hops;
   }
   /// Longest k such that the high k bits of `cur` equal the low k bits of `dst`: the
   /// right-shift route needs n - right_overlap(cur, dst) hops.

@@ -1,0 +1,66 @@
+#pragma once
+// Embedding a guest graph into a host topology (the de Bruijn paper §4: rings, linear arrays
+// and complete binary trees in de Bruijn and shuffle-exchange networks). Guest nodes are placed
+// on host PEs, every guest arc is routed by the host's own routing, and the embedding is
+// measured: dilation (longest routed guest arc), congestion (most guest arcs over one host
+// link), load (most guest nodes on one PE), expansion (host PEs / guest nodes).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "rica/topology.hpp"
+
+namespace rica {
+
+/// A guest graph: nodes 0..nodes-1 and directed arcs (an undirected edge is two arcs).
+struct Guest {
+  std::string spec;  ///< canonical: "ring:N", "array:N", "tree:H"
+  enum class Kind : std::uint8_t { ring, array, tree } kind = Kind::ring;
+  node_t nodes = 0;
+  std::vector<std::pair<node_t, node_t>> arcs;
+};
+
+/// "ring[:N]", "array[:N]" (a linear array), "tree[:H]" (complete binary tree of height H,
+/// 2^(H+1) - 1 nodes, node k's children 2k+1 and 2k+2). N defaults to host_pes and H to
+/// log2(host_pes) - 1 (the paper's N - 1 node tree). oriented: one arc per edge (i -> i+1,
+/// parent -> child) instead of both. Throws usage_error naming what is wrong.
+[[nodiscard]] Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented);
+
+/// Placement of guest nodes on host PEs.
+enum class EmbedMap : std::uint8_t {
+  automatic,  ///< debruijn on de Bruijn and shuffle-exchange hosts, gray on hypercubes, else identity
+  identity,   ///< guest node i on PE i mod P
+  debruijn,   ///< 2^n PEs: rings/arrays along a de Bruijn sequence (consecutive windows are
+              ///< shift neighbours), trees in heap order (node k on PE k+1: children 2v, 2v+1)
+  gray,       ///< rings/arrays on the reflected Gray code (hypercube neighbours)
+};
+[[nodiscard]] EmbedMap parse_embed_map(std::string_view name);
+[[nodiscard]] std::string_view to_string(EmbedMap m) noexcept;
+
+struct EmbedResult {
+  std::string guest, host, map;     ///< map: the placement used (never "automatic")
+  node_t guest_nodes = 0, host_pes = 0;
+  std::uint64_t arcs = 0;           ///< guest arcs routed
+  unsigned dilation = 0;            ///< host links of the longest routed guest arc
+  double mean_dilation = 0;
+  unsigned congestion = 0;          ///< guest arcs over the busiest host link (per direction)
+  unsigned load = 0;                ///< guest nodes on the fullest PE
+  double expansion = 0;             ///< host PEs / guest nodes
+  std::vector<node_t> placement;    ///< guest node -> host PE
+};
+
+/// Places and routes; throws usage_error when the map does not fit the host or guest.
+[[nodiscard]] EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map = EmbedMap::automatic);
+
+[[nodiscard]] nlohmann::json to_json(const EmbedResult& r);
+
+/// A binary de Bruijn sequence of order n (length 2^n, lexicographically least; FKM algorithm):
+/// its 2^n cyclic windows of n bits, read MSB first, are every n-bit word once.
+[[nodiscard]] std::vector<std::uint8_t> de_bruijn_sequence(unsigned n);
+
+}  // namespace rica

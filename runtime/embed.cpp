@@ -1,0 +1,201 @@
+// Guest graphs embedded in host topologies. See include/rica/embed.hpp.
+#include "rica/embed.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace rica {
+namespace {
+
+unsigned log2_exact(node_t v) {
+  unsigned l = 0;
+  while ((node_t{1} << l) < v) ++l;
+  return (node_t{1} << l) == v ? l : ~0u;
+}
+
+std::uint64_t parse_count(std::string_view text, const std::string& what) {
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size())
+    throw usage_error(fmt::format("embed: {} '{}' is not a non-negative integer", what, text));
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> de_bruijn_sequence(unsigned n) {
+  detail::check_range("de_bruijn_sequence", "n", n, 1, 26);
+  // Fredricksen-Kessler-Maiorana: the Lyndon words whose length divides n, concatenated in
+  // lexicographic order. w[1..n] runs through the pre-necklaces; p is the length of the
+  // Lyndon prefix of w.
+  std::vector<std::uint8_t> seq, w(n + 1, 0);
+  seq.reserve(std::size_t{1} << n);
+  unsigned p = 1;
+  for (;;) {
+    if (n % p == 0) seq.insert(seq.end(), w.begin() + 1, w.begin() + 1 + p);
+    unsigned i = n;
+    while (i > 0 && w[i] == 1) --i;
+    if (i == 0) break;
+    w[i] = 1;
+    for (unsigned j = i + 1; j <= n; ++j) w[j] = w[j - i];
+    p = i;
+  }
+  return seq;
+}
+
+Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
+  const auto colon = spec.find(':');
+  const std::string name(spec.substr(0, colon));
+  const std::string_view arg = colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
+  Guest g;
+  if (name == "ring" || name == "array" || name == "line") {
+    g.kind = name == "ring" ? Guest::Kind::ring : Guest::Kind::array;
+    const std::uint64_t n = arg.empty() ? host_pes : parse_count(arg, "guest size");
+    if (n < (g.kind == Guest::Kind::ring ? 3u : 2u) || n > max_nodes)
+      throw usage_error(fmt::format("embed: guest '{}' needs {} to {} nodes (got {})", name,
+                                    g.kind == Guest::Kind::ring ? 3 : 2, max_nodes, n));
+    g.nodes = static_cast<node_t>(n);
+    const node_t edges = g.kind == Guest::Kind::ring ? g.nodes : g.nodes - 1;
+    for (node_t i = 0; i < edges; ++i) {
+      const node_t j = i + 1 == g.nodes ? 0 : i + 1;
+      g.arcs.emplace_back(i, j);
+      if (!oriented) g.arcs.emplace_back(j, i);
+    }
+    g.spec = fmt::format("{}:{}", g.kind == Guest::Kind::ring ? "ring" : "array", g.nodes);
+  } else if (name == "tree") {
+    g.kind = Guest::Kind::tree;
+    const unsigned lp = log2_exact(host_pes);
+    const std::uint64_t h = !arg.empty() ? parse_count(arg, "tree height")
+                                         : (lp != ~0u && lp >= 1 ? lp - 1 : 0);
+    if (h < 1 || h > 25) throw usage_error(fmt::format("embed: guest 'tree' height must be 1..25 (got {})", h));
+    g.nodes = static_cast<node_t>((std::uint64_t{2} << h) - 1);
+    for (node_t k = 0; 2 * k + 2 < g.nodes; ++k)
+      for (node_t c : {2 * k + 1, 2 * k + 2}) {
+        g.arcs.emplace_back(k, c);
+        if (!oriented) g.arcs.emplace_back(c, k);
+      }
+    g.spec = fmt::format("tree:{}", h);
+  } else {
+    throw usage_error(fmt::format("embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H]", name));
+  }
+  if (oriented) g.spec += " (oriented)";
+  return g;
+}
+
+EmbedMap parse_embed_map(std::string_view name) {
+  for (EmbedMap m : {EmbedMap::automatic, EmbedMap::identity, EmbedMap::debruijn, EmbedMap::gray})
+    if (to_string(m) == name) return m;
+  throw usage_error(fmt::format("embed: --map '{}' is not accepted; accepted values: auto, identity, debruijn, gray", name));
+}
+
+std::string_view to_string(EmbedMap m) noexcept {
+  switch (m) {
+    case EmbedMap::automatic: return "auto";
+    case EmbedMap::identity: return "identity";
+    case EmbedMap::debruijn: return "debruijn";
+    case EmbedMap::gray: return "gray";
+  }
+  return "?";
+}
+
+EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
+  const node_t P = host.pes();
+  if (map == EmbedMap::automatic) {
+    const auto& v = host.variant();
+    const bool shuffle = host.spec().rfind("shuffle:", 0) == 0;
+    if (std::holds_alternative<DeBruijnTopology>(v) || shuffle)
+      map = EmbedMap::debruijn;
+    else if (std::holds_alternative<HypercubeTopology>(v) && guest.kind != Guest::Kind::tree)
+      map = EmbedMap::gray;
+    else
+      map = EmbedMap::identity;
+  }
+  EmbedResult r;
+  r.guest = guest.spec;
+  r.host = host.spec();
+  r.map = std::string(to_string(map));
+  r.guest_nodes = guest.nodes;
+  r.host_pes = P;
+  r.placement.resize(guest.nodes);
+  const unsigned n = log2_exact(P);
+  switch (map) {
+    case EmbedMap::automatic:
+    case EmbedMap::identity:
+      for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = i % P;
+      break;
+    case EmbedMap::debruijn: {
+      if (n == ~0u || n < 2)
+        throw usage_error(fmt::format("embed: --map debruijn needs 2^n PEs (n >= 2); '{}' has {}", r.host, P));
+      if (guest.kind == Guest::Kind::tree) {
+        // Heap order from 1: node v's children 2v and 2v+1 are its de Bruijn successors.
+        if (guest.nodes > P - 1)
+          throw usage_error(fmt::format("embed: --map debruijn places a tree of at most {} nodes (height {}) on '{}'",
+                                        P - 1, n - 1, r.host));
+        for (node_t k = 0; k < guest.nodes; ++k) r.placement[k] = k + 1;
+      } else {
+        if (guest.nodes > P)
+          throw usage_error(fmt::format("embed: --map debruijn places at most {} ring/array nodes on '{}'", P, r.host));
+        const auto seq = de_bruijn_sequence(n);
+        node_t w = 0;
+        for (unsigned j = 0; j < n; ++j) w = (w << 1) | seq[j];
+        for (node_t i = 0; i < guest.nodes; ++i) {
+          r.placement[i] = w;
+          w = ((w << 1) | seq[(i + n) % P]) & (P - 1);  // the next window
+        }
+      }
+      break;
+    }
+    case EmbedMap::gray:
+      if (guest.kind == Guest::Kind::tree) throw usage_error("embed: --map gray places rings and arrays, not trees");
+      if (n == ~0u) throw usage_error(fmt::format("embed: --map gray needs 2^n PEs; '{}' has {}", r.host, P));
+      if (guest.nodes > P)
+        throw usage_error(fmt::format("embed: --map gray places at most {} nodes on '{}'", P, r.host));
+      for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = i ^ (i >> 1);
+      break;
+  }
+  std::vector<unsigned> per_pe(P, 0);
+  for (node_t pe : r.placement) r.load = std::max(r.load, ++per_pe[pe]);
+  r.expansion = static_cast<double>(P) / guest.nodes;
+
+  // Route every guest arc; count guest arcs per host channel (node, out-port).
+  const port_t ports = host.ports();
+  std::vector<std::uint32_t> use(std::size_t{host.nodes()} * ports, 0);
+  std::uint64_t total = 0;
+  host.visit([&](const auto& t) {
+    for (const auto& [u, v] : guest.arcs) {
+      const node_t s = r.placement[u], d = r.placement[v];
+      node_t cur = s;
+      class_t cls = 0;
+      unsigned hops = 0;
+      for (;;) {
+        const Hop h = t.route(cur, d, cls);
+        if (h.delivers()) break;
+        const Link l = t.out_link(cur, h.port());
+        if (!l.present() || ++hops > t.nodes())
+          throw std::logic_error(fmt::format("embed: routing of '{}' is broken at node {} ({} -> {})", r.host, cur, s, d));
+        ++use[std::size_t{cur} * ports + h.port()];
+        cur = l.peer;
+        cls = h.next_class();
+      }
+      r.dilation = std::max(r.dilation, hops);
+      total += hops;
+    }
+  });
+  r.arcs = guest.arcs.size();
+  r.mean_dilation = r.arcs ? static_cast<double>(total) / static_cast<double>(r.arcs) : 0.0;
+  for (auto c : use) r.congestion = std::max<unsigned>(r.congestion, c);
+  return r;
+}
+
+nlohmann::json to_json(const EmbedResult& r) {
+  return nlohmann::json{{"guest", r.guest},         {"host", r.host},         {"map", r.map},
+                        {"guest_nodes", r.guest_nodes}, {"host_pes", r.host_pes}, {"arcs", r.arcs},
+                        {"dilation", r.dilation},   {"mean_dilation", r.mean_dilation},
+                        {"congestion", r.congestion}, {"load", r.load},       {"expansion", r.expansion}};
+}
+
+}  // namespace rica
