@@ -186,6 +186,10 @@ void CycleDriver::run(const T& t, RunStats& st) {
   const bool tty = cfg.progress && isatty(STDERR_FILENO);
   auto last_print = t0;
   std::uint64_t last_progress = 0, stalled = 0;
+  // Livelock guard: packets keep moving (an OS policy may move them around for ever) but none is
+  // delivered for this long while packets are left: stop and report instead of running for ever.
+  const std::uint64_t livelock_limit = std::max<std::uint64_t>(200000, 100ull * stall_limit);
+  std::uint64_t last_delivered = 0, undelivered = 0;
   const std::size_t words = (std::size_t{nodes} + 63) / 64;
   active.assign(words, 0);
   next.assign(words, 0);
@@ -249,6 +253,17 @@ void CycleDriver::run(const T& t, RunStats& st) {
     // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
     if (!any_next && !busy_os) {
       ++m.cycle_;
+      break;
+    }
+    std::uint64_t delivered = 0;
+    for (const ThreadStats& ts : m.tstats_) delivered += ts.delivered;
+    undelivered = delivered == last_delivered ? undelivered + 1 : 0;
+    last_delivered = delivered;
+    if (undelivered > livelock_limit && m.packets_left()) {
+      ++m.cycle_;
+      st.deadlock = true;
+      st.deadlock_report = fmt::format("livelock: packets keep moving but none was delivered in the last {} cycles\n",
+                                       undelivered);
       break;
     }
     if (m.hook_ && m.hook_->holding()) stalled = 0;

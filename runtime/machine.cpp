@@ -317,6 +317,7 @@ void Machine::collect(RunStats& st) {
     for (std::size_t i = 0; i < std::size_t{ports_} * classes_; ++i) st.in_network += s.inputs[i].size();
     st.in_network += s.injq.size() - s.injq_head;
   }
+  if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
   std::uint64_t sum_ids = 0, beyond = 0;
   std::vector<std::uint64_t> lat(64 * 8, 0), net_lat(64 * 8, 0);
   st.hop_histogram.assign(256, 0);
@@ -524,7 +525,7 @@ RunStats run_prepared(Machine& m) {
   else
     drive_async(m, st);
   m.collect(st);
-  if (st.deadlock) m.analyse_stuck(st);
+  if (st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
   if (!m.cfg_.trace.empty()) m.write_trace(m.cfg_.trace);
   st.app_ok = !st.deadlock;
   for (JobRt& j : m.jobs_) {

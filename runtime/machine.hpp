@@ -197,6 +197,9 @@ struct CycleHook {
   virtual bool holding() const = 0;
   /// A packet of a job switched out at v reached v, its destination: the OS saves it (flush).
   virtual void on_switched_out(node_t v, const Packet& p) = 0;
+  /// Packets the OS holds outside the machine (save areas, switched-out send queues): counted
+  /// with the network's in conservation.
+  virtual std::uint64_t held() const = 0;
 };
 
 

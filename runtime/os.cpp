@@ -77,6 +77,17 @@ class OsDriver final : public CycleHook, public SwitchState {
   // ---- CycleHook ----
   void on_switched_out(node_t v, const Packet& p) override { save_[p.job][v].push_back(p); }
   bool holding() const override { return switching_; }
+  std::uint64_t held() const override {
+    std::uint64_t n = 0;
+    for (const auto& per_job : save_)
+      for (const auto& area : per_job) n += area.size();
+    for (const auto& per_job : queue_)
+      for (const auto& area : per_job) n += area.size();
+    for (std::size_t j = 0; j < ctx_.size(); ++j)
+      for (node_t l = 0; l < ctx_[j].size(); ++l)
+        if (m_.job_at(m_.job(j).global(l)) != j) n += ctx_[j][l].injq.size();
+    return n;
+  }
   bool busy() const override {
     if (switching_) return true;
     for (std::size_t j = 0; j < done_.size(); ++j)
@@ -113,6 +124,7 @@ class OsDriver final : public CycleHook, public SwitchState {
 
   // ---- SwitchState (what the policy sees) ----
   Machine& machine() override { return m_; }
+  const Machine& machine() const override { return m_; }
   const OsConfig& os() const override { return os_; }
   std::uint64_t started_at() const override { return rec_.at; }
   SwitchRecord& record() override { return rec_; }

@@ -8,26 +8,42 @@
 #include "os_policy.hpp"
 
 namespace rica::detail {
+
+bool drain_frozen(const SwitchState& s, const NodeSwitch& n, std::uint64_t now) {
+  const Machine& m = s.machine();
+  for (port_t p = 0; p < m.ports(); ++p)
+    if (m.link_free_at(n.v, p) > now) return false;
+  for (port_t q = 0; q < m.ports(); ++q) {
+    const node_t u = m.upstream(n.v, q);
+    if (u == no_node || s.owner_before(u) != n.out) continue;
+    if (!s.ordered(u)) return false;  // u has not frozen its outputs yet
+    if (m.link_free_at(u, m.upstream_port(n.v, q)) + 1 > now) return false;
+  }
+  return true;
+}
+
+std::uint64_t drain_bound(const SwitchState& s) {
+  const Machine& m = s.machine();
+  std::uint32_t depth_max = 0;
+  for (unsigned j : s.outgoing())
+    depth_max = std::max(depth_max, SwitchState::tree_depth(static_cast<std::uint32_t>(s.nodes_of(j).size() - 1)));
+  const std::uint64_t cap_words = std::uint64_t{m.ports()} * m.classes() * m.config().buffer_words;
+  // The paper's bound: the order's I/O depth, a transmission under way, the freeze signal, and
+  // saving plus restoring a full router.
+  return std::uint64_t{s.os().io_hop_cycles} * depth_max + m.max_link_cycles() + 1 + 2 * s.words_cost(cap_words);
+}
+
 namespace {
 
 class Drain final : public SwitchPolicyImpl {
  public:
-  std::uint64_t begin(SwitchState& s) override {
-    Machine& m = s.machine();
-    std::uint32_t depth_max = 0;
-    for (unsigned j : s.outgoing())
-      depth_max = std::max(depth_max, SwitchState::tree_depth(static_cast<std::uint32_t>(s.nodes_of(j).size() - 1)));
-    const std::uint64_t cap_words = std::uint64_t{m.ports()} * m.classes() * m.config().buffer_words;
-    // The paper's bound: the order's I/O depth, a transmission under way, the freeze signal, and
-    // saving plus restoring a full router.
-    return std::uint64_t{s.os().io_hop_cycles} * depth_max + m.max_link_cycles() + 1 + 2 * s.words_cost(cap_words);
-  }
+  std::uint64_t begin(SwitchState& s) override { return drain_bound(s); }
 
   void on_order(SwitchState& s, const NodeSwitch& n) override { s.machine().halt(n.v); }
 
   std::optional<std::uint64_t> clear(SwitchState& s, const NodeSwitch& n, std::uint64_t now, std::uint64_t& packets,
                                      std::uint64_t& words) override {
-    if (!frozen(s, n, now)) return std::nullopt;
+    if (!drain_frozen(s, n, now)) return std::nullopt;
     SwitchRecord& rec = s.record();
     rec.freeze_cycles = std::max(rec.freeze_cycles, now - s.started_at());
     std::uint64_t w = 0;
@@ -39,21 +55,6 @@ class Drain final : public SwitchPolicyImpl {
     return now + s.words_cost(w);
   }
 
- private:
-  /// v halted, its outputs idle, and every upstream neighbour of the same job ordered (frozen its
-  /// outputs) with its link to v idle one cycle ago (the freeze signal's delay).
-  static bool frozen(SwitchState& s, const NodeSwitch& n, std::uint64_t now) {
-    const Machine& m = s.machine();
-    for (port_t p = 0; p < m.ports(); ++p)
-      if (m.link_free_at(n.v, p) > now) return false;
-    for (port_t q = 0; q < m.ports(); ++q) {
-      const node_t u = m.upstream(n.v, q);
-      if (u == no_node || s.owner_before(u) != n.out) continue;
-      if (!s.ordered(u)) return false;  // u has not frozen its outputs yet
-      if (m.link_free_at(u, m.upstream_port(n.v, q)) + 1 > now) return false;
-    }
-    return true;
-  }
 };
 
 }  // namespace

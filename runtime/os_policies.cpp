@@ -19,6 +19,8 @@ std::vector<Entry>& registry() {
        make_drain_policy},
       {"flush", "deliver every floating packet to its destination (saved there), detect emptiness by counting waves",
        make_flush_policy},
+      {"drain-pe", "drain, but a switch with no PE of its own sends its packets to the nearest PE of the partition",
+       make_drain_pe_policy},
   };
   return r;
 }

@@ -45,6 +45,7 @@ class SwitchState {
  public:
   virtual ~SwitchState() = default;
   virtual Machine& machine() = 0;
+  virtual const Machine& machine() const = 0;
   virtual const OsConfig& os() const = 0;
   /// First cycle of the switch.
   virtual std::uint64_t started_at() const = 0;
@@ -91,8 +92,15 @@ using SwitchPolicyFactory = std::function<std::unique_ptr<SwitchPolicyImpl>()>;
 SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make);
 std::unique_ptr<SwitchPolicyImpl> make_switch_policy(SwitchPolicy p);
 
-/// The built-in policies (runtime/os_drain.cpp, runtime/os_flush.cpp).
+/// The built-in policies (runtime/os_drain.cpp, runtime/os_flush.cpp, runtime/os_drain_pe.cpp).
 std::unique_ptr<SwitchPolicyImpl> make_drain_policy();
 std::unique_ptr<SwitchPolicyImpl> make_flush_policy();
+std::unique_ptr<SwitchPolicyImpl> make_drain_pe_policy();
+
+/// Drain's building blocks, for policies that vary it: node n may sweep (its outputs idle, every
+/// upstream neighbour of the same job ordered, with its link idle one cycle ago); the paper's
+/// bound on a drain's duration.
+bool drain_frozen(const SwitchState& s, const NodeSwitch& n, std::uint64_t now);
+std::uint64_t drain_bound(const SwitchState& s);
 
 }  // namespace rica::detail
