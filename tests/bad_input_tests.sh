@@ -197,6 +197,11 @@ for cmd in "sweep torus:4x4 --no-plot" "os torus:4x4 --no-plot" "experiment rwc1
   # shellcheck disable=SC2086
   bad "--out" $cmd --out /dev/null/sub
 done
+# An output that cannot be written is found before the run (a directory where a file goes).
+mkdir -p "$tmp/blocked-exp/table.md" "$tmp/blocked-os/os.json" "$tmp/blocked-sweep/sweep.csv"
+bad "table.md" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/blocked-exp"
+bad "os.json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/blocked-os"
+bad "sweep.csv" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/blocked-sweep"
 # Outputs on a full device: the files are links to /dev/full, so every write fails after the run.
 mkdir -p "$tmp/full-sweep" "$tmp/full-os" "$tmp/full-exp"
 ln -s /dev/full "$tmp/full-sweep/sweep.csv"

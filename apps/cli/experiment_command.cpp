@@ -106,6 +106,7 @@ void experiment(const ExperimentOptions& o) {
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
   prepare_output_dir(out, "--out");
   write_file(out + "/points.csv", points_csv_header());  // fail now, not after the sweep
+  for (const char* f : {"table.csv", "table.json", "table.md", "config.json"}) check_output_file(out + "/" + f, "--out");
 
   // Every sweep's rates come from its pattern's channel-load bound.
   struct Group {
