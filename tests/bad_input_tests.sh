@@ -127,7 +127,7 @@ bad "--traffic" run torus:4x4 --app reduce:rounds=2 --traffic hotspot
 # ---- names and texts: empty, unknown ----------------------------------------------------------------
 bad "--job" os torus:4x4 --job ""
 bad "--job" os torus:4x4 --job uniform
-bad "nosuch" os torus:4x4 --job uniform --job nosuch
+bad "--job: 'nosuch' is neither a traffic pattern" os torus:4x4 --job uniform --job nosuch
 bad "--policy" os torus:4x4 --policy ""
 bad "--policy" os torus:4x4 --policy "drain,,flush"
 bad "--networks" experiment rwc1 --networks ""

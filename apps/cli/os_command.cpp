@@ -69,6 +69,22 @@ struct Point {
 void run(const OsOptions& o) {
   const Topology topo = TopologyRegistry::parse(o.topology);
   if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
+  for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
+    const std::string name = job.substr(0, job.find(':'));
+    std::string patterns, apps;
+    bool known = false;
+    for (const TrafficEntry& e : TrafficRegistry::available()) {
+      known = known || e.name == name;
+      patterns += (patterns.empty() ? "" : ", ") + e.name;
+    }
+    for (const AppEntry& e : AppRegistry::available()) {
+      known = known || e.name == name;
+      apps += (apps.empty() ? "" : ", ") + e.name;
+    }
+    if (!known)
+      throw usage_error(fmt::format("--job: '{}' is neither a traffic pattern ({}) nor an application ({})", job,
+                                    patterns, apps));
+  }
   std::vector<SwitchPolicy> policies;
   for (const auto& p : o.policies) policies.push_back(policy_by_name(p));
   OsOptions eo = o;
