@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "tsan.hpp"
+
 namespace rica {
 namespace {
 
@@ -135,8 +137,11 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
     l.acc.assign(slots * P, 0);
     return l;
   });
+  // The fork and the join of parallel_for happen inside libtbb: stated for ThreadSanitizer
+  // (runtime/tsan.hpp); the body is built before the fork.
   topo.visit([&](const auto& t) {
-    tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t si) {
+    const auto body = [&](std::size_t si) {
+      const detail::TsanTask tsan_task;
       Local& L = locals.local();
       const node_t s = sources[si].node;
       const std::uint64_t mult = sources[si].multiplicity;
@@ -210,8 +215,11 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
         const node_t d = L.row[std::min(i, L.row.size() - 1)].first;
         if (d != s) walk(d, 1);
       }
-    });
+    };
+    detail::tsan_fork();
+    tbb::parallel_for(std::size_t{0}, sources.size(), body);
   });
+  detail::tsan_join();
   std::vector<acc_t> acc(slots * P, 0);
   acc_t weight = 0, hops = 0;
   double cyc = 0;

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "rica/graph.hpp"
+#include "tsan.hpp"
 
 namespace rica {
 namespace {
@@ -52,7 +53,8 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     l.visits.assign(slots, 0.0);
     return l;
   });
-  tbb::parallel_for(std::size_t{0}, sources.size(), [&](std::size_t si) {
+  const auto body = [&](std::size_t si) {
+    const detail::TsanTask tsan_task;  // runtime/tsan.hpp
     Local& L = locals.local();
     const node_t s = sources[si].node;
     const double w = sources[si].weight;
@@ -89,7 +91,10 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
       ps.max_routed = std::max(ps.max_routed, hops);
     }
     per_source[si] = ps;
-  });
+  };
+  detail::tsan_fork();
+  tbb::parallel_for(std::size_t{0}, sources.size(), body);
+  detail::tsan_join();
   visits.assign(slots, 0.0);
   max_class = 0;
   for (const Local& L : locals) {
@@ -235,13 +240,17 @@ FaultTolerance edge_connectivity(const Topology& t, const MetricsOptions& opt) {
     // order is the smallest arc cut separating any two PEs.
     std::atomic<unsigned> best{delta};
     tbb::enumerable_thread_specific<UnitFlow> flows([&] { return UnitFlow(g); });
-    tbb::parallel_for(node_t{0}, pes, [&](node_t i) {
+    const auto body = [&](node_t i) {
+      const detail::TsanTask tsan_task;  // runtime/tsan.hpp
       const unsigned cap = best.load(std::memory_order_relaxed);
       const unsigned f = flows.local().max_flow(i, (i + 1) % pes, cap);
       unsigned cur = best.load();
       while (f < cur && !best.compare_exchange_weak(cur, f)) {
       }
-    });
+    };
+    detail::tsan_fork();
+    tbb::parallel_for(node_t{0}, pes, body);
+    detail::tsan_join();
     return {best.load(), "max-flow (Schnorr cyclic order)"};
   }
   if (delta == 2 && t.orbit_count() > 0 && t.direct()) {

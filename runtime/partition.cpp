@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "tsan.hpp"
+
 namespace rica {
 namespace {
 
@@ -573,6 +575,7 @@ class Verifier {
         std::clamp<std::uint64_t>(work / 8192, 1, std::min<std::uint64_t>(256, dsts.size())));
     std::vector<ChunkResult> res(chunks);
     const auto body = [&](std::size_t c) {
+      const detail::TsanTask tsan_task;  // runtime/tsan.hpp
       Scratch& S = scratch_.local();
       const std::size_t lo = c * dsts.size() / chunks, hi = (c + 1) * dsts.size() / chunks;
       for (std::size_t i = lo; i < hi; ++i) route_to(dsts[i], p, sources, S, res[c]);
@@ -580,7 +583,9 @@ class Verifier {
     if (chunks == 1) {
       body(0);
     } else {
+      detail::tsan_fork();
       tbb::parallel_for(std::size_t{0}, chunks, body);
+      detail::tsan_join();
     }
     PartResult out;
     for (ChunkResult& r : res) {

@@ -219,6 +219,10 @@ const std::vector<TopologyEntry>& TopologyRegistry::available() {
 const TopologyEntry& TopologyRegistry::by_name(std::string_view name) { return find_entry(available(), name, "topology"); }
 
 Topology TopologyRegistry::parse(std::string_view spec_in) {
+  // Bounds the recursion of nested product/hier specs and the work of strip_parens.
+  constexpr std::size_t max_spec = 4096;
+  if (spec_in.size() > max_spec)
+    throw usage_error(fmt::format("topology spec of {} characters; at most {} are accepted", spec_in.size(), max_spec));
   const std::string spec = strip_parens(std::string(spec_in));
   if (spec.empty()) throw usage_error("empty topology spec; see 'rica list'");
   const auto colon = spec.find(':');

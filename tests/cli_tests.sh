@@ -117,6 +117,20 @@ t1=$(mktemp); t2=$(mktemp)
 "$RICA" run torus:8x8 --engine cycle --traffic hotspot --rate 0.3 --cycles 500 --threads 2 --quiet --trace "$t2" > /dev/null
 cmp -s "$t1" "$t2" || { echo "FAIL [cycle trace differs between 1 and 2 threads]"; fail=1; }
 rm -f "$t1" "$t2"
+# ---- the echo line of rica run reproduces the run (issue 10) ----
+echo_line=$("$RICA" run torus:4x4 --engine cycle --rate 0.2 --cycles 300 --link-cycles 2 --timing saf --arbitration oldest --threads 1 2>&1 >/dev/null | head -1)
+for want in "--engine cycle" "--cycles 300" "--link-cycles 2" "--timing saf" "--arbitration oldest" "--threads 1"; do
+  case "$echo_line" in *"$want"*) ;; *) echo "FAIL [run echo lacks '$want']: $echo_line"; fail=1;; esac
+done
+# shellcheck disable=SC2086
+r1=$("$RICA" run torus:4x4 --engine cycle --rate 0.2 --cycles 300 --link-cycles 2 --timing saf --arbitration oldest --threads 1 --quiet | grep -E '^(packets|latency|virtual)')
+# shellcheck disable=SC2086
+r2=$("$RICA" ${echo_line#rica } --quiet | grep -E '^(packets|latency|virtual)')
+[ -n "$r1" ] && [ "$r1" = "$r2" ] || { echo "FAIL [re-running the echo line gives another run]"; echo "$r1"; echo "$r2"; fail=1; }
+app_echo=$("$RICA" run torus:4x4 --app reduce:rounds=2 2>&1 >/dev/null | head -1)
+case "$app_echo" in *"--app reduce:rounds=2"*) ;; *) echo "FAIL [--app echo]: $app_echo"; fail=1;; esac
+case "$app_echo" in *"--traffic"*|*"--cycles"*) echo "FAIL [--app async echo has traffic or cycle options]: $app_echo"; fail=1;; esac
+expect_in '"timing": "saf"' "run json records timing" run torus:4x4 --engine cycle --timing saf --cycles 100 --rate 0.1 --quiet --json /dev/stdout
 # ---- sweep ----
 sw=$(mktemp -d)
 "$RICA" sweep torus:4x4 cccb:n=2 --rates 0.05,0.1,0.2 --cycles 300 --out "$sw" --no-plot > /dev/null 2>&1 || { echo "FAIL [sweep]"; fail=1; }

@@ -2,6 +2,9 @@
 // between a producer that found no room and the consumer that frees it, across two threads.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,35 +47,91 @@ TEST(LinkBuffer, WaitingProducerIsReportedByTheNextPop) {
   EXPECT_TRUE(b.fits(c, 4));            // the whole capacity is free again
 }
 
-TEST(LinkBuffer, TwoThreadsStreamInOrderWithoutLossOrDuplicates) {
-  LinkBuffer b(32, 2);
-  constexpr std::uint32_t n = 200000;
+/// What a two-thread stream saw. The threads never assert (a gtest assertion in a thread returns
+/// from that thread only and would leave the other spinning): they record the first mismatch,
+/// raise `stop`, and both loops end; the test asserts on the result in its own thread.
+struct StreamResult {
+  std::uint32_t delivered = 0;     ///< packets the consumer accepted in order
+  std::uint64_t waits = 0, wakeups = 0;
+  std::string mismatch;            ///< the first wrong packet, empty when none
+  bool timed_out = false;          ///< a side gave up at the deadline (never a hang)
+  std::uint64_t words_held = 0;    ///< the producer's view of the buffer after the stream
+};
+
+/// Streams n packets (seq i, 2 + i % 3 words) through `b` from this thread to a consumer thread
+/// that checks each against `expect_seq(next)`. Returns when all arrived, at the first mismatch,
+/// or at the deadline, whichever comes first.
+template <class ExpectSeq>
+StreamResult stream(LinkBuffer& b, std::uint32_t n, ExpectSeq expect_seq,
+                    std::chrono::seconds limit = std::chrono::seconds(60)) {
+  StreamResult r;
+  std::atomic<bool> stop{false};
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   std::atomic<std::uint64_t> wakeups{0};
   std::thread consumer([&] {
     std::uint32_t next = 0;
-    while (next < n) {
-      if (b.empty()) continue;
-      ASSERT_EQ(b.front().seq, next);
-      ASSERT_EQ(b.front().words, 2u + next % 3);
+    while (next < n && !stop.load(std::memory_order_relaxed)) {
+      if (b.empty()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          r.timed_out = true;
+          stop = true;
+        }
+        continue;
+      }
+      const Packet& p = b.front();
+      if (p.seq != expect_seq(next) || p.words != 2u + next % 3) {
+        r.mismatch = "packet " + std::to_string(next) + ": seq " + std::to_string(p.seq) + ", " +
+                     std::to_string(unsigned{p.words}) + " words";
+        stop = true;
+        break;
+      }
       if (b.pop_and_check()) wakeups.fetch_add(1);
       ++next;
     }
+    r.delivered = next;
   });
   LinkBuffer::Credit c;
-  std::uint64_t waits = 0;
-  for (std::uint32_t i = 0; i < n;) {
+  for (std::uint32_t i = 0; i < n && !stop.load(std::memory_order_relaxed);) {
     const unsigned w = 2 + i % 3;
     if (b.fits(c, w) || b.wait_for_room(c, w)) {
       b.push(c, packet(i, w));
       ++i;
     } else {
-      ++waits;
+      ++r.waits;
+      if (std::chrono::steady_clock::now() > deadline) {
+        r.timed_out = true;
+        stop = true;
+      }
     }
   }
   consumer.join();
+  r.wakeups = wakeups.load();
+  r.words_held = b.words_held(c);
+  return r;
+}
+
+TEST(LinkBuffer, TwoThreadsStreamInOrderWithoutLossOrDuplicates) {
+  LinkBuffer b(32, 2);
+  constexpr std::uint32_t n = 200000;
+  const StreamResult r = stream(b, n, [](std::uint32_t next) { return next; });
+  EXPECT_EQ(r.mismatch, "");
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.delivered, n);
   EXPECT_TRUE(b.empty());
-  EXPECT_EQ(b.words_held(c), 0u);
-  EXPECT_LE(wakeups.load(), waits);  // every wake-up answers a registration
+  EXPECT_EQ(r.words_held, 0u);
+  EXPECT_LE(r.wakeups, r.waits);  // every wake-up answers a registration
+}
+
+// A consumer-side failure ends the stream promptly instead of leaving the producer spinning on
+// a full buffer (issue 11, item 12): the harness itself must fail, never hang.
+TEST(LinkBuffer, ConsumerMismatchEndsTheStreamInsteadOfHanging) {
+  LinkBuffer b(8, 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  const StreamResult r = stream(b, 100000, [](std::uint32_t next) { return next == 1000 ? 999999u : next; });
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_EQ(r.mismatch, "packet 1000: seq 1000, " + std::to_string(2 + 1000 % 3) + " words");
+  EXPECT_EQ(r.delivered, 1000u);
+  EXPECT_FALSE(r.timed_out);
 }
 
 }  // namespace

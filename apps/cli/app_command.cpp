@@ -15,6 +15,8 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "options.hpp"
+#include "rica/io.hpp"
 #include "run_report.hpp"
 #include "sort.hpp"
 #include "stencil.hpp"
@@ -24,13 +26,7 @@ namespace {
 
 struct AppOptions {
   std::vector<std::string> topologies;
-  std::string engine = "async";
-  unsigned threads = defaults::engine::threads;
-  std::uint64_t seed = defaults::engine::seed;
-  unsigned buffer_words = defaults::engine::buffer_words;
-  std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
-  std::string link_cycles = "degree";
-  unsigned batch = defaults::engine::batch, block = defaults::engine::block;
+  EngineOptions engine;
   std::string map = defaults::apps::map;
   std::string pgrid;
   std::string json, csv;
@@ -64,7 +60,7 @@ Kernel sort_kernel(const AppOptions& o) {
   c.distribution = kernels::parse_distribution(o.distribution, "--distribution");
   if (!o.keys_file.empty()) {
     c.file = o.keys_file;
-    c.file_keys = std::make_shared<const std::vector<std::uint32_t>>(kernels::read_keys(o.keys_file));
+    c.file_keys = std::make_shared<const std::vector<std::uint32_t>>(kernels::read_keys(o.keys_file, "--keys-file"));
   }
   c.keys_per_packet = o.keys_per_packet;
   c.samples = o.samples;
@@ -143,26 +139,17 @@ std::string sanitized(const std::string& spec) {
 }
 
 int run_kernel(const AppOptions& o, const Kernel& k) {
-  if (o.engine != "async" && o.engine != "cycle")
-    throw usage_error(fmt::format("--engine '{}' is not available; accepted: async, cycle", o.engine));
-  const bool cycles = o.engine == "cycle";
+  EngineConfig cfg = engine_config(o.engine);
+  const bool cycles = cfg.engine == EngineKind::cycle;
+  const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) topos.push_back(TopologyRegistry::parse(s));
-  EngineConfig cfg;
-  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  cfg.seed = o.seed;
-  cfg.buffer_words = o.buffer_words;
-  std::tie(cfg.packet_words, cfg.packet_spread) = parse_packet_words(o.packet_words);
-  cfg.batch = o.batch;
-  cfg.block = o.block;
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
-  apply_link_cycles(o.link_cycles, cfg);
-  validate(cfg);
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run
   const std::string unit = cycles ? "cycles" : "ns";
   const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
-                                         o.engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
+                                         engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
   if (!o.quiet) fmt::print(stderr, "{}\n", header);
   std::vector<Row> rows;
   bool deadlock = false;
@@ -170,7 +157,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     const Topology& t = topos[i];
     if (!o.quiet) fmt::print(stderr, "  [{}/{}] {} ({} PEs)\n", i + 1, topos.size(), t.spec(), t.pes());
     auto app = k.make(t);
-    RunStats st = cycles ? run_cycles(t, *app, cfg) : run_async(t, *app, cfg);
+    RunStats st = rica::run(t, *app, cfg);
     if (st.deadlock) {
       std::fprintf(stderr, "rica: %s: %s", t.spec().c_str(), st.deadlock_report.c_str());
       deadlock = true;
@@ -183,7 +170,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   nlohmann::json runs = nlohmann::json::array();
   for (const Row& r : rows) {
     nlohmann::json j = stats_json(r.topology, cfg, r.st);
-    j["engine"] = o.engine;
+    j["engine"] = engine;
     j["kernel"] = k.name;
     j["map"] = r.app.value("map_resolved", "");
     j["messages"] = r.st.injected;
@@ -198,35 +185,35 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     runs.push_back(std::move(j));
   }
   if (!o.json.empty()) {
-    nlohmann::json j = {{"kernel", k.name}, {"config", k.config},   {"engine", o.engine},
+    nlohmann::json j = {{"kernel", k.name}, {"config", k.config},   {"engine", engine},
                         {"threads", cfg.threads}, {"seed", cfg.seed}, {"verified", all_ok},
                         {"runs", runs}};
-    std::ofstream f(o.json);
-    if (!f) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
-    f << j.dump(2) << "\n";
+    write_text_file(o.json, j.dump(2) + "\n", "--json");
   }
   if (!o.csv.empty()) {
-    std::ofstream f(o.csv);
-    if (!f) throw usage_error(fmt::format("--csv: cannot write '{}'", o.csv));
-    f << "topology,pes,nodes,kernel,engine,threads,seed,map,messages,messages_per_pe_mean,messages_per_pe_max,"
+    std::string f =
+        "topology,pes,nodes,kernel,engine,threads,seed,map,messages,messages_per_pe_mean,messages_per_pe_max,"
          "packet_hops,hops_mean,hops_max,latency_unit,latency_mean,latency_p50,latency_p99,latency_max,completion,"
          "completion_unit,finish,wall_s,packets_per_s,packet_hops_per_s,link_load_max,link_load_mean,"
          "conservation_ok,verified,hop_histogram\n";
+    std::vector<std::pair<std::string, const Row*>> per_pe;
     const std::string stem = o.csv.ends_with(".csv") ? o.csv.substr(0, o.csv.size() - 4) : o.csv;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       const auto& j = runs[i];
-      f << fmt::format("\"{}\",{},{},{},{},{},{},\"{}\",{},{:.3f},{},{},{:.4f},{},{},{:.2f},{:.0f},{:.0f},{:.0f},{:.6g},{},{},"
+      f += fmt::format("\"{}\",{},{},{},{},{},{},\"{}\",{},{:.3f},{},{},{:.4f},{},{},{:.2f},{:.0f},{:.0f},{:.0f},{:.6g},{},{},"
                        "{:.6f},{:.6g},{:.6g},{},{:.2f},{},{},\"{}\"\n",
-                       r.topology.spec(), r.topology.pes(), r.topology.nodes(), k.name, o.engine, cfg.threads, cfg.seed,
+                       r.topology.spec(), r.topology.pes(), r.topology.nodes(), k.name, engine, cfg.threads, cfg.seed,
                        j["map"].get<std::string>(), r.st.injected, per_pe_mean(r), per_pe_max(r), r.st.hops,
                        r.st.hops_mean, r.st.hops_max, unit, r.st.latency_mean, r.st.latency_p50, r.st.latency_p99,
                        r.st.latency_max, completion(r, cycles), cycles ? "cycles" : "s",
                        j["finish"].get<std::uint64_t>(), r.st.wall_s, r.st.packets_per_s, r.st.packet_hops_per_s,
                        r.st.link_load_max, r.st.link_load_mean, r.st.conservation_ok, r.st.app_ok,
                        fmt::join(r.st.hop_histogram, ";"));
-      write_pe_csv(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), r.topology, r.st);
+      per_pe.emplace_back(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), &r);
     }
+    write_text_file(o.csv, f, "--csv");
+    for (const auto& [path, r] : per_pe) write_pe_csv(path, r->topology, r->st);
   }
   if (!o.quiet || o.json.empty()) {
     fmt::print("{}\n\n", header);
@@ -275,23 +262,15 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
 }
 
 void add_common_options(CLI::App* c, AppOptions& o) {
-  c->add_option("--topology,-t", o.topologies, "Topology spec; repeat to compare several (see 'rica list')")
+  add_text(c, "--topology,-t", o.topologies, "Topology spec; repeat to compare several (see 'rica list')",
+           "a topology spec (see 'rica list')")
       ->required();
-  c->add_option("--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random")
-      ->capture_default_str();
-  c->add_option("--engine", o.engine, "Engine: async (real threads, ns) or cycle (deterministic, cycles)")
-      ->capture_default_str();
-  c->add_option("--threads", o.threads, "Worker threads (0 = all cores)")->capture_default_str();
-  c->add_option("--seed", o.seed, "Seed of the input and every random choice")->capture_default_str();
-  c->add_option("--buffer-words", o.buffer_words, "Words per input port and buffer class")->capture_default_str();
-  c->add_option("--packet-words", o.packet_words, "Packet length MEAN:SPREAD in words (uniform)")
-      ->capture_default_str();
-  c->add_option("--link-cycles", o.link_cycles, "Cycle engine: cycles per packet per link: degree, words, or N")
-      ->capture_default_str();
-  c->add_option("--batch", o.batch, "Packet moves per PE activation")->capture_default_str();
-  c->add_option("--block", o.block, "PEs per scheduling block (1..64)")->capture_default_str();
-  c->add_option("--json", o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs')");
-  c->add_option("--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");
+  add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
+           "identity, embed, random");
+  add_engine_options(c, o.engine, opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
+                                      opt_link_cycles | opt_schedule);
+  add_output_file(c, "--json", o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs')");
+  add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");
   c->add_flag("--quiet", o.quiet, "No progress or configuration echo");
 }
 
@@ -304,29 +283,26 @@ void add_app_command(CLI::App& app, int& status) {
   auto so = std::make_shared<AppOptions>();
   auto* s = a->add_subcommand("sort", "Sort keys spread over the PEs: bitonic, shear or sample sort (docs/apps.md)");
   add_common_options(s, *so);
-  s->add_option("--algorithm", so->algorithm, "bitonic, shear (on the process grid) or sample")
-      ->capture_default_str();
-  s->add_option("--keys", so->keys, "Keys in all, spread over the PEs (generated from the seed)")
-      ->capture_default_str();
-  s->add_option("--keys-file", so->keys_file, "Read the keys from FILE (whitespace-separated unsigned 32-bit)");
-  s->add_option("--distribution", so->distribution, "Generated keys: uniform, few (16 values), sorted, reversed")
-      ->capture_default_str();
-  s->add_option("--keys-per-packet", so->keys_per_packet, "Keys per packet, 1..3 (32-bit keys + a 32-bit header)")
-      ->capture_default_str();
-  s->add_option("--samples", so->samples, "Sample sort: samples per PE")->capture_default_str();
-  s->add_option("--pgrid", so->pgrid, "Shear sort: process grid PXxPY (default: the most square)");
+  add_text(s, "--algorithm", so->algorithm, "bitonic, shear (on the process grid) or sample", "bitonic, shear, sample");
+  add_uint(s, "--keys", so->keys, 1, defaults::limits::keys, "Keys in all, spread over the PEs (generated from the seed)");
+  add_text(s, "--keys-file", so->keys_file,
+           "Read the keys from FILE (a regular file; whitespace-separated unsigned 32-bit)", "a readable regular file");
+  add_text(s, "--distribution", so->distribution, "Generated keys: uniform, few (16 values), sorted, reversed",
+           "uniform, few, sorted, reversed");
+  add_uint(s, "--keys-per-packet", so->keys_per_packet, 1, 3, "Keys per packet (32-bit keys + a 32-bit header)");
+  add_uint(s, "--samples", so->samples, 1, 1 << 16, "Sample sort: samples per PE");
+  add_text(s, "--pgrid", so->pgrid, "Shear sort: process grid PXxPY (default: the most square)", "PXxPY, e.g. 4x4");
   s->callback([so, &status] { status = run_kernel(*so, sort_kernel(*so)); });
 
   auto to = std::make_shared<AppOptions>();
   auto* t = a->add_subcommand("stencil", "2D Jacobi heat diffusion with halo exchange by packets (docs/apps.md)");
   add_common_options(t, *to);
-  t->add_option("--grid", to->grid, "Cells GXxGY, block-decomposed over the process grid")->capture_default_str();
-  t->add_option("--points", to->points, "Stencil: 5 (4 neighbours) or 9 (8 neighbours)")->capture_default_str();
-  t->add_option("--iterations", to->iterations, "Jacobi iterations")->capture_default_str();
-  t->add_option("--values-per-packet", to->values_per_packet, "Halo doubles per packet, 1..2")
-      ->capture_default_str();
-  t->add_option("--boundary", to->boundary, "periodic (wraps) or fixed (0 outside)")->capture_default_str();
-  t->add_option("--pgrid", to->pgrid, "Process grid PXxPY (default: the most square)");
+  add_text(t, "--grid", to->grid, "Cells GXxGY, block-decomposed over the process grid", "GXxGY, e.g. 256x256");
+  add_uint(t, "--points", to->points, 5, 9, "Stencil: 5 (4 neighbours) or 9 (8 neighbours)");
+  add_uint(t, "--iterations", to->iterations, 1, 1 << 24, "Jacobi iterations");
+  add_uint(t, "--values-per-packet", to->values_per_packet, 1, 2, "Halo doubles per packet");
+  add_text(t, "--boundary", to->boundary, "periodic (wraps) or fixed (0 outside)", "periodic, fixed");
+  add_text(t, "--pgrid", to->pgrid, "Process grid PXxPY (default: the most square)", "PXxPY, e.g. 4x4");
   t->callback([to, &status] { status = run_kernel(*to, stencil_kernel(*to)); });
 }
 

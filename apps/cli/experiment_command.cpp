@@ -10,9 +10,12 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "rica/io.hpp"
 #include "experiment.hpp"
 #include "rica/channel_load.hpp"
 #include "rica/registry.hpp"
@@ -28,30 +31,18 @@ struct ExperimentOptions {
   std::string name;
   std::string out;  ///< default out/experiments/<name>
   bool quick = false, no_plot = false, list = false;
-  std::string networks, patterns;  ///< comma lists; empty = all of the set-up
-  std::uint64_t cycles = 0;        ///< 0 = the set-up's (quick: 2,000)
-  unsigned jobs = 0;               ///< runs at once; 0 = one per core
-  unsigned threads = 1;            ///< threads per run
+  std::vector<std::string> networks, patterns;  ///< empty = all of the set-up (an empty option value is refused)
+  std::optional<std::uint64_t> cycles;          ///< unset = the set-up's (quick: 2,000)
+  unsigned jobs = 0;                            ///< runs at once; 0 = one per core
+  unsigned threads = 1;                         ///< threads per run (0 = all cores)
   std::uint64_t seed = defaults::engine::seed;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 /// The set-up's networks (or patterns) named in `filter` (labels or specs), in set-up order.
-std::vector<Network> pick_networks(const Setup& s, const std::string& filter) {
+std::vector<Network> pick_networks(const Setup& s, const std::vector<std::string>& filter) {
   if (filter.empty()) return s.networks;
   std::vector<Network> out;
-  for (const auto& want : split(filter)) {
+  for (const auto& want : filter) {
     auto it = std::find_if(s.networks.begin(), s.networks.end(),
                            [&](const Network& n) { return n.label == want || n.spec == want; });
     if (it == s.networks.end()) {
@@ -64,10 +55,10 @@ std::vector<Network> pick_networks(const Setup& s, const std::string& filter) {
   return out;
 }
 
-std::vector<std::string> pick_patterns(const Setup& s, const std::string& filter) {
+std::vector<std::string> pick_patterns(const Setup& s, const std::vector<std::string>& filter) {
   if (filter.empty()) return s.patterns;
   std::vector<std::string> out;
-  for (const auto& want : split(filter)) {
+  for (const auto& want : filter) {
     if (std::find(s.patterns.begin(), s.patterns.end(), want) == s.patterns.end()) {
       std::string valid;
       for (const auto& p : s.patterns) valid += (valid.empty() ? "" : ", ") + p;
@@ -83,10 +74,7 @@ std::string duration(double s) {
   return t >= 60 ? fmt::format("{}m{:02d}s", t / 60, t % 60) : fmt::format("{}s", t);
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f || !(f << text)) throw usage_error(fmt::format("--out: cannot write '{}'", path));
-}
+void write_file(const std::string& path, const std::string& text) { write_text_file(path, text, "--out"); }
 
 void list_experiments() {
   for (const Setup& s : setups()) {
@@ -108,19 +96,17 @@ void experiment(const ExperimentOptions& o) {
   const auto networks = pick_networks(setup, o.networks);
   const auto patterns = pick_patterns(setup, o.patterns);
   EngineConfig cfg = engine_config(setup);
-  cfg.cycles = o.cycles ? o.cycles : o.quick ? 2000 : setup.cycles;
-  cfg.threads = std::max(1u, o.threads);
+  cfg.cycles = o.cycles ? *o.cycles : o.quick ? 2000 : setup.cycles;
+  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   cfg.seed = o.seed;
   validate(cfg);
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
   const unsigned seeds_hot = o.quick ? 1 : setup.hotspot_seeds;
 
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec || !std::filesystem::is_directory(out))
-    throw usage_error(fmt::format("--out: cannot create directory '{}'{}", out, ec ? ": " + ec.message() : ""));
+  prepare_output_dir(out, "--out");
   write_file(out + "/points.csv", points_csv_header());  // fail now, not after the sweep
+  for (const char* f : {"table.csv", "table.json", "table.md", "config.json"}) check_output_file(out + "/" + f, "--out");
 
   // Every sweep's rates come from its pattern's channel-load bound.
   struct Group {
@@ -201,17 +187,15 @@ void experiment(const ExperimentOptions& o) {
 struct BoundOptions {
   std::vector<std::string> topologies;
   std::string traffic = defaults::traffic::pattern;
-  std::string link_cycles = "degree";
-  std::string packet_words = fmt::format("{}:{}", defaults::engine::packet_words, defaults::engine::packet_spread);
+  EngineOptions engine;
   std::string json;
   bool all_pairs = false;
 };
 
 void bound(const BoundOptions& o) {
-  EngineConfig cfg;
-  set_link_cycles(cfg, o.link_cycles);
-  set_packet_words(cfg, o.packet_words);
-  validate(cfg);
+  BoundOptions b = o;
+  b.engine.cfg.engine = EngineKind::cycle;  // the bound is in cycles: the cycle engine's link time
+  const EngineConfig cfg = engine_config(b.engine);
   ChannelLoadOptions opt;
   opt.force_all_pairs = o.all_pairs;
   nlohmann::json all = nlohmann::json::array();
@@ -224,14 +208,13 @@ void bound(const BoundOptions& o) {
     fmt::print("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
                c.zero_load_latency, c.max_load, busy, c.bound);
     nlohmann::json j = to_json(c, t);
-    j["link_cycles"] = o.link_cycles;
+    j["link_cycles"] = link_cycles_text(cfg);
     all.push_back(j);
   }
   fmt::print("traffic {}, link time {}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
-             "every cycle\n", TrafficRegistry::canonical(o.traffic), o.link_cycles);
+             "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg));
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    if (!f || !(f << all.dump(2) << "\n")) throw usage_error(fmt::format("--json: cannot write '{}'", o.json));
+    write_text_file(o.json, all.dump(2) + "\n", "--json");
   }
 }
 
@@ -240,28 +223,27 @@ void bound(const BoundOptions& o) {
 void add_experiment_commands(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
   auto* e = app.add_subcommand("experiment", "Reproduce a paper's dynamic experiment: sweeps, figures, tables");
-  e->add_option("name", o->name, "Experiment: mdce-1024 or rwc1 (see --list)");
-  e->add_option("--out", o->out, "Output directory [default: out/experiments/<name>]");
+  add_text(e, "name", o->name, "Experiment: mdce-1024 or rwc1 (see --list)", "mdce-1024, rwc1 (see --list)");
+  add_output_dir(e, "--out", o->out, "Output directory [default: out/experiments/<name>]");
   e->add_flag("--quick", o->quick, "4 rates per sweep, 2,000 cycles, one hot-spot seed");
-  e->add_option("--networks", o->networks, "Only these networks (labels or specs, comma separated)");
-  e->add_option("--patterns", o->patterns, "Only these patterns (comma separated)");
-  e->add_option("--cycles", o->cycles, "Injection window in cycles [default: the paper's; quick 2,000]");
-  e->add_option("--jobs", o->jobs, "Runs at once (results do not depend on it) [default: cores / threads]");
-  e->add_option("--threads", o->threads, "Threads per run")->capture_default_str();
-  e->add_option("--seed", o->seed, "Seed of the first trial")->capture_default_str();
+  add_name_list(e, "--networks", o->networks, "Only these networks (labels or specs, comma separated)");
+  add_name_list(e, "--patterns", o->patterns, "Only these patterns (comma separated)");
+  add_cycles(e, o->cycles, "Injection window in cycles [default: the paper's; quick 2,000]");
+  add_jobs(e, o->jobs, "Runs at once, 0 = cores / threads (results do not depend on it)");
+  add_threads(e, o->threads, "Threads per run (0 = all cores)");
+  add_seed(e, o->seed, "Seed of the first trial");
   e->add_flag("--no-plot", o->no_plot, "Write the CSV and tables only");
   e->add_flag("--list", o->list, "List the experiments");
   e->callback([o] { experiment(*o); });
 
   auto b = std::make_shared<BoundOptions>();
   auto* c = app.add_subcommand("bound", "Channel load and saturation bound of a traffic pattern on topologies");
-  c->add_option("topology", b->topologies, "One or more topology specs")->required();
-  c->add_option("--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)")->capture_default_str();
-  c->add_option("--link-cycles", b->link_cycles, "Cycles per packet per link: degree, words or N")->capture_default_str();
-  c->add_option("--packet-words", b->packet_words, "Packet length MEAN:SPREAD (for --link-cycles words)")
-      ->capture_default_str();
+  add_text(c, "topology", b->topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
+  add_text(c, "--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
+           "a traffic pattern (see 'rica list')");
+  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words);
   c->add_flag("--all-pairs", b->all_pairs, "Walk every pair even when a symmetry or sampling would do");
-  c->add_option("--json", b->json, "Write the figures as JSON to FILE");
+  add_output_file(c, "--json", b->json, "Write the figures as JSON to FILE");
   c->callback([b] { bound(*b); });
 }
 

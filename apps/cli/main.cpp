@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "commands.hpp"
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rica: internal error: %s\n", e.what());
     return 1;
+  }
+  // Standard output is a report too: a full device or a closed pipe is an error, not exit 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "rica: error: cannot write standard output: %s\n", std::strerror(errno));
+    return 2;
   }
   return status;
 }

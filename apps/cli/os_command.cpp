@@ -17,6 +17,8 @@
 #include "rica/os.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
+#include "options.hpp"
+#include "rica/io.hpp"
 #include "run_report.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
@@ -34,11 +36,7 @@ struct OsOptions {
   std::uint32_t parts = 1;
   std::string dims;
   std::uint32_t partition = 0;
-  unsigned threads = defaults::engine::threads;
-  std::uint64_t seed = defaults::engine::seed;
-  unsigned buffer_words = defaults::engine::buffer_words;
-  std::string packet_words = "3:1";
-  std::string link_cycles = "degree";
+  EngineOptions engine;
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
@@ -70,21 +68,34 @@ struct Point {
 
 void run(const OsOptions& o) {
   const Topology topo = TopologyRegistry::parse(o.topology);
-  if (o.jobs.size() < 2) throw usage_error("os: parameter 'job' needs at least 2 jobs to time-share");
+  if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
+  for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
+    const std::string name = job.substr(0, job.find(':'));
+    std::string patterns, apps;
+    bool known = false;
+    for (const TrafficEntry& e : TrafficRegistry::available()) {
+      known = known || e.name == name;
+      patterns += (patterns.empty() ? "" : ", ") + e.name;
+    }
+    for (const AppEntry& e : AppRegistry::available()) {
+      known = known || e.name == name;
+      apps += (apps.empty() ? "" : ", ") + e.name;
+    }
+    if (!known)
+      throw usage_error(fmt::format("--job: '{}' is neither a traffic pattern ({}) nor an application ({})", job,
+                                    patterns, apps));
+  }
   std::vector<SwitchPolicy> policies;
   for (const auto& p : o.policies) policies.push_back(policy_by_name(p));
-  for (double r : o.rates)
-    if (!(r > 0 && r <= 1)) throw usage_error(fmt::format("os: parameter 'rate' = {} is out of range (0, 1]", r));
-  for (std::uint64_t s : o.slices) detail::check_range("os", "slice", s, 1, std::uint64_t{1} << 30);
-  detail::check_range("os", "packets", o.packets, 1, 1'000'000);
-  EngineConfig cfg;
-  cfg.threads = o.threads;
-  cfg.seed = o.seed;
-  cfg.buffer_words = o.buffer_words;
-  std::tie(cfg.packet_words, cfg.packet_spread) = parse_packet_words(o.packet_words);
-  apply_link_cycles(o.link_cycles, cfg);
+  OsOptions eo = o;
+  eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
+  EngineConfig cfg = engine_config(eo.engine);
   cfg.cycles = std::uint64_t{1} << 31;  // the jobs' own ends close the run
   validate(cfg);
+  if (!o.out.empty()) {
+    prepare_output_dir(o.out, "--out");
+    for (const char* f : {"os.csv", "switches.csv", "os.json"}) check_output_file(o.out + "/" + f, "--out");
+  }
   // The partition to time-share.
   std::vector<node_t> pes;
   Shape shape;
@@ -112,10 +123,11 @@ void run(const OsOptions& o) {
   }
   if (shape.empty() || shape_size(shape) != pes.size()) shape = {static_cast<node_t>(pes.size())};
   if (!o.quiet)
-    std::printf("rica os %s: %zu jobs on %s; seed %llu, buffers %u words, packets %s, link %s, I/O %u cycles/level, "
+    std::printf("rica os %s: %zu jobs on %s; seed %llu, buffers %u words, packets %u:%u, link %s, I/O %u cycles/level, "
                 "save %u words/cycle\n",
-                topo.spec().c_str(), o.jobs.size(), where.c_str(), static_cast<unsigned long long>(o.seed),
-                o.buffer_words, o.packet_words.c_str(), o.link_cycles.c_str(), o.io_hop_cycles, o.save_rate);
+                topo.spec().c_str(), o.jobs.size(), where.c_str(), static_cast<unsigned long long>(cfg.seed),
+                cfg.buffer_words, cfg.packet_words, cfg.packet_spread, link_cycles_text(cfg).c_str(), o.io_hop_cycles,
+                o.save_rate);
   std::vector<Point> points;
   const bool tty = !o.quiet && isatty(STDERR_FILENO);
   const std::size_t total = o.rates.size() * (1 + policies.size() * o.slices.size());
@@ -125,7 +137,7 @@ void run(const OsOptions& o) {
     std::vector<JobSpec> jobs;
     OsConfig os;
     for (std::size_t j = 0; j < o.jobs.size(); ++j) {
-      apps.push_back(make_job(o.jobs[j], topo, shape, rate, o.packets, o.seed + j));
+      apps.push_back(make_job(o.jobs[j], topo, shape, rate, o.packets, cfg.seed + j));
       jobs.push_back({o.jobs[j], apps.back().get(), pes});
       os.slots.push_back({static_cast<unsigned>(j)});
     }
@@ -195,8 +207,12 @@ void run(const OsOptions& o) {
   j["topology"] = topo.spec();
   j["partition"] = where;
   j["jobs"] = o.jobs;
-  j["config"] = {{"seed", o.seed},         {"threads", o.threads},           {"buffer_words", o.buffer_words},
-                 {"packet_words", o.packet_words}, {"link_cycles", o.link_cycles}, {"packets", o.packets},
+  j["config"] = {{"seed", cfg.seed},
+                 {"threads", cfg.threads},
+                 {"buffer_words", cfg.buffer_words},
+                 {"packet_words", fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread)},
+                 {"link_cycles", link_cycles_text(cfg)},
+                 {"packets", o.packets},
                  {"io_hop_cycles", o.io_hop_cycles}, {"save_words_per_cycle", o.save_rate}, {"rates", o.rates},
                  {"slices", o.slices}};
   j["policies"] = nlohmann::json::object();
@@ -239,27 +255,22 @@ void run(const OsOptions& o) {
     r["completion"] = p.completion;
     j["runs"].push_back(r);
   }
-  auto write = [](const std::string& path, const std::string& text) {
-    std::ofstream f(path);
-    if (!f) throw usage_error(fmt::format("os: cannot write '{}'", path));
-    f << text;
+  auto write = [](const std::string& path, const std::string& text, const char* what) {
+    write_text_file(path, text, what);
   };
-  if (!o.json.empty()) write(o.json, j.dump(2) + "\n");
+  if (!o.json.empty()) write(o.json, j.dump(2) + "\n", "--json");
   if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec) throw usage_error(fmt::format("os: parameter 'out': cannot create '{}': {}", o.out, ec.message()));
     std::string csv = header + "\n";
     for (const auto& r : rows) csv += r + "\n";
-    write(o.out + "/os.csv", csv);
+    write(o.out + "/os.csv", csv, "--out");
     std::string sw = "policy,rate,slice,at,cycles,freeze,detect,waves,packets_saved,words_saved,peak_node_packets,bound\n";
     for (const Point& p : points)
       for (const SwitchRecord& r : p.stats.switches)
         sw += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.policy, p.rate, p.slice, r.at, r.cycles,
                           r.freeze_cycles, r.detect_cycles, r.waves, r.packets_saved, r.words_saved,
                           r.peak_node_packets, r.bound_cycles);
-    write(o.out + "/switches.csv", sw);
-    write(o.out + "/os.json", j.dump(2) + "\n");
+    write(o.out + "/switches.csv", sw, "--out");
+    write(o.out + "/os.json", j.dump(2) + "\n", "--out");
     if (!o.no_plot) experiments::run_plot_script("plot_os.py", {o.out + "/os.csv", "--out", o.out});
     if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
   }
@@ -274,27 +285,21 @@ void run(const OsOptions& o) {
 void add_os_command(CLI::App& app) {
   auto o = std::make_shared<OsOptions>();
   auto* c = app.add_subcommand("os", "Time sharing of a partition: drain vs flush over loads and slice lengths");
-  c->add_option("topology", o->topology, "Topology spec")->required();
-  c->add_option("--job", o->jobs, "A job: traffic pattern or application spec (repeat; >= 2)")->capture_default_str();
-  c->add_option("--policy", o->policies, "Switch policies: drain, flush")->delimiter(',')->capture_default_str();
-  c->add_option("--rate", o->rates, "Injection rates of traffic jobs (list)")->delimiter(',')->capture_default_str();
-  c->add_option("--slice", o->slices, "Slice lengths in cycles (list)")->delimiter(',')->capture_default_str();
-  c->add_option("--packets", o->packets, "Packets per PE of traffic jobs")->capture_default_str();
-  c->add_option("--parts", o->parts, "Cut the machine into K partitions (rica partition) and time-share one")
-      ->capture_default_str();
-  c->add_option("--dims", o->dims, "Dimensions to cut, as for rica partition");
-  c->add_option("--partition", o->partition, "Which partition to time-share")->capture_default_str();
-  c->add_option("--threads", o->threads, "Worker threads (0 = all cores)")->capture_default_str();
-  c->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str();
-  c->add_option("--buffer-words", o->buffer_words, "Words per input port and buffer class")->capture_default_str();
-  c->add_option("--packet-words", o->packet_words, "Packet length MEAN:SPREAD in words")->capture_default_str();
-  c->add_option("--link-cycles", o->link_cycles, "Cycles per packet per link: degree, words, or N")
-      ->capture_default_str();
-  c->add_option("--io-hop-cycles", o->io_hop_cycles, "I/O network: cycles per broadcast-tree level")
-      ->capture_default_str();
-  c->add_option("--save-rate", o->save_rate, "Words per cycle a PE saves or restores")->capture_default_str();
-  c->add_option("--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
-  c->add_option("--json", o->json, "Write the JSON summary to FILE");
+  add_text(c, "topology", o->topology, "Topology spec", "a topology spec (see 'rica list')")->required();
+  add_text(c, "--job", o->jobs, "A job: traffic pattern or application spec (repeat; >= 2)",
+           "a traffic pattern (uniform, hotspot, ...) or an application spec (reduce, sort, stencil; see 'rica list')");
+  add_name_list(c, "--policy", o->policies, "Switch policies: drain, flush (comma list)");
+  add_rates(c, "--rate", o->rates, "Injection rates of traffic jobs");
+  add_uint_list(c, "--slice", o->slices, 1, defaults::limits::slice, "Slice lengths in cycles (comma list)");
+  add_packets(c, o->packets, "Packets per PE of traffic jobs");
+  add_uint(c, "--parts", o->parts, 1, 1u << 26, "Cut the machine into K partitions (rica partition) and time-share one");
+  add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
+  add_uint(c, "--partition", o->partition, 0, (1u << 26) - 1, "Which partition to time-share");
+  add_engine_options(c, o->engine, opt_threads | opt_seed | opt_buffers | opt_packet_words | opt_link_cycles);
+  add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
+  add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
+  add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
+  add_output_file(c, "--json", o->json, "Write the JSON summary to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
   c->add_flag("--quiet", o->quiet, "Table only");
   c->callback([o] { run(*o); });

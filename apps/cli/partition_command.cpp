@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
 
@@ -97,17 +98,15 @@ void add_partition_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "partition", "Cut a topology into K partitions by its rule and verify which are closed (docs/partitions.md)");
   cmd->add_option("spec", opt->spec, "Topology spec (see 'rica list')")->required();
-  cmd->add_option("--parts,-k", opt->parts, "K, the number of partitions")->check(CLI::Range(1u, 1u << 26));
+  add_uint(cmd, "--parts,-k", opt->parts, 1, 1u << 26, "K, the number of partitions");
   cmd->add_option("--dims", opt->dims,
                   "Dimensions of the shape to cut: D or D:B (B high bits = 2^B pieces), comma separated, e.g. 2:1,1:1");
   cmd->add_option("--cut", opt->cuts, "Explicit cut points of a grid dimension: D=c1[,c2...] (repeatable), e.g. 0=5");
   cmd->add_option("--pairs", opt->pairs,
                   "Pairs to route: auto (symmetry where exact, else all pairs up to a limit, else sample), all, sample")
       ->capture_default_str();
-  cmd->add_option("--samples", opt->samples, "Destinations per partition when sampling")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--seed", opt->seed, "Seed of the destination sample")->capture_default_str();
+  add_uint(cmd, "--samples", opt->samples, 1, 1u << 20, "Destinations per partition when sampling");
+  add_seed(cmd, opt->seed, "Seed of the destination sample");
   cmd->add_flag("--json", opt->json, "Print JSON: every partition's PEs, closed flag, offending hops");
   cmd->add_flag("--routers", opt->routers, "With --json: also every partition's nodes and links (link = node*ports+port)");
   cmd->callback([opt] { run_partition(*opt); });

@@ -3,38 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-#include <fstream>
-#include <string_view>
 
 #include "rica/core.hpp"
+#include "rica/io.hpp"
 
 namespace rica::cli {
-
-std::pair<unsigned, unsigned> parse_packet_words(const std::string& s) {
-  auto num = [&](std::string_view t) {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || p != t.data() + t.size())
-      throw usage_error(fmt::format("--packet-words '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", s));
-    return v;
-  };
-  const auto c = s.find(':');
-  if (c == std::string::npos) return {num(s), 0};
-  return {num(std::string_view(s).substr(0, c)), num(std::string_view(s).substr(c + 1))};
-}
-
-void apply_link_cycles(const std::string& s, EngineConfig& cfg) {
-  if (s == "words") {
-    cfg.link_cycles_words = true;
-  } else if (s != "degree") {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v == 0)
-      throw usage_error(fmt::format("--link-cycles '{}' must be degree, words or a positive number", s));
-    cfg.link_cycles = v;
-  }
-}
 
 nlohmann::json stats_json(const Topology& t, const EngineConfig& cfg, const RunStats& st) {
   nlohmann::json j;
@@ -79,22 +52,21 @@ nlohmann::json stats_json(const Topology& t, const EngineConfig& cfg, const RunS
 }
 
 void write_pe_csv(const std::string& path, const Topology& t, const RunStats& st) {
-  std::ofstream pe(path);
-  if (!pe) throw usage_error(fmt::format("--csv: cannot write '{}'", path));
-  pe << "pe,label,injected,delivered,forwarded,blocked\n";
+  std::string pe = "pe,label,injected,delivered,forwarded,blocked\n";
   for (node_t v = 0; v < t.nodes(); ++v)
-    pe << v << ",\"" << t.label(v) << "\"," << (v < t.pes() ? st.pe_injected[v] : 0) << ","
-       << (v < t.pes() ? st.pe_delivered[v] : 0) << "," << st.pe_forwarded[v] << "," << st.pe_blocked[v] << "\n";
+    pe += fmt::format("{},\"{}\",{},{},{},{}\n", v, t.label(v), v < t.pes() ? st.pe_injected[v] : 0,
+                      v < t.pes() ? st.pe_delivered[v] : 0, st.pe_forwarded[v], st.pe_blocked[v]);
+  write_text_file(path, pe, "--csv");
   const std::string links = path.size() > 4 && path.ends_with(".csv") ? path.substr(0, path.size() - 4) + ".links.csv"
                                                                        : path + ".links.csv";
-  std::ofstream lf(links);
-  if (!lf) throw usage_error(fmt::format("--csv: cannot write '{}'", links));
-  lf << "node,port,peer,packets\n";
+  std::string lf = "node,port,peer,packets\n";
   for (node_t v = 0; v < t.nodes(); ++v)
     for (port_t p = 0; p < t.ports(); ++p) {
       const Link l = t.out_link(v, p);
-      if (l.present()) lf << v << "," << p << "," << l.peer << "," << st.link_packets[std::size_t{v} * t.ports() + p] << "\n";
+      if (l.present())
+        lf += fmt::format("{},{},{},{}\n", v, p, l.peer, st.link_packets[std::size_t{v} * t.ports() + p]);
     }
+  write_text_file(links, lf, "--csv");
 }
 
 }  // namespace rica::cli

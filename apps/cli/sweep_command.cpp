@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <thread>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "rica/io.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
@@ -21,56 +21,46 @@ namespace {
 struct SweepOptions {
   std::vector<std::string> topologies;
   std::string traffic = defaults::traffic::pattern;
-  std::string rates = "0.01:0.1:0.01";
-  std::uint64_t cycles = defaults::engine::cycles, warmup = 0;
+  std::vector<double> rates = experiments::parse_rates("0.01:0.1:0.01");
   std::string out = "out/sweep";
-  unsigned threads = defaults::engine::threads;
   unsigned jobs = 1;
-  std::uint64_t seed = defaults::engine::seed;
-  unsigned buffer_words = defaults::engine::buffer_words;
-  std::string link_cycles = "degree";
+  EngineOptions engine;
   bool no_plot = false;
 };
 
-void sweep(const SweepOptions& o) {
-  const auto rates = experiments::parse_rates(o.rates);
-  EngineConfig cfg;
-  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  cfg.seed = o.seed;
-  cfg.buffer_words = o.buffer_words;
-  cfg.cycles = o.cycles;
-  cfg.warmup = o.warmup;
-  experiments::set_link_cycles(cfg, o.link_cycles);
-  validate(cfg);
+void sweep(SweepOptions o) {
+  const auto& rates = o.rates;
+  o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
+  const EngineConfig cfg = engine_config(o.engine);
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
     const Topology t = TopologyRegistry::parse(s);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
-    experiments::SweepJob job{"", t, o.traffic, rates.front(), o.seed, true};
+    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true};
     (void)experiments::make_app(job, cfg);
     for (double r : rates) {
       job.rate = r;
       jobs.push_back(job);
     }
   }
-  std::filesystem::create_directories(o.out);
+  prepare_output_dir(o.out, "--out");
   const std::string csv = o.out + "/sweep.csv";
-  std::ofstream f(csv);
-  if (!f) throw usage_error(fmt::format("--out: cannot write '{}'", csv));
-  f << "topology,traffic,offered,accepted,delivered,latency_mean,latency_p99,hops_mean,cycles,seed\n";
+  check_output_file(csv, "--out");  // fail now, not after the sweep
   const bool tty = isatty(STDERR_FILENO);
-  const auto points = experiments::run_sweep(jobs, cfg, o.jobs, [&](std::size_t done, std::size_t total,
+  const unsigned parallel = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+  const auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t total,
                                                                       const experiments::SweepPoint& p) {
     if (tty)
       std::fprintf(stderr, "\r  [%zu/%zu] %s rate %.4g: accepted %.4f, latency %.1f      ", done, total,
                    p.topology.c_str(), p.rate, p.accepted, p.latency_mean);
   });
+  std::string text = "topology,traffic,offered,accepted,delivered,latency_mean,latency_p99,hops_mean,cycles,seed\n";
   for (const auto& p : points)
-    f << fmt::format("{},{},{:.6g},{:.6g},{},{:.4f},{:.1f},{:.4f},{},{}\n", experiments::csv_field(p.topology),
-                     experiments::csv_field(o.traffic), p.offered,
-                     p.accepted, p.delivered, p.latency_mean, p.latency_p99, p.hops_mean, p.cycles, p.seed);
-  f.close();
+    text += fmt::format("{},{},{:.6g},{:.6g},{},{:.4f},{:.1f},{:.4f},{},{}\n", experiments::csv_field(p.topology),
+                        experiments::csv_field(o.traffic), p.offered, p.accepted, p.delivered, p.latency_mean,
+                        p.latency_p99, p.hops_mean, p.cycles, p.seed);
+  write_text_file(csv, text, "--out");
   if (tty) std::fprintf(stderr, "\n");
   fmt::print("sweep written to {}\n", csv);
   if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
@@ -81,19 +71,14 @@ void sweep(const SweepOptions& o) {
 void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* s = app.add_subcommand("sweep", "Latency-throughput sweep on the cycle engine: CSV and plots");
-  s->add_option("topology", o->topologies, "One or more topology specs")->required();
-  s->add_option("--traffic", o->traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)")
-      ->capture_default_str();
-  s->add_option("--rates", o->rates, "Offered loads: FROM:TO:STEP or a comma list")->capture_default_str();
-  s->add_option("--cycles", o->cycles, "Injection window in cycles")->capture_default_str();
-  s->add_option("--warmup", o->warmup, "Cycles left out of the statistics")->capture_default_str();
-  s->add_option("--out", o->out, "Output directory")->capture_default_str();
-  s->add_option("--threads", o->threads, "Worker threads per run (results do not depend on it)")->capture_default_str();
-  s->add_option("--jobs", o->jobs, "Runs at once (results do not depend on it)")->capture_default_str();
-  s->add_option("--seed", o->seed, "Seed")->capture_default_str();
-  s->add_option("--buffer-words", o->buffer_words, "Words per input port and class")->capture_default_str();
-  s->add_option("--link-cycles", o->link_cycles, "Cycles per packet per link: degree (in+out), words, or N (0 = degree)")
-      ->capture_default_str();
+  add_text(s, "topology", o->topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
+  add_text(s, "--traffic", o->traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)",
+           "a traffic pattern (see 'rica list')");
+  add_rates(s, "--rates", o->rates, "Offered loads");
+  add_output_dir(s, "--out", o->out, "Output directory");
+  add_jobs(s, o->jobs, "Runs at once, 0 = one per core (results do not depend on it)");
+  add_engine_options(s, o->engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
+                                       opt_packet_words);
   s->add_flag("--no-plot", o->no_plot, "Write the CSV only");
   s->callback([o] { sweep(*o); });
 }

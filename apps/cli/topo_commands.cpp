@@ -4,9 +4,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "rica/io.hpp"
 #include "rica/defaults.hpp"
 #include "rica/metrics.hpp"
 #include "rica/registry.hpp"
@@ -68,13 +71,12 @@ void run_topo(const TopoOptions& o) {
   const Topology t = TopologyRegistry::parse(o.spec);
   if (!o.dot.empty()) {
     if (t.nodes() > 100000) throw usage_error(fmt::format("--dot: {} nodes is too many to draw (at most 100000)", t.nodes()));
-    if (o.dot == "-") {
-      write_dot(t, std::cout);
-    } else {
-      std::ofstream f(o.dot);
-      if (!f) throw usage_error(fmt::format("--dot: cannot write '{}'", o.dot));
-      write_dot(t, f);
-    }
+    std::ostringstream dot;
+    write_dot(t, dot);
+    if (o.dot == "-")
+      std::cout << dot.str();
+    else
+      write_text_file(o.dot, dot.str(), "--dot");
     if (o.dot == "-") return;
   }
   MetricsOptions mo;
@@ -137,15 +139,13 @@ void add_topology_commands(CLI::App& app) {
 
   auto topo_opt = std::make_shared<TopoOptions>();
   auto* topo = app.add_subcommand("topo", "Static measures of a topology: the papers' ten measures, routed figures");
-  topo->add_option("spec", topo_opt->spec, "Topology spec (see 'rica list')")->capture_default_str();
+  add_text(topo, "spec", topo_opt->spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
   topo->add_flag("--json", topo_opt->json, "Print JSON instead of text");
-  topo->add_option("--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
-  topo->add_option("--samples", topo_opt->samples, "Sources sampled when the network is too large for exact analysis")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
-  topo->add_option("--seed", topo_opt->seed, "Seed of the sample")->capture_default_str();
-  topo->add_flag("--all-pairs", topo_opt->all_pairs,
-                 "Ignore the topology's symmetry and product structure: every PE is a source");
+  add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
+  add_uint(topo, "--samples", topo_opt->samples, 1, 1u << 20,
+           "Sources sampled when the network is too large for exact analysis");
+  add_seed(topo, topo_opt->seed, "Seed of the sample");
+  topo->add_flag("--all-pairs", topo_opt->all_pairs, "Ignore the topology's symmetry and product structure: every PE is a source");
   topo->callback([topo_opt] { run_topo(*topo_opt); });
 
   auto route_opt = std::make_shared<RouteOptions>();

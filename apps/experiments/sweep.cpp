@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "experiment.hpp"
+#include "rica/defaults.hpp"
 #include "traffic.hpp"
 
 #ifndef RICA_SCRIPTS_DIR
@@ -22,20 +24,7 @@
 namespace rica::experiments {
 namespace {
 
-double parse_rate(const std::string& s, const std::string& option) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !(v > 0.0 && v <= 1.0))
-    throw usage_error(fmt::format("{}: '{}' is not a rate in (0, 1]", option, s));
-  return v;
-}
-
-unsigned parse_uint(std::string_view t, bool& ok) {
-  unsigned v = 0;
-  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  ok = !t.empty() && ec == std::errc() && p == t.data() + t.size();
-  return v;
-}
+double parse_rate(const std::string& s, const std::string& option) { return parse_real(s, option, 0.0, 1.0, true); }
 
 /// `s` in single quotes for the shell.
 std::string quote(const std::string& s) {
@@ -131,18 +120,32 @@ std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const Engin
 
 std::vector<double> parse_rates(const std::string& s, const std::string& option) {
   std::vector<double> r;
+  if (s.empty()) throw usage_error(fmt::format("{}: empty; give FROM:TO:STEP or a comma list of rates in (0, 1]", option));
   if (s.find(':') != std::string::npos) {
     const auto c1 = s.find(':'), c2 = s.find(':', c1 + 1);
-    if (c2 == std::string::npos) throw usage_error(fmt::format("{} '{}' must be FROM:TO:STEP or a list", option, s));
+    if (c2 == std::string::npos || s.find(':', c2 + 1) != std::string::npos)
+      throw usage_error(fmt::format("{}: '{}' must be FROM:TO:STEP or a comma list", option, s));
     const double a = parse_rate(s.substr(0, c1), option), b = parse_rate(s.substr(c1 + 1, c2 - c1 - 1), option),
                  step = parse_rate(s.substr(c2 + 1), option);
-    if (b < a) throw usage_error(fmt::format("{} '{}': TO is below FROM", option, s));
-    for (double x = a; x <= b + 1e-9 && r.size() < 1000; x += step) r.push_back(x);
+    if (b < a) throw usage_error(fmt::format("{}: '{}': TO is below FROM", option, s));
+    // Points a + i*step for i = 0.. while <= b (tolerance 1e-9); a grid above the limit is refused,
+    // never truncated.
+    const double count = std::floor((b - a) / step + 1e-9) + 1;
+    if (count > static_cast<double>(defaults::limits::rates))
+      throw usage_error(fmt::format("{}: '{}' has {:.0f} points; at most {} are accepted", option, s, count,
+                                    defaults::limits::rates));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) r.push_back(a + static_cast<double>(i) * step);
   } else {
     std::size_t start = 0;
     while (start <= s.size()) {
       const auto comma = s.find(',', start);
-      r.push_back(parse_rate(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start), option));
+      const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (item.empty())
+        throw usage_error(fmt::format("{}: '{}' has an empty element; give rates in (0, 1] separated by commas",
+                                      option, s));
+      r.push_back(parse_rate(item, option));
+      if (r.size() > defaults::limits::rates)
+        throw usage_error(fmt::format("{}: more than {} rates", option, defaults::limits::rates));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
@@ -158,10 +161,10 @@ void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::stri
     cfg.link_cycles_words = true;
     return;
   }
-  bool ok = false;
-  const unsigned v = parse_uint(text, ok);
-  if (!ok) throw usage_error(fmt::format("{} '{}' must be degree, words or a positive number", option, text));
-  cfg.link_cycles = v;  // 0 = degree, as `rica sweep` always accepted
+  if (text.empty() || text.front() < '0' || text.front() > '9')
+    throw usage_error(fmt::format("{}: '{}' is not accepted; give degree, words or cycles in [1, {}]", option, text,
+                                  defaults::limits::link_cycles));
+  cfg.link_cycles = static_cast<unsigned>(parse_uint(text, option, 1, defaults::limits::link_cycles));
 }
 
 std::string link_cycles_text(const EngineConfig& cfg) {
@@ -171,10 +174,13 @@ std::string link_cycles_text(const EngineConfig& cfg) {
 
 void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string& option) {
   const auto c = s.find(':');
-  bool ok1 = false, ok2 = true;
-  const unsigned mean = parse_uint(std::string_view(s).substr(0, c), ok1);
-  const unsigned spread = c == std::string::npos ? 0 : parse_uint(std::string_view(s).substr(c + 1), ok2);
-  if (!ok1 || !ok2) throw usage_error(fmt::format("{} '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", option, s));
+  if (s.empty() || c == 0 || (c != std::string::npos && c + 1 == s.size()))
+    throw usage_error(fmt::format("{}: '{}' must be MEAN or MEAN:SPREAD, e.g. 3:1", option, s));
+  const auto mean = static_cast<unsigned>(
+      parse_uint(s.substr(0, c), option + " (MEAN)", 1, defaults::limits::packet_words));
+  const auto spread = c == std::string::npos
+                          ? 0u
+                          : static_cast<unsigned>(parse_uint(s.substr(c + 1), option + " (SPREAD, below MEAN)", 0, mean - 1));
   cfg.packet_words = mean;
   cfg.packet_spread = spread;
 }

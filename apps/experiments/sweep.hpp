@@ -55,16 +55,20 @@ using SweepProgress = std::function<void(std::size_t done, std::size_t total, co
 std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const EngineConfig& cfg, unsigned parallel = 1,
                                   const SweepProgress& progress = {});
 
-/// "FROM:TO:STEP" (inclusive) or "r1,r2,..."; every rate in (0, 1]. usage_error naming `option`.
+/// "FROM:TO:STEP" (inclusive; points FROM + i*STEP) or "r1,r2,..."; every rate in (0, 1], no
+/// empty element, at most defaults::limits::rates points (a larger grid is refused, never cut).
+/// usage_error naming `option`. The one rate-list parser of the CLI (apps/cli/options.hpp).
 std::vector<double> parse_rates(const std::string& text, const std::string& option = "--rates");
 
 /// Sets cfg's link time from "degree" (in+out degree of the sender), "words" (one cycle per word)
-/// or a positive number of cycles. usage_error naming `option` otherwise.
+/// or cycles in [1, defaults::limits::link_cycles]. usage_error naming `option` otherwise (0
+/// included). The one --link-cycles parser of the CLI.
 void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::string& option = "--link-cycles");
 /// The text set_link_cycles() accepts for cfg's link time.
 std::string link_cycles_text(const EngineConfig& cfg);
 
-/// Sets cfg's packet length from "MEAN" or "MEAN:SPREAD" (words). usage_error naming `option`.
+/// Sets cfg's packet length from "MEAN" or "MEAN:SPREAD" (words; MEAN in [1, 255], SPREAD below
+/// MEAN). usage_error naming `option`. The one --packet-words parser of the CLI.
 void set_packet_words(EngineConfig& cfg, const std::string& text, const std::string& option = "--packet-words");
 
 /// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.

@@ -9,9 +9,12 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "rica/core.hpp"
+#include "rica/defaults.hpp"
+#include "rica/io.hpp"
 
 namespace rica::kernels {
 namespace {
@@ -146,10 +149,11 @@ nlohmann::json SortConfig::json() const {
   return j;
 }
 
-std::vector<std::uint32_t> read_keys(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw usage_error(fmt::format("sort: cannot read keys file '{}'", path));
+std::vector<std::uint32_t> read_keys(const std::string& path, const std::string& what) {
+  const std::string text = read_text_file(
+      path, what, {defaults::input::keys_file_bytes, defaults::input::keys_line_bytes});
   std::vector<std::uint32_t> keys;
+  std::istringstream f(text);
   std::string line;
   for (std::uint64_t no = 1; std::getline(f, line); ++no) {
     std::size_t i = 0;
@@ -161,13 +165,13 @@ std::vector<std::uint32_t> read_keys(const std::string& path) {
       std::uint32_t v = 0;
       auto [p, ec] = std::from_chars(line.data() + i, line.data() + j, v);
       if (ec != std::errc() || p != line.data() + j)
-        throw usage_error(fmt::format("sort: keys file '{}' line {}: '{}' is not an unsigned 32-bit integer "
-                                      "(0..4294967295)", path, no, line.substr(i, j - i)));
+        throw usage_error(fmt::format("{}: '{}' line {}: '{}' is not an unsigned 32-bit integer "
+                                      "(0..4294967295)", what, path, no, line.substr(i, std::min<std::size_t>(j - i, 40))));
       keys.push_back(v);
       i = j;
     }
   }
-  if (keys.empty()) throw usage_error(fmt::format("sort: keys file '{}' has no keys; at least 1 is needed", path));
+  if (keys.empty()) throw usage_error(fmt::format("{}: '{}' has no keys; at least 1 is needed", what, path));
   return keys;
 }
 

@@ -71,9 +71,11 @@ struct SortConfig {
   nlohmann::json json() const;
 };
 
-/// Whitespace-separated unsigned 32-bit decimal keys. usage_error naming the file for an
-/// unreadable file, a malformed or out-of-range token (with its line), or no keys at all.
-std::vector<std::uint32_t> read_keys(const std::string& path);
+/// Whitespace-separated unsigned 32-bit decimal keys from a regular file (rica/io.hpp; at most
+/// defaults::input::keys_file_bytes, lines up to keys_line_bytes). usage_error naming `what` and the
+/// file for an unreadable or non-regular file, a malformed or out-of-range token (with its line),
+/// or no keys at all.
+std::vector<std::uint32_t> read_keys(const std::string& path, const std::string& what = "sort: file");
 /// The keys to sort: the file's, or config.keys generated from `seed`.
 std::vector<std::uint32_t> sort_input(const SortConfig& c, std::uint64_t seed);
 

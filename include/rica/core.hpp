@@ -66,8 +66,23 @@ class usage_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// Most buffer classes a topology may use: class numbers [0, max_buffer_classes) fit class_t.
+inline constexpr std::uint32_t max_buffer_classes = std::numeric_limits<class_t>::max();
+/// Most out- or in-ports of a node: port numbers [0, max_ports) fit port_t below the value Hop
+/// reserves for "deliver".
+inline constexpr std::uint32_t max_ports = std::numeric_limits<port_t>::max();
+
 /// Largest node count any topology may have (memory and the 32-bit node_t bound the range).
 inline constexpr std::uint64_t max_nodes = std::uint64_t{1} << 26;
+
+/// `text` as a decimal unsigned integer in [lo, hi]: digits only (no sign, space, exponent or
+/// fraction). Otherwise usage_error "<what>: '<text>' is not an integer in [lo, hi]".
+[[nodiscard]] std::uint64_t parse_uint(const std::string& text, const std::string& what, std::uint64_t lo,
+                                       std::uint64_t hi);
+/// `text` as a finite decimal number in [lo, hi] (lo excluded when `lo_open`). Otherwise
+/// usage_error "<what>: '<text>' is not a number in [lo, hi]" (or "(lo, hi]").
+[[nodiscard]] double parse_real(const std::string& text, const std::string& what, double lo, double hi,
+                                bool lo_open = false);
 
 namespace detail {
 /// Throws usage_error unless lo <= v <= hi: "<what>: parameter '<name>' = v is out of range [lo, hi]".
@@ -75,6 +90,9 @@ void check_range(const std::string& what, const std::string& name, std::int64_t 
                  std::int64_t hi);
 /// Throws usage_error when a node count exceeds max_nodes.
 void check_node_count(const std::string& what, std::uint64_t nodes);
+/// Throws usage_error when a composite's port count (computed without wrapping) exceeds
+/// max_ports, or its buffer class count exceeds max_buffer_classes.
+void check_ports_and_classes(const std::string& what, std::uint64_t ports, std::uint64_t classes);
 
 /// Division by a run-time constant d >= 1 as a multiply and a shift (no div instruction on the
 /// per-hop path): exact for every dividend below 2^26 (= max_nodes, so for every node id).

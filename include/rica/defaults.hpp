@@ -2,6 +2,7 @@
 // Every default of rica, defined once (after CAF's caf/defaults.hpp). The CLI help, the docs
 // and every run's recorded configuration read these constants.
 
+#include <cstddef>
 #include <cstdint>
 
 namespace rica::defaults {
@@ -55,6 +56,30 @@ inline constexpr double stencil_coefficient = 0.2;      ///< u += c * Laplacian(
 /// Kernel state (keys, tiles, the serial reference) above this many bytes is refused (exit 2).
 inline constexpr std::uint64_t memory_limit = std::uint64_t{4} << 30;
 }  // namespace apps
+
+// ---- Bounds of every option (apps/cli/options.hpp validates against these; exit 2 outside) ----
+namespace limits {
+inline constexpr unsigned threads = 1024;                     ///< --threads in [0, 1024]
+inline constexpr unsigned buffer_words = 1u << 16;            ///< --buffer-words in [1, 65536]
+inline constexpr unsigned packet_words = 255;                 ///< --packet-words mean in [1, 255]
+inline constexpr unsigned link_cycles = 1u << 16;             ///< --link-cycles N in [1, 65536]
+inline constexpr unsigned batch = 1u << 20;                   ///< --batch in [1, 2^20]
+inline constexpr unsigned block = 64;                         ///< --block: power of two in [1, 64]
+inline constexpr std::uint64_t cycles = std::uint64_t{1} << 31;  ///< --cycles in [1, 2^31]
+inline constexpr std::uint64_t packets = 1'000'000'000;       ///< --packets per PE in [1, 10^9]
+inline constexpr std::uint64_t slice = std::uint64_t{1} << 30;   ///< rica os --slice in [1, 2^30]
+inline constexpr unsigned jobs = 1024;                        ///< runs at once (--jobs) in [0, 1024]
+inline constexpr std::size_t rates = 1000;                    ///< points of a --rates grid (more: refused)
+inline constexpr std::uint64_t keys = (std::uint64_t{1} << 32) - 1;  ///< --keys in [1, 2^32 - 1]
+}  // namespace limits
+
+// ---- Files read from the user (rica/io.hpp): larger ones are refused, never read to the end ---
+namespace input {
+inline constexpr std::uint64_t topology_file_bytes = std::uint64_t{256} << 20;  ///< file:<path>
+inline constexpr std::uint64_t topology_line_bytes = 4096;
+inline constexpr std::uint64_t keys_file_bytes = std::uint64_t{1} << 30;        ///< --keys-file, sort:file=
+inline constexpr std::uint64_t keys_line_bytes = std::uint64_t{64} << 20;
+}  // namespace input
 
 // ---- The default network of `rica topo` / README command (1) --------------------------------
 inline constexpr const char* topology = "cccb:n=4";  ///< CCCB 4x16x16, 1,024 PEs

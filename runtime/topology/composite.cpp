@@ -24,6 +24,8 @@ ProductTopology::ProductTopology(const Topology& a, const Topology& b)
   p2_ = b.ports();
   c1_ = a.buffer_classes();
   c2_ = b.buffer_classes();
+  detail::check_ports_and_classes("product", std::uint64_t{p1_} + p2_, std::uint64_t{c1_} + c2_);
+  classes_ = static_cast<class_t>(c1_ + c2_);
   const std::uint32_t ka = a.orbit_count(), kb = b.orbit_count();
   k1_ = (ka && kb) ? ka : 0;
   k2_ = (ka && kb) ? kb : 0;
@@ -52,6 +54,8 @@ HierTopology::HierTopology(const Topology& cluster, const Topology& global, node
   p2_ = global.ports();
   c1_ = cluster.buffer_classes();
   c2_ = global.buffer_classes();
+  detail::check_ports_and_classes("hier", std::uint64_t{p1_} + p2_, 2 * std::uint64_t{c1_} + c2_);
+  classes_ = static_cast<class_t>(2 * c1_ + c2_);
 }
 
 std::string HierTopology::label(node_t v) const { return fmt::format("c{}:{}", v / n1_, a_->label(v % n1_)); }

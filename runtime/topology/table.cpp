@@ -11,8 +11,12 @@
 #include <istream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <thread>
+
+#include "rica/defaults.hpp"
+#include "rica/io.hpp"
 
 namespace rica {
 
@@ -342,9 +346,8 @@ GraphTopology make_shuffle_exchange(unsigned n) {
 }
 
 GraphTopology load_edge_list_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw usage_error(fmt::format("file:{}: cannot read edge-list file '{}': {}", path, path, std::strerror(errno)));
+  std::istringstream in(read_text_file(
+      path, "file:" + path, {defaults::input::topology_file_bytes, defaults::input::topology_line_bytes}));
   EdgeList g = parse_edge_list(in, path);
   return GraphTopology(g, "file:" + path);
 }

@@ -24,7 +24,7 @@ class ProductTopology {
   port_t ports() const noexcept { return static_cast<port_t>(p1_ + p2_); }
   Link out_link(node_t v, port_t p) const noexcept;
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept;
-  class_t buffer_classes() const noexcept { return static_cast<class_t>(c1_ + c2_); }
+  class_t buffer_classes() const noexcept { return classes_; }
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const;
@@ -40,6 +40,7 @@ class ProductTopology {
   node_t n1_, n2_;
   port_t p1_, p2_;
   class_t c1_, c2_;
+  class_t classes_;  ///< computed and range-checked in the constructor (never wraps)
   std::uint32_t k1_, k2_;  // orbit counts, 0 when either child has no symmetry (then both 0)
 };
 
@@ -56,7 +57,7 @@ class HierTopology : private NoSymmetry {
   port_t ports() const noexcept { return static_cast<port_t>(p1_ + p2_); }
   Link out_link(node_t v, port_t p) const noexcept;
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept;
-  class_t buffer_classes() const noexcept { return static_cast<class_t>(2 * c1_ + c2_); }
+  class_t buffer_classes() const noexcept { return classes_; }
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const { return {n1_, n2_}; }
@@ -70,6 +71,7 @@ class HierTopology : private NoSymmetry {
   node_t n1_, n2_, iface_;
   port_t p1_, p2_;
   class_t c1_, c2_;
+  class_t classes_;  ///< computed and range-checked in the constructor (never wraps)
 };
 
 }  // namespace rica

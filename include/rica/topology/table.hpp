@@ -19,6 +19,8 @@
 // token, a missing or extra field, a node id >= N, a self-loop (u == v), N or P out of range
 // (1 <= P <= N <= 8192 = GraphTopology::table_limit), a duplicate keyword or label; and, without
 // a line number, a file with no links or a graph in which some PE cannot reach another PE.
+// The file must be a regular file (devices and FIFOs are refused without reading) of at most
+// defaults::input::topology_file_bytes (256 MiB), no line above topology_line_bytes (4 KiB).
 // Parallel links are allowed (each is a separate port). Example, a directed ring of 4 PEs:
 //
 //   directed

@@ -1,0 +1,38 @@
+#pragma once
+// Bounded, checked file input and output for user-named files (topology files, key files, every
+// report the CLI writes). Every failure is a usage_error naming `what` (the option or spec that
+// named the file) and the reason, on one line.
+
+#include <cstdint>
+#include <string>
+
+namespace rica {
+
+/// Limits of one read: the file may hold at most `max_bytes` bytes and no line longer than
+/// `max_line` bytes (newline excluded).
+struct ReadLimits {
+  std::uint64_t max_bytes;
+  std::uint64_t max_line;
+};
+
+/// The whole content of the regular file `path`. Refuses, without blocking or reading further:
+/// a missing or unreadable file, anything but a regular file (FIFOs, devices such as /dev/zero,
+/// directories), a file above limits.max_bytes, a line above limits.max_line. Messages read
+/// "<what>: <reason>".
+std::string read_text_file(const std::string& path, const std::string& what, const ReadLimits& limits);
+
+/// Writes `text` to `path` (created or truncated) and closes it; every step checked (open, write,
+/// flush, close), so a full device or a vanished directory is an error: "<what>: cannot write
+/// '<path>': <reason>".
+void write_text_file(const std::string& path, const std::string& text, const std::string& what);
+
+/// Checks, before any work, that `path` can be written by write_text_file: non-empty, not a
+/// directory, in an existing directory that is writable (or an existing writable file).
+/// Creates nothing.
+void check_output_file(const std::string& path, const std::string& what);
+
+/// Makes sure `dir` is a writable directory, creating it (and its parents) when missing.
+/// Refuses an empty path, a path that exists and is not a directory, and an unwritable one.
+void prepare_output_dir(const std::string& dir, const std::string& what);
+
+}  // namespace rica

@@ -1,0 +1,127 @@
+// Bounded, checked file input and output (rica/io.hpp).
+#include "rica/io.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "rica/core.hpp"
+
+namespace rica {
+namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+/// Closes a descriptor on every path out of read_text_file.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::string parent_of(const std::string& path) {
+  const std::filesystem::path p(path);
+  const auto parent = p.parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, const std::string& what, const ReadLimits& limits) {
+  if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
+  // O_NONBLOCK: opening a FIFO without a writer must not block; the type check below refuses it.
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) throw usage_error(fmt::format("{}: cannot read '{}': {}", what, path, errno_text(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0)
+    throw usage_error(fmt::format("{}: cannot read '{}': {}", what, path, errno_text(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw usage_error(fmt::format("{}: '{}' is not a regular file (devices, FIFOs and directories are refused)",
+                                  what, path));
+  if (static_cast<std::uint64_t>(st.st_size) > limits.max_bytes)
+    throw usage_error(fmt::format("{}: '{}' has {} bytes; at most {} are accepted", what, path, st.st_size,
+                                  limits.max_bytes));
+  // Regular files do not block; clear O_NONBLOCK anyway so that read() semantics are the usual.
+  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  std::string text;
+  char buf[1 << 16];
+  std::uint64_t line = 0, lineno = 1;
+  for (;;) {
+    const ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw usage_error(fmt::format("{}: cannot read '{}': {}", what, path, errno_text(errno)));
+    }
+    if (n == 0) break;
+    // The size seen by fstat may be stale (a growing file, /proc): the bound holds on what is read.
+    if (text.size() + static_cast<std::uint64_t>(n) > limits.max_bytes)
+      throw usage_error(fmt::format("{}: '{}' has more than {} bytes; at most {} are accepted", what, path,
+                                    limits.max_bytes, limits.max_bytes));
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buf[i] == '\n') {
+        line = 0;
+        ++lineno;
+      } else if (++line > limits.max_line) {
+        throw usage_error(fmt::format("{}: '{}' line {} is longer than {} bytes", what, path, lineno,
+                                      limits.max_line));
+      }
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
+  const std::size_t written = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), f);
+  int err = written == text.size() ? 0 : errno;
+  if (std::fflush(f) != 0 && !err) err = errno;
+  if (std::fclose(f) != 0 && !err) err = errno;
+  if (err || written != text.size())
+    throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(err ? err : EIO)));
+}
+
+void check_output_file(const std::string& path, const std::string& what) {
+  if (path.empty()) throw usage_error(fmt::format("{}: empty file name; give a file to write", what));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("{}: '{}' is a directory; give a file to write", what, path));
+    if (::access(path.c_str(), W_OK) != 0)
+      throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
+    return;
+  }
+  const std::string dir = parent_of(path);
+  struct stat ds {};
+  if (::stat(dir.c_str(), &ds) != 0)
+    throw usage_error(fmt::format("{}: cannot write '{}': directory '{}' does not exist", what, path, dir));
+  if (!S_ISDIR(ds.st_mode))
+    throw usage_error(fmt::format("{}: cannot write '{}': '{}' is not a directory", what, path, dir));
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw usage_error(fmt::format("{}: cannot write '{}': directory '{}': {}", what, path, dir, errno_text(errno)));
+}
+
+void prepare_output_dir(const std::string& dir, const std::string& what) {
+  if (dir.empty()) throw usage_error(fmt::format("{}: empty directory name; give a directory to write to", what));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw usage_error(fmt::format("{}: '{}' exists and is not a directory", what, dir));
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw usage_error(fmt::format("{}: cannot create directory '{}': {}", what, dir, ec.message()));
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw usage_error(fmt::format("{}: cannot write in directory '{}': {}", what, dir, errno_text(errno)));
+}
+
+}  // namespace rica

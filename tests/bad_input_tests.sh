@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Bad input, every subcommand and every option kind (issue 11): each case must exit with status 2
+# and print exactly one line on stderr, "rica: error: ...", naming the parameter (the needle).
+# Nothing may hang: every call runs under a timeout. Usage: bad_input_tests.sh <rica>
+set -u
+RICA=${1:?path to rica}
+fail=0
+cases=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# bad <needle> <args...>: exit 2, one line on stderr starting "rica: error: " and containing needle.
+bad() {
+  local needle=$1; shift
+  cases=$((cases + 1))
+  local err got
+  err=$(timeout 60 "$RICA" "$@" 2>&1 >/dev/null); got=$?
+  if [ "$got" != 2 ]; then
+    echo "FAIL: rica $* -> exit $got, want 2"; printf '%s\n' "$err" | head -3; fail=1; return
+  fi
+  local lines; lines=$(printf '%s\n' "$err" | grep -c .)
+  if [ "$lines" != 1 ]; then echo "FAIL: rica $* -> $lines lines on stderr, want 1:"; printf '%s\n' "$err"; fail=1; return; fi
+  case "$err" in "rica: error: "*) ;; *) echo "FAIL: rica $* -> '$err' does not start 'rica: error: '"; fail=1; return;; esac
+  case "$err" in *"$needle"*) ;; *) echo "FAIL: rica $* -> '$err' does not name '$needle'"; fail=1;; esac
+}
+# bad_after_progress <needle> <args...>: as bad, for commands that print progress lines on stderr
+# before the failure; the error is then the last line.
+bad_after_progress() {
+  local needle=$1; shift
+  cases=$((cases + 1))
+  local err got
+  err=$(timeout 120 "$RICA" "$@" 2>&1 >/dev/null); got=$?
+  local last; last=$(printf '%s\n' "$err" | tail -1)
+  if [ "$got" != 2 ]; then echo "FAIL: rica $* -> exit $got, want 2"; printf '%s\n' "$err" | tail -3; fail=1; return; fi
+  case "$last" in "rica: error: "*"$needle"*) ;; *) echo "FAIL: rica $* -> last line '$last'"; fail=1;; esac
+}
+# good <args...>: exit 0 (the accepted edge of a bound).
+good() {
+  cases=$((cases + 1))
+  local err; err=$(timeout 120 "$RICA" "$@" 2>&1 >/dev/null) || { echo "FAIL: rica $* -> exit $?, want 0"; printf '%s\n' "$err" | head -3; fail=1; }
+}
+
+# ---- unsigned integers: negative, exponent, fraction, empty, above the bound, not a number ----
+for v in -1 1e23 1.5 "" 1000000001 x 0x10 " 5" 18446744073709551616; do bad "--packets" run torus:4x4 --packets "$v"; done
+for v in -1 -0 1e3 18446744073709551616 ""; do bad "--seed" run torus:4x4 --seed "$v"; done
+good run torus:4x4 --seed 18446744073709551615 --packets 2 --quiet
+for v in -1 1025 two; do bad "--threads" run torus:4x4 --threads "$v"; done
+for v in 0 -4 65537; do bad "--buffer-words" run torus:4x4 --buffer-words "$v"; done
+for v in 0 3 128 -1; do bad "--block" run torus:4x4 --block "$v"; done
+for v in 0 -1 1048577; do bad "--batch" run torus:4x4 --batch "$v"; done
+for v in 0 -1 2147483649 1e4; do bad "--cycles" run torus:4x4 --engine cycle --cycles "$v"; done
+bad "--warmup" run torus:4x4 --engine cycle --warmup -1
+bad "warmup" run torus:4x4 --engine cycle --cycles 100 --warmup 100
+for v in 0 -1 1e3; do bad "--samples" topo torus:4x4 --samples "$v"; done
+bad "--seed" topo torus:4x4 --seed -1
+for v in 0 -1 67108865; do bad "--parts" partition torus:4x4 --parts "$v"; done
+bad "--samples" partition torus:4x4 --parts 2 --samples -1
+bad "--seed" partition torus:4x4 --parts 2 --seed -1
+bad "--jobs" sweep torus:4x4 --jobs -1 --no-plot
+bad "--jobs" experiment rwc1 --jobs 1025
+bad "--keys" app sort -t torus:4x4 --keys -1
+bad "--keys" app sort -t torus:4x4 --keys 4294967296
+bad "--keys-per-packet" app sort -t torus:4x4 --keys-per-packet -1
+bad "--samples" app sort -t torus:4x4 --samples 0
+bad "--iterations" app stencil -t torus:4x4 --iterations -1
+bad "--iterations" app stencil -t torus:4x4 --iterations 0
+bad "--values-per-packet" app stencil -t torus:4x4 --values-per-packet 3
+bad "--points" app stencil -t torus:4x4 --points -5
+bad "--slice" os torus:4x4 --slice -1
+bad "--slice" os torus:4x4 --slice 1073741825
+bad "--packets" os torus:4x4 --packets 0
+bad "--partition" os torus:4x4 --partition -1
+bad "--io-hop-cycles" os torus:4x4 --io-hop-cycles 0
+bad "--save-rate" os torus:4x4 --save-rate -2
+bad "--cycles" experiment rwc1 --cycles 0
+bad "--threads" experiment rwc1 --threads -1
+bad "--seed" experiment rwc1 --seed -1
+
+# ---- rates: zero, above 1, not finite, empty elements, oversized grids --------------------------
+for v in 0 -0.1 1.01 nan inf "" 1e400 0.5x; do bad "--rate" run torus:4x4 --rate "$v"; done
+for v in "0.1,,0.2" "" "," "0.1," "0.1:0.2" "0.1:0.2:0.1:0.3" "0.2:0.1:0.1" "0.0001:1:0.0001" "0:0.1:0.01"; do
+  bad "--rates" sweep torus:4x4 --rates "$v" --no-plot
+done
+bad "--rate" os torus:4x4 --rate "0.1,,0.2"
+bad "--rate" os torus:4x4 --rate 0
+
+# ---- one parser per concept: the same value is refused the same way by every subcommand -----------
+for cmd in "run torus:4x4 --engine cycle" "sweep torus:4x4 --no-plot" "os torus:4x4" "app sort -t torus:4x4 --engine cycle" \
+           "bound torus:4x4"; do
+  # shellcheck disable=SC2086
+  bad "--link-cycles" $cmd --link-cycles 0
+  # shellcheck disable=SC2086
+  bad "--link-cycles" $cmd --link-cycles fast
+done
+for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app sort -t torus:4x4" "bound torus:4x4"; do
+  # shellcheck disable=SC2086
+  for v in 0 3:3 3:x x :1 3: 256 -3; do bad "--packet-words" $cmd --packet-words "$v"; done
+done
+for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app sort -t torus:4x4" "experiment rwc1" \
+           "topo torus:4x4" "partition torus:4x4 --parts 2"; do
+  # shellcheck disable=SC2086
+  bad "--seed" $cmd --seed -1
+done
+for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app stencil -t torus:4x4"; do
+  # shellcheck disable=SC2086
+  bad "--threads" $cmd --threads 5000
+  # shellcheck disable=SC2086
+  bad "--buffer-words" $cmd --buffer-words 0
+done
+
+# ---- engines: names, and options the chosen engine ignores -----------------------------------------
+bad "--engine" run torus:4x4 --engine warp
+bad "--engine" run torus:4x4 --engine ""
+bad "--engine" app sort -t torus:4x4 --engine CYCLE
+bad "--timing" run torus:4x4 --engine cycle --timing fast
+bad "--arbitration" run torus:4x4 --engine cycle --arbitration lifo
+for opt in "--cycles 100" "--warmup 1" "--link-cycles 2" "--timing saf" "--arbitration oldest"; do
+  # shellcheck disable=SC2086
+  bad "${opt% *}" run torus:4x4 $opt
+done
+bad "--link-cycles" app stencil -t torus:4x4 --link-cycles words
+bad "--timing" app sort -t torus:4x4 --timing saf
+bad "--rate" run torus:4x4 --app reduce:rounds=2 --rate 0.5
+bad "--packets" run torus:4x4 --app reduce:rounds=2 --packets 5
+bad "--traffic" run torus:4x4 --app reduce:rounds=2 --traffic hotspot
+
+# ---- names and texts: empty, unknown ----------------------------------------------------------------
+bad "--job" os torus:4x4 --job ""
+bad "--job" os torus:4x4 --job uniform
+bad "--job: 'nosuch' is neither a traffic pattern" os torus:4x4 --job uniform --job nosuch
+bad "--policy" os torus:4x4 --policy ""
+bad "--policy" os torus:4x4 --policy "drain,,flush"
+bad "--networks" experiment rwc1 --networks ""
+bad "--networks" experiment rwc1 --networks "CCCB,"
+bad "--patterns" experiment rwc1 --patterns ""
+bad "--networks" experiment rwc1 --networks XY
+bad "--traffic" run torus:4x4 --traffic ""
+bad "--app" run torus:4x4 --app ""
+bad "--map" app sort -t torus:4x4 --map ""
+bad "--algorithm" app sort -t torus:4x4 --algorithm ""
+bad "--grid" app stencil -t torus:4x4 --grid ""
+bad "--topology" app sort -t ""
+bad "topology spec" topo ""
+bad "topology" run ""
+bad "experiment <name>" experiment ""
+bad "--dims" os cccb:n=2 --parts 2 --dims ""
+
+# ---- topology specs: what the types cannot hold -------------------------------------------------------
+nested='hier:(mesh:2x2)/(mesh:2)'
+for _ in $(seq 1 16); do nested="hier:($nested)/(mesh:2)"; done
+bad "buffer classes" topo "$nested"
+bad "buffer classes" route "$nested" 0 1
+bad "buffer classes" run "$nested" --packets 1
+bad "topology spec of" topo "product:$(printf 'mesh:2x2*%.0s' $(seq 1 800))mesh:2x2"
+bad "nodes" topo "product:torus:8192x8192*torus:4x4"
+bad "unbalanced" topo "hier:(mesh:2x2/mesh:2"
+
+# ---- files read: devices, FIFOs, directories, oversized lines, missing ------------------------------
+mkfifo "$tmp/fifo"
+for f in /dev/zero "$tmp/fifo" "$tmp" /nonexistent/x; do
+  bad "file:$f" topo "file:$f"
+  bad "--keys-file" app sort -t torus:4x4 --keys-file "$f"
+  bad "'$f'" run torus:4x4 --app "sort:file=$f"
+done
+head -c 5000 /dev/zero | tr '\0' '1' > "$tmp/longline"
+bad "longer than" topo "file:$tmp/longline"
+printf 'nodes 4\n0 1\n1 x\n' > "$tmp/bad.txt"
+bad "$tmp/bad.txt:3" topo "file:$tmp/bad.txt"
+printf '1 2 -3\n' > "$tmp/keys"
+bad "--keys-file" app sort -t torus:4x4 --keys-file "$tmp/keys"
+
+# ---- files written: empty names, directories, missing directories, full devices -----------------------
+for opt in --json --csv --trace; do
+  bad "$opt" run torus:4x4 --packets 2 "$opt" ""
+  bad "$opt" run torus:4x4 --packets 2 "$opt" "$tmp"
+  bad "$opt" run torus:4x4 --packets 2 "$opt" /nonexistent/dir/out
+done
+bad "--json" run torus:4x4 --packets 2 --quiet --json /dev/full
+bad "--csv" run torus:4x4 --packets 2 --quiet --csv /dev/full
+bad "--json" app sort -t torus:4x4 --keys 20 --quiet --json /dev/full
+bad "--csv" app sort -t torus:4x4 --keys 20 --quiet --csv /dev/full
+bad "--json" app sort -t torus:4x4 --keys 20 --json ""
+bad "--dot" topo torus:3x3 --dot /dev/full
+bad "--dot" topo torus:3x3 --dot ""
+bad "--json" bound torus:4x4 --json /dev/full
+bad "--json" os torus:4x4 --json ""
+# Standard output on a full device (the report itself).
+cases=$((cases + 1))
+err=$(timeout 60 "$RICA" list 2>&1 >/dev/full); got=$?
+[ "$got" = 2 ] && [ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] && case "$err" in *"standard output"*) true;; *) false;; esac \
+  || { echo "FAIL: rica list > /dev/full -> exit $got: $err"; fail=1; }
+for cmd in "sweep torus:4x4 --no-plot" "os torus:4x4 --no-plot" "experiment rwc1 --no-plot"; do
+  # shellcheck disable=SC2086
+  bad "--out" $cmd --out ""
+  # shellcheck disable=SC2086
+  bad "--out" $cmd --out /dev/null
+  # shellcheck disable=SC2086
+  bad "--out" $cmd --out /dev/null/sub
+done
+# An output that cannot be written is found before the run (a directory where a file goes).
+mkdir -p "$tmp/blocked-exp/table.md" "$tmp/blocked-os/os.json" "$tmp/blocked-sweep/sweep.csv"
+bad "table.md" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/blocked-exp"
+bad "os.json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/blocked-os"
+bad "sweep.csv" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/blocked-sweep"
+# Outputs on a full device: the files are links to /dev/full, so every write fails after the run.
+mkdir -p "$tmp/full-sweep" "$tmp/full-os" "$tmp/full-exp"
+ln -s /dev/full "$tmp/full-sweep/sweep.csv"
+ln -s /dev/full "$tmp/full-os/os.csv"
+ln -s /dev/full "$tmp/full-exp/table.md"
+bad "--out" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/full-sweep"
+bad "--out" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/full-os"
+bad_after_progress "--out" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/full-exp"
+
+# ---- every subcommand: unknown options and missing arguments --------------------------------------------
+for cmd in list topo "route torus:4x4 0 1" "run torus:4x4" demo "sweep torus:4x4" "os torus:4x4" "bound torus:4x4" \
+           "partition torus:4x4" experiment "app sort -t torus:4x4" "app stencil -t torus:4x4"; do
+  # shellcheck disable=SC2086
+  bad "--nosuch" $cmd --nosuch
+done
+bad "spec" route
+bad "topology" sweep
+bad "topology" bound
+bad "topology" os
+bad "--topology" app stencil
+
+echo "bad_input_tests: $cases cases"
+exit $fail
