@@ -297,7 +297,7 @@ CLI::Option* add_rate(CLI::App* c, double& target) {
 CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help) {
   const std::string flag = flag_of(c, name);
   std::string shown;
-  for (double r : target) shown += fmt::format("{}{}", shown.empty() ? "" : ",", r);
+  for (double r : target) shown += fmt::format("{}{:g}", shown.empty() ? "" : ",", r);
   return c
       ->add_option_function<std::string>(
           name, [&target, flag](const std::string& s) { target = experiments::parse_rates(s, flag); },

@@ -366,7 +366,7 @@ std::string table_markdown(const Setup& setup, const std::vector<Summary>& rows)
                                 setup.title, setup.source, setup.name);
   out +=
       "Throughputs in packets per PE per cycle; latencies in cycles (generation to delivery). Zero-load: measured at "
-      "the lowest rate / the routed link-time sum. Saturation: the largest accepted throughput of the sweep (delivered "
+      "the lowest rate / the cut-through timing model over the routes. Saturation: the largest accepted throughput of the sweep (delivered "
       "in the window at that point beside it). Knee: accepted throughput where the mean latency reaches 3x zero-load. "
       "Bound: channel-load bound of the pattern.\n";
   std::string pattern;

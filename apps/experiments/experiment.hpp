@@ -8,7 +8,7 @@
 //   accepted    packets delivered per PE per cycle during the window [0, cycles);
 //   delivered   packets delivered during the window, all PEs (the MDCE paper's x axis);
 //   latency     delivery cycle - generation cycle, source queueing included, mean over packets;
-//   zero-load   the mean latency at the sweep's lowest rate (beside it the routed link-time sum);
+//   zero-load   the mean latency at the sweep's lowest rate (beside it the cut-through timing model over the routes);
 //   saturation  the largest accepted throughput the sweep reached (mean over seeds per rate);
 //   knee        the accepted throughput at which the mean latency first reaches 3 x zero-load
 //               (linear interpolation between neighbouring rates), the papers' "traffic tolerance";
@@ -132,7 +132,7 @@ struct Summary {
   std::string network, topology, pattern;
   unsigned seeds = 1;
   double zero_load = 0;         ///< measured mean latency at the lowest rate
-  double zero_load_routed = 0;  ///< channel_load's zero_load_latency (routed link-time sum)
+  double zero_load_routed = 0;  ///< channel_load's zero_load_latency (the timing model over the routes)
   double saturation = 0;        ///< largest accepted throughput (per-rate mean over seeds)
   double saturation_min = 0, saturation_max = 0;  ///< the largest accepted throughput of each seed: min, max
   std::uint64_t delivered_at_saturation = 0;

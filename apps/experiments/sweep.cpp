@@ -134,7 +134,9 @@ std::vector<double> parse_rates(const std::string& s, const std::string& option)
     if (count > static_cast<double>(defaults::limits::rates))
       throw usage_error(fmt::format("{}: '{}' has {:.0f} points; at most {} are accepted", option, s, count,
                                     defaults::limits::rates));
-    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) r.push_back(a + static_cast<double>(i) * step);
+    // Rounded to 12 significant digits, so 0.01:0.1:0.01 gives 0.06, not 0.060000000000000005.
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i)
+      r.push_back(std::stod(fmt::format("{:.12g}", a + static_cast<double>(i) * step)));
   } else {
     std::size_t start = 0;
     while (start <= s.size()) {
