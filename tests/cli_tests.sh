@@ -109,7 +109,7 @@ for pat in uniform quarter hotspot mesh localized transpose bitcomp bitrev shuff
 done
 # ---- cycle engine ----
 check_exit 0 "cycle engine" run cccb:n=3 --engine cycle --rate 0.1 --cycles 300 --quiet
-expect_in "latency (cycles)" "cycle engine latency unit" run torus:4x4 --engine cycle --rate 0.1 --cycles 200 --quiet
+expect_in "cycles (generation to delivery)" "cycle engine latency unit" run torus:4x4 --engine cycle --rate 0.1 --cycles 200 --quiet
 check_exit 2 "bad link cycles" run torus:4x4 --engine cycle --link-cycles fast
 check_exit 2 "warmup beyond window" run torus:4x4 --engine cycle --cycles 100 --warmup 100
 t1=$(mktemp); t2=$(mktemp)

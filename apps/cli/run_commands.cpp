@@ -96,8 +96,16 @@ int run(RunOptions o) {
                st.conservation_ok ? "conservation ok (" + st.verify_method + ")" : "CONSERVATION FAILED");
     fmt::print("hops          mean {:.3f}, max {}; relayed {}, blocked {}\n", st.hops_mean, st.hops_max,
                st.forwarded, st.blocked);
-    fmt::print("latency ({})  mean {:.2f}, p50 {:.0f}, p99 {:.0f}, max {:.0f}\n", st.latency_unit, st.latency_mean,
-               st.latency_p50, st.latency_p99, st.latency_max);
+    // Latencies in a readable unit: cycles as they are; ns scaled to us or ms when large.
+    const double scale = st.latency_unit != "ns" ? 1.0 : st.latency_p50 >= 1e6 ? 1e6 : st.latency_p50 >= 1e3 ? 1e3 : 1.0;
+    const std::string unit = st.latency_unit != "ns" ? st.latency_unit : scale == 1e6 ? "ms" : scale == 1e3 ? "us" : "ns";
+    const int digits = st.latency_unit != "ns" ? 1 : 2;
+    fmt::print("latency       mean {:.{}f}, p50 {:.{}f}, p99 {:.{}f}, p99.9 {:.{}f}, max {:.{}f} {} (generation to delivery)\n",
+               st.latency_mean / scale, digits, st.latency_p50 / scale, digits, st.latency_p99 / scale, digits,
+               st.latency_p999 / scale, digits, st.latency_max / scale, digits, unit);
+    fmt::print("  network     mean {:.{}f}, p50 {:.{}f}, p99 {:.{}f}, max {:.{}f} {} (entering the network to delivery)\n",
+               st.net_latency_mean / scale, digits, st.net_latency_p50 / scale, digits, st.net_latency_p99 / scale,
+               digits, st.net_latency_max / scale, digits, unit);
     if (cycle)
       fmt::print("virtual time  {} cycles run ({} injecting); accepted {:.4f} packets/PE/cycle\n", st.cycles_run,
                  cfg.cycles, st.throughput);

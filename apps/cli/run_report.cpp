@@ -33,7 +33,12 @@ nlohmann::json stats_json(const Topology& t, const EngineConfig& cfg, const RunS
   j["latency_mean"] = st.latency_mean;
   j["latency_p50"] = st.latency_p50;
   j["latency_p99"] = st.latency_p99;
+  j["latency_p999"] = st.latency_p999;
   j["latency_max"] = st.latency_max;
+  j["net_latency_mean"] = st.net_latency_mean;
+  j["net_latency_p50"] = st.net_latency_p50;
+  j["net_latency_p99"] = st.net_latency_p99;
+  j["net_latency_max"] = st.net_latency_max;
   j["latency_unit"] = st.latency_unit;
   j["packets_per_s"] = st.packets_per_s;
   j["packet_hops_per_s"] = st.packet_hops_per_s;
