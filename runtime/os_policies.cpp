@@ -53,7 +53,7 @@ SwitchPolicy policy_by_name(const std::string& name) {
     if (r[i].name == name) return SwitchPolicy(static_cast<std::uint16_t>(i));
     valid += (i ? ", " : "") + r[i].name;
   }
-  throw usage_error(fmt::format("os: unknown policy '{}'; valid: {}", name, valid));
+  throw usage_error(fmt::format("--policy: unknown switch policy '{}'; valid: {}", name, valid));
 }
 
 std::vector<std::pair<std::string, std::string>> switch_policies() {

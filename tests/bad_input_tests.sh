@@ -82,6 +82,11 @@ for v in "0.1,,0.2" "" "," "0.1," "0.1:0.2" "0.1:0.2:0.1:0.3" "0.2:0.1:0.1" "0.0
   bad "--rates" sweep torus:4x4 --rates "$v" --no-plot
 done
 bad "--rate" os torus:4x4 --rate "0.1,,0.2"
+# issue 11 item 8: the async engine never finished at tiny rates (a probability per activation)
+bad "--rate" run torus:4x4 --rate 1e-9 --packets 5
+bad "--timing" run torus:4x4 --engine cycle --timing wormhole
+bad "--arbitration" run torus:4x4 --engine cycle --arbitration lifo
+bad "--policy" os torus:4x4 --policy drain-nowhere
 bad "--rate" os torus:4x4 --rate 0
 
 # ---- one parser per concept: the same value is refused the same way by every subcommand -----------

@@ -67,6 +67,13 @@ int run(RunOptions o) {
   EngineConfig cfg = engine_config(o.engine);
   cfg.progress = !o.quiet;
   const bool cycle = cfg.engine == EngineKind::cycle;
+  // The async engine has no clock: --rate is a probability per activation of a PE, and a PE is
+  // activated continuously while it generates. Below this rate a run spends more than 10,000
+  // activations per packet (seconds to hours of spinning): refused, the cycle engine has a clock.
+  if (!cycle && o.app.empty() && o.rate < defaults::traffic::async_min_rate)
+    throw usage_error(fmt::format("--rate: {:g} is below the async engine's minimum {:g} (a probability per PE "
+                                  "activation); use --engine cycle for lower rates",
+                                  o.rate, defaults::traffic::async_min_rate));
   o.packets = o.packets_opt ? *o.packets_opt : (cycle ? cfg.cycles : defaults::traffic::packets);
   TrafficOptions to;
   to.rate = o.rate;

@@ -233,6 +233,9 @@ EngineConfig engine_config(const Setup& s) {
   cfg.packet_spread = s.packet_spread;
   cfg.cycles = s.cycles;
   set_link_cycles(cfg, s.link_cycles);
+  // The committed runs (docs/experiments) use round-robin output arbitration, the simple router
+  // of the papers' era; kept pinned so they stay reproducible under the oldest-first default.
+  cfg.arbitration = Arbitration::round_robin;
   return cfg;
 }
 

@@ -39,6 +39,9 @@ inline constexpr double rate = 1.0;             ///< packets per PE per injectio
 inline constexpr std::uint64_t packets = 200;   ///< packets per PE
 inline constexpr double hotspot_fraction = 0.05;
 inline constexpr unsigned backlog = 8;          ///< open-loop generators pause above this backlog
+/// The async engine's smallest --rate (a probability per PE activation): at most 10,000 activations
+/// per packet, so a run always progresses (issue 11, item 8).
+inline constexpr double async_min_rate = 1e-4;
 }  // namespace traffic
 
 // ---- Application kernels (rica app sort|stencil, apps/sort, apps/stencil; docs/apps.md) -------

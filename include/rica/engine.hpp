@@ -52,7 +52,10 @@ struct EngineConfig {
   unsigned link_cycles = 0;
   bool link_cycles_words = false;
   Timing timing = Timing::vct;                              ///< cycle engine timing model
-  Arbitration arbitration = Arbitration::round_robin;       ///< cycle engine output arbitration
+  /// Cycle engine output arbitration. Oldest first by default: round robin starves inputs deep in
+  /// saturation (torus:32x32, rate 1: max latency 22,143 cycles and 0.0095 accepted, against
+  /// 2,403 and 0.0252 oldest first; docs/runtime.md).
+  Arbitration arbitration = Arbitration::oldest;
   std::string trace;         ///< CSV file: one row per delivered packet (both engines)
 };
 
