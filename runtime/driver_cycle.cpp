@@ -277,8 +277,8 @@ void CycleDriver::run(const T& t, RunStats& st) {
     }
     if (tty && (cycle & 255) == 0 && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
       last_print = std::chrono::steady_clock::now();
-      std::uint64_t delivered = 0, hops = 0;
-      for (const ThreadStats& ts : m.tstats_) delivered += ts.delivered, hops += ts.hops;
+      std::uint64_t hops = 0;
+      for (const ThreadStats& ts : m.tstats_) hops += ts.hops;
       const double secs = std::chrono::duration<double>(last_print - t0).count();
       std::fprintf(stderr, "\r  cycle %llu / %llu  delivered %llu packets  %llu packet-hops (%.1f M hops/s)   ",
                    static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(cfg.cycles),

@@ -188,6 +188,58 @@ bool Machine::generating() const {
   return false;
 }
 
+namespace {
+/// Bytes this process may still allocate: the host's available memory, and the address-space
+/// and data limits (ulimit -v / -d) less what the process already maps.
+double memory_available() {
+  double avail = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    unsigned long long kb = 0;
+    while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2)
+      if (std::string(key) == "MemAvailable:") avail = static_cast<double>(kb) * 1024.0;
+    std::fclose(f);
+  }
+  if (avail <= 0) avail = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  double mapped = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages = 0;
+    if (std::fscanf(f, "%llu", &pages) == 1) mapped = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  for (int res : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit rl{};
+    if (getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      avail = std::min(avail, std::max(0.0, static_cast<double>(rl.rlim_cur) - mapped));
+  }
+  return avail;
+}
+}  // namespace
+
+void Machine::check_memory() const {
+  // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
+  // ring of packets, allocator overhead, credit), per-node state, per-port tables, the cycle
+  // engine's tables, the exactly-once bitmap, and each job's per-PE application state as the
+  // application declares nothing better: a PeState-sized allowance per PE.
+  const double nodes = nodes_, ports = static_cast<double>(nodes_) * ports_;
+  const double buffers = nodes * n_buf_;
+  const double slots = cfg_.buffer_words / std::max(1u, min_words_) + 1;
+  double bytes = buffers * (static_cast<double>(sizeof(LinkBuffer)) + slots * sizeof(Packet) + 16 + 8 + 4);
+  const auto jobs = static_cast<double>(jobs_.size());
+  bytes += nodes * (2.0 * sizeof(PeState) + 16.0 * ((n_buf_ + 63) / 64) + 8 + 16.0 * jobs);
+  bytes += ports * (4 + 8 + (cycle_mode_ ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  double bits = 0;
+  for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
+  if (bits <= 8e9) bytes += bits / 8;
+  const double avail = memory_available();
+  if (bytes > 0.9 * avail)
+    throw usage_error(fmt::format(
+        "memory: the machine needs about {:.1f} GB ({} nodes x {} ports x {} classes of {}-word buffers, "
+        "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d); reduce --buffer-words "
+        "or the network size",
+        bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, bytes / nodes, avail / 1e9));
+}
+
 void Machine::allocate() {
   nodes_ = topo_.nodes();
   pes_ = topo_.pes();
@@ -196,12 +248,7 @@ void Machine::allocate() {
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
-  const std::size_t slots = cfg_.buffer_words / std::max(1u, min_words_) + 1;
-  const double bytes = static_cast<double>(nbuf) * static_cast<double>(sizeof(LinkBuffer) + slots * sizeof(Packet) + 16);
-  if (bytes > 20e9)
-    throw usage_error(fmt::format("the machine needs {:.1f} GB of link buffers ({} nodes x {} ports x {} classes x "
-                                  "{} words); reduce --buffer-words or the network size",
-                                  bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words));
+  check_memory();
   buffer_memory_ = static_cast<std::byte*>(::operator new(nbuf * sizeof(LinkBuffer), std::align_val_t{64}));
   auto* bufs = reinterpret_cast<LinkBuffer*>(buffer_memory_);
   for (std::size_t i = 0; i < nbuf; ++i) new (&bufs[i]) LinkBuffer(cfg_.buffer_words, min_words_);

@@ -425,6 +425,9 @@ class Machine {
   bool packets_left() const;
   bool generating() const;
   void allocate();
+  /// Refuses (usage_error, exit 2) a machine whose estimated footprint exceeds the memory this
+  /// process may still use.
+  void check_memory() const;
 
   const Topology& topo_;
   std::vector<JobRt> jobs_;  ///< one per application; a plain run has one covering every PE

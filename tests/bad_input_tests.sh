@@ -82,6 +82,10 @@ for v in "0.1,,0.2" "" "," "0.1," "0.1:0.2" "0.1:0.2:0.1:0.3" "0.2:0.1:0.1" "0.0
   bad "--rates" sweep torus:4x4 --rates "$v" --no-plot
 done
 bad "--rate" os torus:4x4 --rate "0.1,,0.2"
+# issue 11 item 7: the whole footprint against the memory this process may use (ulimit -v)
+cases=$((cases + 1))
+err=$( (ulimit -v 3000000; timeout 60 "$RICA" run torus:1024x1024 --packets 2 --quiet) 2>&1 >/dev/null); got=$?
+case "$got:$err" in "2:rica: error: memory: "*"GB are available"*) ;; *) echo "FAIL: memory guard under ulimit -v -> exit $got: $err"; fail=1;; esac
 # issue 11 item 8: the async engine never finished at tiny rates (a probability per activation)
 bad "--rate" run torus:4x4 --rate 1e-9 --packets 5
 bad "--timing" run torus:4x4 --engine cycle --timing wormhole

@@ -1,5 +1,9 @@
 // rica — emulation runtime for message passing on emulated interconnection networks.
 // Exit status: 0 success, 1 internal failure, 2 bad input (one line on stderr).
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +14,34 @@
 
 #include "commands.hpp"
 #include "rica/core.hpp"
+
+// The size of the last allocation that failed, for the out-of-memory message (issue 11: a
+// bad_alloc anywhere is a clean exit 2 naming the size asked for). The replacements below are the
+// standard operator new with that one addition; operator delete is the standard one.
+static std::atomic<std::size_t> failed_request{0};
+static void* allocate_or_throw(std::size_t n) {
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  failed_request.store(n);
+  throw std::bad_alloc();
+}
+static void* allocate_aligned_or_throw(std::size_t n, std::align_val_t a) {
+  const std::size_t al = static_cast<std::size_t>(a);
+  if (void* p = std::aligned_alloc(al, (std::max<std::size_t>(n, 1) + al - 1) / al * al)) return p;
+  failed_request.store(n);
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n) { return allocate_or_throw(n); }
+void* operator new[](std::size_t n) { return allocate_or_throw(n); }
+void* operator new(std::size_t n, std::align_val_t a) { return allocate_aligned_or_throw(n, a); }
+void* operator new[](std::size_t n, std::align_val_t a) { return allocate_aligned_or_throw(n, a); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 int main(int argc, char** argv) {
   CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
@@ -37,6 +69,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const rica::usage_error& e) {
     std::fprintf(stderr, "rica: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "rica: error: memory: out of memory (a request for %zu bytes failed); reduce the network "
+                 "size, --buffer-words or --packets\n", failed_request.load());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rica: internal error: %s\n", e.what());
