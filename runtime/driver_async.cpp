@@ -13,6 +13,7 @@
 // reads every PE's state: either the application is done and the network empty, or packets remain
 // that nothing can move — a deadlock, reported with the full buffers and the waiting cycle.
 #include "machine.hpp"
+#include "tsan.hpp"
 
 namespace rica::detail {
 
@@ -78,9 +79,9 @@ struct AsyncDriver {
   }
   void enqueue_block(std::size_t b) {
     outstanding.fetch_add(1, std::memory_order_relaxed);
-    RICA_TSAN_RELEASE(this);
+    tsan_release(&tsan_token);
     arena->enqueue([this, b] {
-      RICA_TSAN_ACQUIRE(this);
+      tsan_acquire(&tsan_token);
       block_runner(b);
     });
   }
@@ -184,9 +185,9 @@ struct AsyncDriver {
     // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
     if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
     outstanding.fetch_add(1, std::memory_order_relaxed);
-    RICA_TSAN_RELEASE(this);
+    tsan_release(&tsan_token);
     arena->enqueue([this, b] {
-      RICA_TSAN_ACQUIRE(this);
+      tsan_acquire(&tsan_token);
       block_runner(b);
     });
     outstanding.fetch_sub(1, std::memory_order_release);

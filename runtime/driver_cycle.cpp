@@ -15,6 +15,7 @@
 // after the tail reached the previous node; it is delivered when its tail arrives. Zero-load
 // latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
 #include "machine.hpp"
+#include "tsan.hpp"
 
 namespace rica::detail {
 
@@ -225,17 +226,16 @@ void CycleDriver::run(const T& t, RunStats& st) {
       // The cycle is a barrier: what the main thread did between cycles happens before every
       // step of this cycle, and every step before the main thread's next turn. (TSan cannot see
       // oneTBB's join inside the uninstrumented libtbb; these annotations state it.)
-      RICA_TSAN_RELEASE(&m.cycle_);
+      tsan_fork();
       if (threads == 1 || active_nodes < 256) {  // a few nodes: not worth a fork (same results)
         step_words(0, words);
       } else {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const tbb::blocked_range<std::size_t>& r) {
-          RICA_TSAN_ACQUIRE(&m.cycle_);
+          const TsanTask tsan_task;  // first: the body reads its closure only after the acquire
           step_words(r.begin(), r.end());
-          RICA_TSAN_RELEASE(&m.tstats_);
         }, tbb::static_partitioner());
       }
-      RICA_TSAN_ACQUIRE(&m.tstats_);
+      tsan_join();
     });
     // The next cycle's active set: nodes that still have work (set by their steps), then new
     // arrivals and nodes the OS touched.

@@ -34,19 +34,6 @@
 #define RICA_HAVE_TSC 1
 #endif
 
-// ThreadSanitizer cannot see the happens-before edge of a oneTBB task hand-off (libtbb is not
-// instrumented); these annotations state it: everything an enqueuer did before enqueueing a
-// block task happens before that task runs (on the engine's address, so it is engine-wide).
-// tests/tsan.supp covers TBB's own task-object allocation; the tsan preset uses both.
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-#define RICA_TSAN_ACQUIRE(p) __tsan_acquire(static_cast<void*>(p))
-#define RICA_TSAN_RELEASE(p) __tsan_release(static_cast<void*>(p))
-#else
-#define RICA_TSAN_ACQUIRE(p) ((void)0)
-#define RICA_TSAN_RELEASE(p) ((void)0)
-#endif
 
 // Debug-build precondition checks (oneTBB's __TBB_ASSERT style): free in release builds.
 #ifndef NDEBUG
