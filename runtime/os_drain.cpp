@@ -33,6 +33,19 @@ std::uint64_t drain_bound(const SwitchState& s) {
   return std::uint64_t{s.os().io_hop_cycles} * depth_max + m.max_link_cycles() + 1 + 2 * s.words_cost(cap_words);
 }
 
+std::uint64_t drain_sweep(SwitchState& s, const NodeSwitch& n, std::uint64_t now, node_t to, std::uint64_t& packets,
+                          std::uint64_t& words) {
+  SwitchRecord& rec = s.record();
+  rec.freeze_cycles = std::max(rec.freeze_cycles, now - s.started_at());
+  std::uint64_t w = 0;
+  packets += s.machine().sweep(n.v, [&](const Packet& p) {
+    s.saved(p.job, to).push_back(p);
+    w += p.words;
+  });
+  words += w;
+  return w;
+}
+
 namespace {
 
 class Drain final : public SwitchPolicyImpl {
@@ -44,17 +57,8 @@ class Drain final : public SwitchPolicyImpl {
   std::optional<std::uint64_t> clear(SwitchState& s, const NodeSwitch& n, std::uint64_t now, std::uint64_t& packets,
                                      std::uint64_t& words) override {
     if (!drain_frozen(s, n, now)) return std::nullopt;
-    SwitchRecord& rec = s.record();
-    rec.freeze_cycles = std::max(rec.freeze_cycles, now - s.started_at());
-    std::uint64_t w = 0;
-    packets += s.machine().sweep(n.v, [&](const Packet& p) {
-      s.saved(p.job, n.v).push_back(p);
-      w += p.words;
-    });
-    words += w;
-    return now + s.words_cost(w);
+    return now + s.words_cost(drain_sweep(s, n, now, n.v, packets, words));
   }
-
 };
 
 }  // namespace

@@ -43,17 +43,10 @@ class DrainToPe final : public SwitchPolicyImpl {
   std::optional<std::uint64_t> clear(SwitchState& s, const NodeSwitch& n, std::uint64_t now, std::uint64_t& packets,
                                      std::uint64_t& words) override {
     if (!drain_frozen(s, n, now)) return std::nullopt;
-    SwitchRecord& rec = s.record();
-    rec.freeze_cycles = std::max(rec.freeze_cycles, now - s.started_at());
     node_t to = n.v;
     std::uint64_t distance = 0;
     if (n.v >= s.machine().pes()) std::tie(to, distance) = nearest(s, n.out).at(n.v);
-    std::uint64_t w = 0;
-    packets += s.machine().sweep(n.v, [&](const Packet& p) {
-      s.saved(p.job, to).push_back(p);
-      w += p.words;
-    });
-    words += w;
+    const std::uint64_t w = drain_sweep(s, n, now, to, packets, words);
     std::uint64_t& free = memory_free_[to];
     free = std::max(now + distance * s.machine().max_link_cycles(), free) + s.words_cost(w);
     return free;

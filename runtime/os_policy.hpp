@@ -102,5 +102,9 @@ std::unique_ptr<SwitchPolicyImpl> make_drain_pe_policy();
 /// bound on a drain's duration.
 bool drain_frozen(const SwitchState& s, const NodeSwitch& n, std::uint64_t now);
 std::uint64_t drain_bound(const SwitchState& s);
+/// Drain's sweep once node n is frozen: records the freeze time, moves n's buffered packets into
+/// the save areas of node `to` (n itself for drain), adds the counts; returns the words saved.
+std::uint64_t drain_sweep(SwitchState& s, const NodeSwitch& n, std::uint64_t now, node_t to, std::uint64_t& packets,
+                          std::uint64_t& words);
 
 }  // namespace rica::detail

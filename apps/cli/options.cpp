@@ -184,31 +184,31 @@ CLI::Option* add_output_dir(CLI::App* c, const std::string& name, std::string& t
 
 // ---- Option concepts --------------------------------------------------------------------------
 
-CLI::Option* add_engine(CLI::App* c, EngineKind& target) {
+/// A named selector option (`parse` maps a name to the value, throwing usage_error naming the
+/// option and the accepted names); the default shown is the current value's name.
+template <class T, class Parse>
+CLI::Option* add_selector(CLI::App* c, const std::string& name, T& target, Parse parse, const std::string& help,
+                          const std::string& accepted) {
   return c
       ->add_option_function<std::string>(
-          "--engine", [&target](const std::string& s) { target = engine_kind_by_name(s, "--engine"); },
-          "Engine: async (real threads, ns) or cycle (deterministic virtual clock, cycles)")
+          name, [&target, parse, name](const std::string& s) { target = parse(s, name); }, help)
       ->default_str(to_string(target))
-      ->type_name("async|cycle");
+      ->type_name(accepted);
+}
+
+CLI::Option* add_engine(CLI::App* c, EngineKind& target) {
+  return add_selector(c, "--engine", target, engine_kind_by_name,
+                      "Engine: async (real threads, ns) or cycle (deterministic virtual clock, cycles)", "async|cycle");
 }
 
 CLI::Option* add_timing(CLI::App* c, Timing& target) {
-  return c
-      ->add_option_function<std::string>(
-          "--timing", [&target](const std::string& s) { target = timing_by_name(s, "--timing"); },
-          "Cycle engine: vct (virtual cut-through) or saf (store-and-forward)")
-      ->default_str(to_string(target))
-      ->type_name("vct|saf");
+  return add_selector(c, "--timing", target, timing_by_name,
+                      "Cycle engine: vct (virtual cut-through) or saf (store-and-forward)", "vct|saf");
 }
 
 CLI::Option* add_arbitration(CLI::App* c, Arbitration& target) {
-  return c
-      ->add_option_function<std::string>(
-          "--arbitration", [&target](const std::string& s) { target = arbitration_by_name(s, "--arbitration"); },
-          "Cycle engine: output arbitration, rr (round robin) or oldest")
-      ->default_str(to_string(target))
-      ->type_name("rr|oldest");
+  return add_selector(c, "--arbitration", target, arbitration_by_name,
+                      "Cycle engine: output arbitration, rr (round robin) or oldest", "rr|oldest");
 }
 
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {
