@@ -46,24 +46,27 @@ void bm_spsc_same_thread(benchmark::State& state) {
 BENCHMARK(bm_spsc_same_thread);
 
 void bm_link_buffer_cross_core(benchmark::State& state) {
-  // The same stream through rica::LinkBuffer (word credits, wake-up flag), 3-word packets.
-  rica::LinkBuffer b(32, 2);
+  // The same stream through rica::LinkBuffer (word credits, wake-up flag, slot pool), 3-word packets.
+  rica::LinkBufferSet set(1, 32, 2);
+  rica::LinkBuffer& b = set[0];
   const std::int64_t n = 1 << 22;
   for (auto _ : state) {
     std::thread consumer([&] {
+      rica::SlotCache cache(set.pool());
       std::int64_t got = 0;
       while (got < n)
         if (!b.empty()) {
-          b.pop_and_check();
+          b.pop_and_check(cache);
           ++got;
         }
     });
     rica::LinkBuffer::Credit c;
+    rica::SlotCache cache(set.pool());
     rica::Packet p;
     p.words = 3;
     for (std::int64_t i = 0; i < n;)
       if (b.fits(c, 3)) {
-        b.push(c, p);
+        b.push(c, p, cache);
         ++i;
       }
     consumer.join();

@@ -202,7 +202,7 @@ struct AsyncDriver {
     tbb::task_arena local_arena(static_cast<int>(threads), 0);
     // Arena slot indices run up to max_concurrency (slot 0 may be a master slot even when none is
     // reserved): one ThreadStats per possible slot.
-    m.tstats_ = std::vector<ThreadStats>(static_cast<std::size_t>(threads) + 1);
+    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
     for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
     arena = &local_arena;
     block_runner = [this, &t](std::size_t b) { run_block(t, b); };

@@ -174,7 +174,7 @@ void CycleDriver::run(const T& t, RunStats& st) {
   const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena local_arena(static_cast<int>(threads));
-  m.tstats_ = std::vector<ThreadStats>(static_cast<std::size_t>(threads) + 1);
+  m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
   for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
   port_rr.assign(std::size_t{nodes} * m.ports_, 0);
   const unsigned max_len = m.max_link_cycles();

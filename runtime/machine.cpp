@@ -26,14 +26,7 @@ Machine::Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c)
   allocate();
 }
 
-Machine::~Machine() {
-  if (buffer_memory_) {
-    const std::size_t n = std::size_t{nodes_} * n_buf_;
-    auto* b = reinterpret_cast<LinkBuffer*>(buffer_memory_);
-    for (std::size_t i = 0; i < n; ++i) b[i].~LinkBuffer();
-    ::operator delete(buffer_memory_, std::align_val_t{64});
-  }
-}
+Machine::~Machine() = default;
 
 void Machine::send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_t w0, std::uint64_t w1,
                    std::uint8_t job) {
@@ -81,7 +74,8 @@ void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
     ts.net_lat_max = std::max(ts.net_lat_max, net);
     ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
     ++ts.net_lat_hist[std::min<unsigned>(lat_bucket(net), 64 * 8 - 1)];
-    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];
+    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];  // the last bucket collects 255 and more
+    ts.hop_sum += p.hops;
     ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
   }
   if (cycle_mode_ && t_now >= cfg_.warmup && t_now < cfg_.cycles) ++ts.delivered_in_window;
@@ -191,53 +185,72 @@ bool Machine::generating() const {
 namespace {
 /// Bytes this process may still allocate: the host's available memory, and the address-space
 /// and data limits (ulimit -v / -d) less what the process already maps.
-double memory_available() {
-  double avail = 0;
+/// Bytes of memory this process may still make resident (MemAvailable), and of address space
+/// it may still map (ulimit -v / -d less what is mapped; unlimited: infinity).
+struct MemoryRoom {
+  double resident = 0, address = 0;
+};
+MemoryRoom memory_available() {
+  MemoryRoom r;
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
     char key[64];
     unsigned long long kb = 0;
     while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2)
-      if (std::string(key) == "MemAvailable:") avail = static_cast<double>(kb) * 1024.0;
+      if (std::string(key) == "MemAvailable:") r.resident = static_cast<double>(kb) * 1024.0;
     std::fclose(f);
   }
-  if (avail <= 0) avail = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (r.resident <= 0) r.resident = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   double mapped = 0;
   if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
     unsigned long long pages = 0;
     if (std::fscanf(f, "%llu", &pages) == 1) mapped = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
     std::fclose(f);
   }
+  r.address = std::numeric_limits<double>::infinity();
   for (int res : {RLIMIT_AS, RLIMIT_DATA}) {
     rlimit rl{};
     if (getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-      avail = std::min(avail, std::max(0.0, static_cast<double>(rl.rlim_cur) - mapped));
+      r.address = std::min(r.address, std::max(0.0, static_cast<double>(rl.rlim_cur) - mapped));
   }
-  return avail;
+  r.resident = std::min(r.resident, r.address);
+  return r;
 }
 }  // namespace
 
 void Machine::check_memory() const {
   // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
-  // ring of packets, allocator overhead, credit), per-node state, per-port tables, the cycle
-  // engine's tables, the exactly-once bitmap, and each job's per-PE application state as the
-  // application declares nothing better: a PeState-sized allowance per PE.
+  // index ring, bitmaps, credit, and the packet slots they touch), per-node state, per-port
+  // tables, the cycle engine's tables, the exactly-once bitmap, and each job's per-PE application
+  // state as the application declares nothing better: a PeState-sized allowance per PE.
+  // Packet slots become resident only as packets fill the buffers (rica/link_buffer.hpp): the
+  // estimate allows four packets in flight per node; a run that fills every buffer needs up to
+  // capacity / shortest packet slots per buffer (sizeof(Packet) each) more.
   const double nodes = nodes_, ports = static_cast<double>(nodes_) * ports_;
   const double buffers = nodes * n_buf_;
-  const double slots = cfg_.buffer_words / std::max(1u, min_words_) + 1;
-  double bytes = buffers * (static_cast<double>(sizeof(LinkBuffer)) + slots * sizeof(Packet) + 16 + 8 + 4);
+  double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_) +
+                 buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(Packet);
   const auto jobs = static_cast<double>(jobs_.size());
   bytes += nodes * (2.0 * sizeof(PeState) + 16.0 * ((n_buf_ + 63) / 64) + 8 + 16.0 * jobs);
   bytes += ports * (4 + 8 + (cycle_mode_ ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
   double bits = 0;
   for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
   if (bits <= 8e9) bytes += bits / 8;
-  const double avail = memory_available();
-  if (bytes > 0.9 * avail)
+  const MemoryRoom room = memory_available();
+  if (bytes > 0.9 * room.resident)
     throw usage_error(fmt::format(
         "memory: the machine needs about {:.1f} GB ({} nodes x {} ports x {} classes of {}-word buffers, "
         "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d); reduce --buffer-words "
         "or the network size",
-        bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, bytes / nodes, avail / 1e9));
+        bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, bytes / nodes, room.resident / 1e9));
+  // The packet pool maps room for every packet the buffers could hold at once (resident only as
+  // used), which counts against ulimit -v / -d.
+  const double pool = LinkBufferSet::pool_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_);
+  if (bytes + pool > 0.9 * room.address)
+    throw usage_error(fmt::format(
+        "memory: the machine needs about {:.1f} GB of address space ({:.1f} GB at once, up to {:.1f} GB more as "
+        "its {} nodes x {} ports x {} classes of {}-word buffers fill) but {:.1f} GB are available (ulimit -v/-d); "
+        "raise the limit, reduce --buffer-words or the network size",
+        (bytes + pool) / 1e9, bytes / 1e9, pool / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, room.address / 1e9));
 }
 
 void Machine::allocate() {
@@ -249,9 +262,9 @@ void Machine::allocate() {
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
   check_memory();
-  buffer_memory_ = static_cast<std::byte*>(::operator new(nbuf * sizeof(LinkBuffer), std::align_val_t{64}));
-  auto* bufs = reinterpret_cast<LinkBuffer*>(buffer_memory_);
-  for (std::size_t i = 0; i < nbuf; ++i) new (&bufs[i]) LinkBuffer(cfg_.buffer_words, min_words_);
+  buffers_ = std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_);
+  LinkBuffer* bufs = buffers_->data();
+  main_slots_.attach(buffers_->pool());
   credits_.assign(nbuf, {});
   upstream_.assign(std::size_t{nodes_} * ports_, no_node);
   link_packets_.assign(std::size_t{nodes_} * ports_, 0);
@@ -397,8 +410,8 @@ void Machine::collect(RunStats& st) {
   }
   if (st.measured) {
     st.latency_mean /= static_cast<double>(st.measured);
-    double hsum = 0;
-    for (std::size_t h = 0; h < st.hop_histogram.size(); ++h) hsum += static_cast<double>(h * st.hop_histogram[h]);
+    double hsum = 0;  // exact: the histogram's last bucket holds every count from 255 up
+    for (const ThreadStats& ts : tstats_) hsum += static_cast<double>(ts.hop_sum);
     st.hops_mean = hsum / static_cast<double>(st.measured);
     st.net_latency_mean /= static_cast<double>(st.measured);
     // Quantiles from the log-linear histograms (within 1/16 of the value), capped by the max.

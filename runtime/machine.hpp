@@ -124,6 +124,7 @@ struct alignas(64) ThreadStats {
   std::uint64_t net_lat_sum = 0, net_lat_max = 0;  // from entering the network to delivery
   unsigned hops_max = 0;
   std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
+  std::uint64_t hop_sum = 0;            // links crossed by the measured deliveries
   std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
   std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
   std::vector<std::uint64_t> net_lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
@@ -136,6 +137,7 @@ struct alignas(64) ThreadStats {
   // no decision in a cycle depends on how far another thread got in it).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)
   std::vector<std::pair<node_t, std::uint32_t>> arrivals;                // (node, input index)
+  SlotCache slots;  ///< this thread's free packet slots (rica/link_buffer.hpp)
 };
 
 
@@ -350,9 +352,9 @@ class Machine {
     p.hops = static_cast<std::uint16_t>(p.hops + 1);
     p.cls = h.cls;
     d.stamp(p, src, v, h.port);
-    take(s, v, i, p, d);
+    take(s, v, i, p, ts, d);
     if (i < n_buf_) ++s.forwarded;
-    pe_[h.peer].inputs[h.in].push(s.credits[h.out], p);
+    pe_[h.peer].inputs[h.in].push(s.credits[h.out], p, ts.slots);
     ++s.link_packets[h.port];
     if (!job_link_.empty()) ++job_link_[(std::size_t{p.job} * nodes_ + v) * ports_ + h.port];
     ++ts.hops;
@@ -362,7 +364,7 @@ class Machine {
   template <class D>
   void deliver_head(PeState& s, node_t v, std::uint32_t i, ThreadStats& ts, D& d) {
     Packet p = head(s, i);
-    take(s, v, i, p, d);
+    take(s, v, i, p, ts, d);
     arrive(s, v, p, ts);
   }
 
@@ -379,7 +381,7 @@ class Machine {
 
   /// Removes the head of v's input i (p: its copy). A source-queue packet enters the network here.
   template <class D>
-  void take(PeState& s, node_t v, std::uint32_t i, Packet& p, D& d) {
+  void take(PeState& s, node_t v, std::uint32_t i, Packet& p, ThreadStats& ts, D& d) {
     if (i == n_buf_) {
       p.queued = sat32(now() - p.inject_ns);
       s.pop_injection();
@@ -388,7 +390,7 @@ class Machine {
     }
     LinkBuffer& b = s.inputs[i];
     const unsigned words = b.front().words;
-    const bool wake = b.pop_and_check();
+    const bool wake = b.pop_and_check(ts.slots);
     d.popped(v, i, words, wake);
   }
   void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts);
@@ -412,6 +414,11 @@ class Machine {
   bool packets_left() const;
   bool generating() const;
   void allocate();
+  /// One ThreadStats per arena slot (+1), each with a slot cache on the machine's packet pool.
+  void make_thread_stats(std::size_t n) {
+    tstats_ = std::vector<ThreadStats>(n);
+    for (ThreadStats& ts : tstats_) ts.slots.attach(buffers_->pool());
+  }
   /// Refuses (usage_error, exit 2) a machine whose estimated footprint exceeds the memory this
   /// process may still use.
   void check_memory() const;
@@ -444,7 +451,8 @@ class Machine {
   };
   std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task
   std::vector<PeState> pe_;
-  std::byte* buffer_memory_ = nullptr;
+  std::unique_ptr<LinkBufferSet> buffers_;  ///< [node * n_buf_ + input]
+  SlotCache main_slots_;  ///< the main thread's slots (OS sweeps between cycles)
   std::vector<LinkBuffer::Credit> credits_;
   std::vector<node_t> upstream_;          // [node * ports + in_port]
   std::vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
@@ -471,7 +479,7 @@ std::uint64_t Machine::sweep(node_t v, F&& save) {
     LinkBuffer& b = s.inputs[i];
     while (!b.empty()) {
       Packet p = b.front();
-      b.pop_and_check();
+      b.pop_and_check(main_slots_);
       credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
       ++net_out_[std::size_t{p.job} * nodes_ + v];  // left the network here
       save(p);

@@ -125,6 +125,25 @@ TEST(Engine, SaturationCompletesOnDeadlockFreeRouting) {
   }
 }
 
+// Regression: the mean hop count came from a histogram whose last bucket holds every count from
+// 255 up, so routes longer than 255 links were averaged as 255 (torus:1024x512 printed 233.9 for
+// 383.9). Offset n/2 on a 1,200-node ring: every route is exactly 600 links.
+TEST(Engine, MeanHopsIsExactBeyondTheHistogram) {
+  const Topology t = TopologyRegistry::parse("torus:1200");
+  for (EngineKind e : {EngineKind::async, EngineKind::cycle}) {
+    TestTraffic app(2, 600);
+    EngineConfig cfg;
+    cfg.engine = e;
+    cfg.threads = 2;
+    cfg.cycles = 1;  // cycle engine: generate in cycle 0 only, then drain
+    const RunStats st = run(t, app, cfg);
+    ASSERT_TRUE(st.conservation_ok) << to_string(e);
+    EXPECT_EQ(st.delivered, 2400u) << to_string(e);
+    EXPECT_DOUBLE_EQ(st.hops_mean, 600.0) << to_string(e);
+    EXPECT_EQ(st.hops_max, 600u) << to_string(e);
+  }
+}
+
 TEST(Engine, DeadlockWithoutClassesIsDetectedAndReported) {
   // A ring where every PE sends halfway round in the + direction, one-packet buffers, no classes.
   const Topology t = TopologyRegistry::parse("torus:16");

@@ -3,24 +3,113 @@
 // router: a bounded single-producer single-consumer queue (boost::lockfree::spsc_queue) whose
 // capacity is counted in words, for virtual cut-through (a packet moves only when it fits whole).
 //
+// Storage. The queue carries slot indices; the packets themselves sit in slots of one pool per
+// machine (PacketPool). Each thread takes and returns slots through its own SlotCache, last in
+// first out: a hop frees the slot of the packet it forwards and at once takes it again for the
+// copy it pushes, so the bytes a packet occupies stay in the moving thread's cache, and the memory
+// a run touches follows the packets in flight, not the buffers' capacity (a lightly loaded
+// 512K-PE torus holds a few packets per PE, not the 8 x 16 its buffers could).
+//
 // Threading contract: exactly one producer (the upstream router's task) calls the producer-side
 // functions and exactly one consumer (this router's task) the consumer-side ones; a PE never runs
 // on two threads at once, so each side is single-threaded. The word accounting is split: the
 // producer keeps `Credit` (words it pushed, and a cached copy of words the consumer popped) in its
-// own PE state; the consumer publishes words popped here, in its own cache line, so the producer
-// reads it only when its cached bound says the packet may not fit (after Taskflow's wsq.hpp: a
-// stale bound is safe because the consumer only ever frees space).
+// own PE state; the consumer publishes words popped here, on the cache line of the queue's read
+// index (which the producer reads on every push anyway), so the producer refreshes its cached
+// count only when it says no (after Taskflow's wsq.hpp: a stale count is safe because the
+// consumer only ever frees space). A slot passes producer -> consumer with the index push
+// (release) and back to a cache at the pop; a SlotCache is used by one thread at a time.
 
 #include <atomic>
 #include <boost/lockfree/spsc_queue.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "rica/packet.hpp"
 
+#ifndef NDEBUG
+#include <cstdio>
+#include <cstdlib>
+#define RICA_LB_ASSERT(cond, msg) \
+  ((cond) ? (void)0 : (std::fprintf(stderr, "rica: %s:%d: assertion '%s' failed: %s\n", __FILE__, __LINE__, #cond, msg), std::abort()))
+#else
+#define RICA_LB_ASSERT(cond, msg) ((void)0)
+#endif
+
 namespace rica {
 
-class LinkBuffer {
+using slot_t = std::uint32_t;
+
+/// The packet slots of a machine: one anonymous mapping, made resident as slots are first used.
+/// Slots travel between threads in batches (a mutex-guarded list, taken once per kBatch hops at
+/// most), never one by one. Capacity: every slot every buffer could hold at once, so a take never
+/// fails while the buffers' credits are respected. Not movable.
+class PacketPool {
+ public:
+  static constexpr std::uint32_t kBatch = 64;
+  /// Throws std::bad_alloc when the mapping fails or `slots` exceeds 2^32 - 1.
+  explicit PacketPool(std::uint64_t slots);
+  ~PacketPool();
+  PacketPool(const PacketPool&) = delete;
+  PacketPool& operator=(const PacketPool&) = delete;
+
+  Packet& operator[](slot_t k) const noexcept { return base_[k]; }
+  std::uint64_t capacity() const noexcept { return capacity_; }
+  /// Slots ever handed out (an upper bound of the slots the run touched).
+  std::uint64_t touched() const noexcept { return fresh_.load(std::memory_order_relaxed); }
+
+  /// A batch of free slots into `out` (appended; up to kBatch). Any thread.
+  void refill(std::vector<slot_t>& out);
+  /// Gives back the last kBatch slots of `from`. Any thread.
+  void give_back(std::vector<slot_t>& from);
+
+ private:
+  Packet* base_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  std::size_t bytes_ = 0;
+  std::atomic<std::uint64_t> fresh_{0};  ///< slots below this were handed out at least once
+  std::mutex mutex_;
+  std::vector<slot_t> free_;  ///< returned slots, guarded by mutex_
+};
+
+/// One thread's free slots (last in, first out). Single-threaded; move it between threads only
+/// with a happens-before edge (a task hand-off, a join).
+/// Destroying a cache drops its slots (they are the pool's memory; flush() first to reuse them).
+class SlotCache {
+ public:
+  SlotCache() = default;
+  explicit SlotCache(PacketPool& pool) : pool_(&pool) { free_.reserve(4 * PacketPool::kBatch); }
+
+  /// Precondition: nothing taken from a previous pool is still cached.
+  void attach(PacketPool& pool) {
+    pool_ = &pool;
+    free_.clear();
+    free_.reserve(4 * PacketPool::kBatch);
+  }
+  slot_t take() {
+    if (free_.empty()) pool_->refill(free_);
+    const slot_t k = free_.back();
+    free_.pop_back();
+    return k;
+  }
+  void give(slot_t k) {
+    free_.push_back(k);
+    if (free_.size() >= 3 * PacketPool::kBatch) pool_->give_back(free_);
+  }
+  /// Returns every slot to the pool.
+  void flush() {
+    while (pool_ && !free_.empty()) pool_->give_back(free_);
+  }
+
+ private:
+  PacketPool* pool_ = nullptr;
+  std::vector<slot_t> free_;
+};
+
+class alignas(64) LinkBuffer {
  public:
   /// Producer-side accounting, owned by the upstream PE (one per out-port and class).
   struct Credit {
@@ -28,17 +117,22 @@ class LinkBuffer {
     std::uint32_t popped_seen = 0;   ///< last observed consumer popped_ (never ahead of it)
   };
 
-  /// capacity_words >= the longest packet; queue slots = capacity_words / min_words (+ slack).
-  LinkBuffer(unsigned capacity_words, unsigned min_packet_words)
-      : q_(capacity_words / (min_packet_words ? min_packet_words : 1) + 1), capacity_(capacity_words) {}
+  /// capacity_words >= the longest packet; the index ring holds capacity / shortest packet.
+  LinkBuffer(const PacketPool& pool, unsigned capacity_words, unsigned min_packet_words)
+      : q_(slots_for(capacity_words, min_packet_words)), pool_(&pool[0]), capacity_(capacity_words) {}
   LinkBuffer(const LinkBuffer&) = delete;
   LinkBuffer& operator=(const LinkBuffer&) = delete;
+  /// Packets a buffer of capacity_words can hold at once (its index ring; at least 1).
+  static std::uint32_t slots_for(unsigned capacity_words, unsigned min_packet_words) noexcept {
+    const unsigned s = capacity_words / (min_packet_words ? min_packet_words : 1);
+    return s ? s : 1;
+  }
 
   // ---- producer side ----
   /// True when `words` fit now. May refresh the cached consumer count (one acquire load).
   bool fits(Credit& c, unsigned words) noexcept {
     if (capacity_ - (c.pushed - c.popped_seen) >= words) return true;
-    c.popped_seen = consumer_.popped.load(std::memory_order_acquire);
+    c.popped_seen = popped_.load(std::memory_order_acquire);
     return capacity_ - (c.pushed - c.popped_seen) >= words;
   }
   /// Cycle engine: room by the credit as last refreshed (no read of the consumer's count, so the
@@ -50,19 +144,23 @@ class LinkBuffer {
     return capacity_words - (c.pushed - c.popped_seen) >= words;
   }
   /// Cycle engine, between cycles: credits freed in the last cycle become visible.
-  void refresh(Credit& c) const noexcept { c.popped_seen = consumer_.popped.load(std::memory_order_acquire); }
-  /// Precondition: fits(c, p.words).
-  void push(Credit& c, const Packet& p) noexcept {
+  void refresh(Credit& c) const noexcept { c.popped_seen = popped_.load(std::memory_order_acquire); }
+  /// Precondition: fits(c, p.words). The packet goes into a slot from the producer's cache.
+  void push(Credit& c, const Packet& p, SlotCache& cache) {
+    const slot_t k = cache.take();
+    pool_[k] = p;
     c.pushed += p.words;
-    q_.push(p);
+    const bool ok = q_.push(k);  // release: publishes the slot's contents
+    RICA_LB_ASSERT(ok, "index ring full although the credit said the packet fits");
+    (void)ok;
   }
   /// The producer found no room: ask the consumer for a wake-up. Returns true if room appeared
   /// meanwhile (then the caller retries instead of sleeping). Dekker-style with pop_and_check().
   bool wait_for_room(Credit& c, unsigned words) noexcept {
-    consumer_.waiting.store(1, std::memory_order_seq_cst);
-    c.popped_seen = consumer_.popped.load(std::memory_order_seq_cst);
+    waiting_.store(1, std::memory_order_seq_cst);
+    c.popped_seen = popped_.load(std::memory_order_seq_cst);
     if (capacity_ - (c.pushed - c.popped_seen) >= words) {
-      consumer_.waiting.store(0, std::memory_order_relaxed);
+      waiting_.store(0, std::memory_order_relaxed);
       return true;
     }
     return false;
@@ -70,35 +168,63 @@ class LinkBuffer {
 
   // ---- consumer side ----
   bool empty() const noexcept { return q_.read_available() == 0; }
-  const Packet& front() const noexcept { return q_.front(); }
-  Packet& front() noexcept { return q_.front(); }
-  /// Pops the front packet; returns true when the producer asked to be woken (it then must be).
+  const Packet& front() const noexcept { return pool_[q_.front()]; }
+  Packet& front() noexcept { return pool_[q_.front()]; }
+  /// Pops the front packet, its slot going to the consumer's cache; returns true when the
+  /// producer asked to be woken (it then must be).
   /// No fence here (it would cost as much as the hop): in the rare race where the producer
   /// registers between this store and load, the wake-up comes with the next pop, or — if this
   /// pop emptied the buffer — from the engine's quiescence re-check, which never loses a packet.
-  bool pop_and_check() noexcept {
-    const unsigned w = q_.front().words;
+  bool pop_and_check(SlotCache& cache) {
+    const slot_t k = q_.front();
+    const unsigned w = pool_[k].words;
     q_.pop();
-    popped_local_ += w;
-    consumer_.popped.store(popped_local_, std::memory_order_release);
-    if (consumer_.waiting.load(std::memory_order_acquire) == 0) return false;
-    return consumer_.waiting.exchange(0, std::memory_order_acq_rel) != 0;
+    cache.give(k);
+    popped_.store(popped_.load(std::memory_order_relaxed) + w, std::memory_order_release);
+    if (waiting_.load(std::memory_order_acquire) == 0) return false;
+    return waiting_.exchange(0, std::memory_order_acq_rel) != 0;
   }
   /// Packets queued (consumer side, or any thread once the machine is quiescent).
   std::size_t size() const noexcept { return q_.read_available(); }
   unsigned capacity_words() const noexcept { return capacity_; }
   /// Words currently held (exact when quiescent).
-  unsigned words_held(const Credit& c) const noexcept { return c.pushed - consumer_.popped.load(std::memory_order_acquire); }
+  unsigned words_held(const Credit& c) const noexcept { return c.pushed - popped_.load(std::memory_order_acquire); }
 
  private:
-  boost::lockfree::spsc_queue<Packet> q_;
+  // boost lays out the producer's write index on a line of its own, then the consumer's read
+  // index; what the consumer writes (popped_, waiting_) and the constants follow on that line.
+  boost::lockfree::spsc_queue<slot_t> q_;
+  std::atomic<std::uint32_t> popped_{0};   ///< words popped, ever: consumer-written
+  std::atomic<std::uint32_t> waiting_{0};  ///< set by the producer, cleared by the consumer
+  Packet* pool_;
   std::uint32_t capacity_;
-  std::uint32_t popped_local_ = 0;  // consumer-only copy of consumer_.popped
-  /// Written by the consumer on every pop, read by the producer rarely: its own cache line.
-  struct alignas(64) ConsumerSide {
-    std::atomic<std::uint32_t> popped{0};
-    std::atomic<std::uint32_t> waiting{0};  ///< set by the producer, cleared by the consumer
-  } consumer_;
+};
+
+/// Every link buffer of a machine and their packet pool. Built and destroyed by one thread.
+class LinkBufferSet {
+ public:
+  /// n buffers of capacity_words each; packets are at least min_packet_words long. Throws
+  /// std::bad_alloc when the storage cannot be had.
+  LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned min_packet_words);
+  ~LinkBufferSet();
+  LinkBufferSet(const LinkBufferSet&) = delete;
+  LinkBufferSet& operator=(const LinkBufferSet&) = delete;
+
+  LinkBuffer& operator[](std::size_t i) noexcept { return buffers_[i]; }
+  const LinkBuffer& operator[](std::size_t i) const noexcept { return buffers_[i]; }
+  LinkBuffer* data() noexcept { return buffers_; }
+  std::size_t size() const noexcept { return n_; }
+  PacketPool& pool() noexcept { return pool_; }
+  /// Bytes n such buffers need up front (objects, index rings), packet slots excluded: those
+  /// become resident as packets fill them, sizeof(Packet) each.
+  static double fixed_bytes(std::size_t n, unsigned capacity_words, unsigned min_packet_words);
+  /// Bytes of address space the packet pool maps (every packet n buffers could hold at once).
+  static double pool_bytes(std::size_t n, unsigned capacity_words, unsigned min_packet_words);
+
+ private:
+  std::size_t n_ = 0;
+  PacketPool pool_;
+  LinkBuffer* buffers_ = nullptr;
 };
 
 }  // namespace rica
