@@ -80,7 +80,10 @@ Topology make_cb2(const SpecArgs& a) { return make_mdce_family(a, 2, 0, 1, "cb2"
 Topology make_cccb(const SpecArgs& a) { return make_mdce_family(a, 1, 1, 1, "cccb"); }
 Topology make_mxx(const SpecArgs& a) { return PeriodicTopology::mxx(a.uint("N")); }
 Topology make_mesh8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), false); }
-Topology make_torus8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), true); }
+Topology make_torus8(const SpecArgs& a) {
+  const bool distance = a.has("classes") && a.choice("classes", {"wrap", "distance"}) == 1;
+  return Neighbor8Topology(a.uint("n"), true, distance ? Neighbor8Classes::distance : Neighbor8Classes::wrap);
+}
 Topology make_mesh(const SpecArgs& a) { return CubeTopology(a.shape("shape"), false); }
 Topology make_torus(const SpecArgs& a) { return CubeTopology(a.shape("shape"), true); }
 Topology make_kary(const SpecArgs& a) {
@@ -171,7 +174,11 @@ std::vector<TopologyEntry> build_entries() {
        {{"N", "multiple of 4, 8..4096", "", "side of the torus"}}, "N", make_mxx},
       {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
        {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
-      {"torus8", "eight-neighbour torus, n x n", "torus8:32", {{"n", "3..8192", "", "side"}}, "n", make_torus8},
+      {"torus8", "eight-neighbour torus, n x n; diagonal-then-straight routing", "torus8:32",
+       {{"n", "3..8192", "", "side"},
+        {"classes", "wrap|distance", "wrap",
+         "wrap = wrap-arounds crossed so far (3 classes); distance = D - remaining distance (n/2 classes)"}},
+       "n", make_torus8},
       {"mesh", "mesh of any shape; dimension-order routing", "mesh:32x32",
        {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_mesh},
       {"torus", "torus / k-ary n-cube of any shape; dimension order, dateline classes", "torus:8x8x16",

@@ -17,6 +17,7 @@ namespace {
 using rica::Hop;
 using rica::Link;
 using rica::Neighbor8Topology;
+using rica::Neighbor8Classes;
 using rica::node_t;
 using rica::port_t;
 using Adj = std::vector<std::vector<node_t>>;
@@ -103,8 +104,10 @@ TEST(Neighbor8, SpecLabelShape) {
   EXPECT_EQ(m.pes(), 1024u);
   EXPECT_EQ(m.ports(), 8u);
   EXPECT_EQ(m.buffer_classes(), 1u);
-  EXPECT_EQ(t.buffer_classes(), 16u);
-  EXPECT_EQ(Neighbor8Topology(7, true).buffer_classes(), 3u);
+  EXPECT_EQ(t.buffer_classes(), 3u);  // wrap-arounds crossed: 0, 1 or 2, at every size
+  EXPECT_EQ(Neighbor8Topology(32, true, Neighbor8Classes::distance).buffer_classes(), 16u);
+  EXPECT_EQ(Neighbor8Topology(7, true, Neighbor8Classes::distance).buffer_classes(), 3u);
+  EXPECT_EQ(Neighbor8Topology(32, true, Neighbor8Classes::distance).spec(), "torus8:n=32,classes=distance");
   EXPECT_FALSE(m.vertex_transitive());
   EXPECT_TRUE(t.vertex_transitive());
   EXPECT_EQ(m.orbit_count(), 0u);
@@ -159,13 +162,17 @@ TEST(Neighbor8, Links) {
 
 // Every ordered pair: diagonal for min(|dx|,|dy|) hops, then straight; length max(|dx|,|dy|)
 // (wrapped on the torus) = the BFS distance; every hop takes a present link; classes: mesh 0,
-// torus D - remaining distance (strictly rising, < buffer_classes()).
+// torus: wrap scheme = wrap-arounds crossed so far per axis (counted here from the hops taken);
+// distance scheme = D - remaining distance (strictly rising); always < buffer_classes().
 TEST(Neighbor8, Routes) {
   for (bool wrap : {false, true})
+    for (Neighbor8Classes scheme : {Neighbor8Classes::wrap, Neighbor8Classes::distance})
     for (int n : {2, 3, 4, 5, 6, 7, 8, 9, 12, 16}) {
       if (wrap && n < 3) continue;
-      SCOPED_TRACE(testing::Message() << (wrap ? "torus " : "mesh ") << n);
-      const Neighbor8Topology t(static_cast<unsigned>(n), wrap);
+      if (!wrap && scheme == Neighbor8Classes::distance) continue;
+      SCOPED_TRACE(testing::Message() << (wrap ? "torus " : "mesh ") << n
+                                      << (scheme == Neighbor8Classes::wrap ? " wrap" : " distance"));
+      const Neighbor8Topology t(static_cast<unsigned>(n), wrap, scheme);
       const Adj adj = graph(n, wrap);
       const int D = n / 2;
       for (node_t s = 0; s < t.nodes(); ++s) {
@@ -178,7 +185,7 @@ TEST(Neighbor8, Routes) {
           const int len = std::max(std::abs(dx), std::abs(dy));
           ASSERT_EQ(static_cast<unsigned>(len), dist[d]);
           node_t cur = s;
-          int hops = 0, last_class = -1;
+          int hops = 0, last_class = -1, wraps = 0;
           for (Hop h = t.route(cur, d, 0); !h.delivers(); h = t.route(cur, d, h.next_class())) {
             const Link l = t.out_link(cur, h.port());
             ASSERT_TRUE(l.present());
@@ -190,7 +197,11 @@ TEST(Neighbor8, Routes) {
             ASSERT_EQ(disp(cx, lx, n, wrap), ex) << "hop " << hops;
             ASSERT_EQ(disp(cy, ly, n, wrap), ey) << "hop " << hops;
             ASSERT_LT(h.next_class(), t.buffer_classes());
-            if (wrap) {
+            wraps += (std::abs(lx - cx) > 1) + (std::abs(ly - cy) > 1);
+            if (wrap && scheme == Neighbor8Classes::wrap) {
+              ASSERT_EQ(static_cast<int>(h.next_class()), wraps);
+              ASSERT_LE(wraps, 2);
+            } else if (wrap) {
               ASSERT_EQ(static_cast<int>(h.next_class()), D - (len - hops));
               ASSERT_GT(static_cast<int>(h.next_class()), last_class);
             } else {
@@ -207,9 +218,11 @@ TEST(Neighbor8, Routes) {
     }
 }
 
+// The path commutes with translations (the torus is vertex-transitive); so do the distance
+// classes. Wrap classes depend on where the wrap-arounds are, so only the port is compared.
 TEST(Neighbor8, TorusRoutingCommutesWithTranslations) {
   const int n = 10;
-  const Neighbor8Topology t(n, true);
+  const Neighbor8Topology t(n, true, Neighbor8Classes::distance), w(n, true);
   for (node_t s = 0; s < t.nodes(); s += 7)
     for (node_t d = 0; d < t.nodes(); ++d)
       for (int gx : {1, 4})
@@ -218,6 +231,8 @@ TEST(Neighbor8, TorusRoutingCommutesWithTranslations) {
             return static_cast<node_t>(mod(static_cast<int>(v) % n + gx, n) + n * mod(static_cast<int>(v) / n + gy, n));
           };
           ASSERT_EQ(t.route(g(s), g(d), 0), t.route(s, d, 0));
+          ASSERT_EQ(w.route(g(s), g(d), 0).delivers(), w.route(s, d, 0).delivers());
+          if (!w.route(s, d, 0).delivers()) ASSERT_EQ(w.route(g(s), g(d), 0).port(), w.route(s, d, 0).port());
         }
 }
 
@@ -245,7 +260,7 @@ TEST(Neighbor8, ClosedForms) {
         EXPECT_EQ(15 * nn * sum, (7 * nn * nn + 2) * pairs);  // sum / pairs == (7n^2+2)/(15n)
       } else {
         EXPECT_EQ(diameter, static_cast<unsigned>(n / 2));
-        EXPECT_EQ(Neighbor8Topology(static_cast<unsigned>(n), true).buffer_classes(), diameter);
+        EXPECT_EQ(Neighbor8Topology(static_cast<unsigned>(n), true, Neighbor8Classes::distance).buffer_classes(), diameter);
         if (n % 2 == 1) {
           EXPECT_EQ(3 * sum, nn * pairs);      // d = n/3 over src != dst
           EXPECT_EQ(3 * nn * sum, (N - 1) * N * N);  // (n^2-1)/(3n) over all N^2 pairs

@@ -10,7 +10,8 @@ namespace {
 const char* kind(bool wrap) { return wrap ? "torus8" : "mesh8"; }
 }  // namespace
 
-Neighbor8Topology::Neighbor8Topology(unsigned n, bool wrap) : n_(n), sn_(0), wrap_(wrap) {
+Neighbor8Topology::Neighbor8Topology(unsigned n, bool wrap, Neighbor8Classes classes)
+    : n_(n), sn_(0), wrap_(wrap), classes_(classes) {
   detail::check_range(kind(wrap), "n", n, wrap ? 3 : 2, 8192);
   detail::check_node_count(kind(wrap), std::uint64_t{n} * n);
   sn_ = static_cast<std::int32_t>(n);
@@ -19,6 +20,9 @@ Neighbor8Topology::Neighbor8Topology(unsigned n, bool wrap) : n_(n), sn_(0), wra
 
 std::string Neighbor8Topology::label(node_t v) const { return fmt::format("({},{})", v % n_, v / n_); }
 
-std::string Neighbor8Topology::spec() const { return fmt::format("{}:n={}", kind(wrap_), n_); }
+std::string Neighbor8Topology::spec() const {
+  if (wrap_ && classes_ == Neighbor8Classes::distance) return fmt::format("{}:n={},classes=distance", kind(wrap_), n_);
+  return fmt::format("{}:n={}", kind(wrap_), n_);
+}
 
 }  // namespace rica

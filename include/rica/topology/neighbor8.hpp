@@ -15,12 +15,20 @@ namespace rica {
 ///   0 E(+x)  1 W(-x)  2 N(+y)  3 S(-y)  4 NE(+x+y)  5 NW(-x+y)  6 SE(+x-y)  7 SW(-x-y).
 /// Routing: diagonally toward the destination for min(|dx|,|dy|) hops, then straight; on the torus
 /// each axis takes its shorter wrap direction (+ on a tie at n/2).
-/// Classes: mesh 1 (diagonal-then-straight is acyclic); torus: distance-to-go classes, class of
-/// a hop = D - (remaining distance before the hop), D = the routed diameter.
+/// Classes: mesh 1 (diagonal-then-straight is acyclic). Torus, two schemes:
+///  - wrap (default): class = wrap-arounds crossed so far, counted per axis (0, 1 or 2; a corner
+///    hop crossing both adds 2). Within a class a packet crosses no wrap link and moves
+///    diagonally in one fixed direction, then straight in one fixed direction: its channels
+///    advance monotonically in the unwrapped plane, so no cycle closes inside a class, and
+///    classes only rise: acyclic with 3 classes at every size.
+///  - distance: class of a hop = D - (remaining distance before the hop), D = floor(n/2): n/2
+///    classes (the first scheme; more buffers per port, growing with n).
+enum class Neighbor8Classes : std::uint8_t { wrap, distance };
+
 class Neighbor8Topology {
  public:
   /// n in [2, 8192] for the mesh, [3, 8192] for the torus; throws usage_error otherwise.
-  Neighbor8Topology(unsigned n, bool wrap);
+  Neighbor8Topology(unsigned n, bool wrap, Neighbor8Classes classes = Neighbor8Classes::wrap);
 
   node_t nodes() const noexcept { return n_ * n_; }
   node_t pes() const noexcept { return nodes(); }
@@ -40,11 +48,12 @@ class Neighbor8Topology {
     }
     return Link{static_cast<node_t>(px + py * sn_), p};
   }
-  Hop route(node_t cur, node_t dst, class_t /*cls*/) const noexcept {
+  Hop route(node_t cur, node_t dst, class_t cls) const noexcept {
     if (cur == dst) return Hop::deliver();
     const auto cy = static_cast<std::int32_t>(div_(cur));
     const auto ty = static_cast<std::int32_t>(div_(dst));
-    std::int32_t dx = static_cast<std::int32_t>(dst) - ty * sn_ - (static_cast<std::int32_t>(cur) - cy * sn_);
+    const std::int32_t cx = static_cast<std::int32_t>(cur) - cy * sn_;
+    std::int32_t dx = static_cast<std::int32_t>(dst) - ty * sn_ - cx;
     std::int32_t dy = ty - cy;
     if (wrap_) {
       dx += (dx < 0) ? sn_ : 0;
@@ -55,10 +64,18 @@ class Neighbor8Topology {
     const int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
     const auto port = static_cast<port_t>(kPortBySign[(sx + 1) * 3 + (sy + 1)]);
     if (!wrap_) return Hop::forward(port, 0);
+    if (classes_ == Neighbor8Classes::wrap) {
+      const int wraps = ((sx > 0 && cx == sn_ - 1) || (sx < 0 && cx == 0)) + ((sy > 0 && cy == sn_ - 1) || (sy < 0 && cy == 0));
+      return Hop::forward(port, static_cast<class_t>(cls + wraps));
+    }
     const std::int32_t ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
     return Hop::forward(port, static_cast<class_t>(sn_ / 2 - (ax > ay ? ax : ay)));
   }
-  class_t buffer_classes() const noexcept { return wrap_ ? static_cast<class_t>(n_ / 2) : class_t{1}; }
+  class_t buffer_classes() const noexcept {
+    if (!wrap_) return 1;
+    return classes_ == Neighbor8Classes::wrap ? class_t{3} : static_cast<class_t>(n_ / 2);
+  }
+  Neighbor8Classes class_scheme() const noexcept { return classes_; }
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const { return {n_, n_}; }
@@ -77,6 +94,7 @@ class Neighbor8Topology {
   unsigned n_;
   std::int32_t sn_;  // n_ as a signed value for coordinate arithmetic
   bool wrap_;
+  Neighbor8Classes classes_;
   detail::FastDiv div_;
 };
 
