@@ -244,4 +244,14 @@ std::string TopologyRegistry::help_text() {
   return out;
 }
 
+void check_registered_name(const std::string& name, std::string_view kind) {
+  const bool ok = !name.empty() && name.size() <= 64 && name[0] >= 'a' && name[0] <= 'z' &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+                  });
+  if (!ok)
+    throw usage_error(fmt::format("{} name '{}': use 1 to 64 of a-z, 0-9, '_', '-', starting with a letter", kind,
+                                  name));
+}
+
 }  // namespace rica
