@@ -13,11 +13,13 @@ fail() { echo "install_tests: FAIL: $*" >&2; exit 1; }
 cmake --install "$BUILD" --prefix "$P" >/dev/null
 for f in bin/rica include/rica/engine.hpp include/rica/cli.hpp include/rica/apps/traffic.hpp \
          include/rica/internal/os_policy.hpp lib/cmake/rica/ricaConfig.cmake lib/cmake/rica/ricaConfigVersion.cmake \
-         lib/cmake/rica/ricaTargets.cmake lib/pkgconfig/rica.pc share/rica/scripts/plot_sweep.py \
-         lib/python3/dist-packages/rica/__init__.py; do
+         lib/cmake/rica/ricaTargets.cmake lib/pkgconfig/rica.pc share/rica/scripts/plot_sweep.py; do
   [ -e "$P/$f" ] || fail "not installed: $f"
 done
 ls "$P"/lib/librica_runtime.* >/dev/null 2>&1 || fail "librica_runtime not installed"
+SITE=$(ls -d "$P"/lib/python3*/dist-packages 2>/dev/null | head -1)
+[ -n "$SITE" ] && [ -e "$SITE/rica/__init__.py" ] && ls "$SITE"/rica/_rica*.so >/dev/null 2>&1 ||
+  fail "the Python package is not installed under lib/python3.X/dist-packages"
 # No installed file (text or binary) names the source or build tree.
 if grep -rl -e "$SRC" -e "$BUILD" "$P" >/dev/null 2>&1; then
   fail "installed files refer to the source or build tree: $(grep -rl -e "$SRC" -e "$BUILD" "$P" | head -3)"
@@ -29,6 +31,15 @@ fi
 if grep -q "plots skipped" "$TMP/err"; then
   python3 -c "import matplotlib" 2>/dev/null && fail "installed rica did not find its plot scripts: $(cat "$TMP/err")"
 fi
+
+# The installed Python package imports from the prefix (not the build tree) and runs.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+(cd "$TMP" && PYTHONPATH="$SITE" PYTHONDONTWRITEBYTECODE=1 "$PY" -c "
+import rica, sys
+assert rica.__file__.startswith('$SITE'), rica.__file__
+r = rica.run('torus:4x4', engine='cycle', rate=0.1, cycles=200)
+sys.exit(0 if r.status == 0 and r.delivered > 0 else 1)") || fail "installed Python package"
 
 # examples/external: a separate CMake project on the installed package.
 cmake -S "$SRC/examples/external" -B "$TMP/ext" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" >/dev/null
