@@ -68,6 +68,9 @@ if grep -q "plots skipped" "$TMP/err"; then
 fi
 "$R" os torus:4x4 --parts 2 --job ring:laps=2 --job reverse --out "$TMP/os" --no-plot >/dev/null 2>"$TMP/err" ||
   fail "rica_ring os --job ring: $(cat "$TMP/err")"
+"$R" app run ring:laps=2 -t torus:4x4 -t hypercube:4 --quiet --json "$TMP/app.json" >/dev/null
+python3 -c "import json,sys; j=json.load(open('$TMP/app.json')); sys.exit(0 if j['verified'] and len(j['runs'])==2 else 1)" ||
+  fail "rica_ring app run ring: $(head -c 300 "$TMP/app.json")"
 "$R" run torus:4x4 --app ring:laps=0 2>"$TMP/err" && fail "rica_ring accepted laps=0"
 [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "laps" "$TMP/err" || fail "rica_ring laps=0: $(cat "$TMP/err")"
 
