@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python python3 examples/python/sweep_two.py [--out sweep.png]
 
-Sweeps a 2D torus and CCCB (64 PEs each) on the cycle engine, prints the table (pandas when
+Sweeps an 8x8 torus and a 6-cube (64 PEs each) on the cycle engine, prints the table (pandas when
 available) and plots mean latency against accepted throughput with matplotlib.
 """
 import argparse
@@ -22,7 +22,7 @@ def main():
     ap.add_argument("--cycles", type=int, default=2000)
     a = ap.parse_args()
 
-    networks = ["torus:8x8", "cccb:n=2"]
+    networks = ["torus:8x8", "hypercube:6"]
     s = rica.sweep(networks, traffic="uniform", rates="0.02:0.3:0.04", cycles=a.cycles, warmup=a.cycles // 4,
                    seed=1, jobs=0)
     try:
@@ -33,8 +33,10 @@ def main():
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for net in networks:
-        rows = [i for i, t in enumerate(s["topology"]) if t == net]
-        ax.plot(s["accepted"][rows], s["latency_mean"][rows], marker="o", label=f"{net} ({rica.Topology(net).pes} PEs)")
+        topo = rica.Topology(net)  # the sweep names networks by their canonical spec
+        rows = [i for i, t in enumerate(s["topology"]) if t == topo.spec]
+        assert rows, f"no points for {topo.spec}"
+        ax.plot(s["accepted"][rows], s["latency_mean"][rows], marker="o", label=f"{topo.spec} ({topo.pes} PEs)")
     ax.set_xlabel("accepted throughput (packets/PE/cycle)")
     ax.set_ylabel("mean latency (cycles)")
     ax.set_title("uniform traffic, cycle engine")

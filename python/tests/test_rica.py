@@ -160,4 +160,4 @@ def test_example_script_plots(tmp_path):
     p = subprocess.run([sys.executable, script, "--out", str(out), "--cycles", "300"],
                        capture_output=True, text=True, env=dict(os.environ))
     assert p.returncode == 0, p.stderr
-    assert out.stat().st_size > 1000 and "torus:8x8" in p.stdout and "cccb:n=2" in p.stdout
+    assert out.stat().st_size > 1000 and "torus:8x8" in p.stdout and "hypercube:n=6" in p.stdout
