@@ -1,5 +1,6 @@
 // The topology registry: every topology, its documentation, and the spec parser.
 #include "rica/registry.hpp"
+#include "rica/user_topology.hpp"
 
 #include <fmt/format.h>
 
@@ -209,11 +210,22 @@ std::vector<TopologyEntry> build_entries() {
   };
 }
 
+std::vector<TopologyEntry>& entries() {
+  static std::vector<TopologyEntry> e = build_entries();
+  return e;
+}
+
 }  // namespace
 
-const std::vector<TopologyEntry>& TopologyRegistry::available() {
-  static const std::vector<TopologyEntry> entries = build_entries();
-  return entries;
+const std::vector<TopologyEntry>& TopologyRegistry::available() { return entries(); }
+
+void register_topology(TopologyEntry entry) {
+  check_registered_name(entry.name, "topology");
+  if (entry.make == nullptr) throw usage_error(fmt::format("topology '{}': no factory", entry.name));
+  for (const auto& e : entries())
+    if (e.name == entry.name) throw usage_error(fmt::format("topology '{}' is already registered", entry.name));
+  if (entry.example.empty()) entry.example = entry.name;
+  entries().push_back(std::move(entry));
 }
 
 const TopologyEntry& TopologyRegistry::by_name(std::string_view name) { return find_entry(available(), name, "topology"); }

@@ -13,6 +13,7 @@
 #include "reduce.hpp"
 #include "rica/engine.hpp"
 #include "rica/os.hpp"
+#include "rica/user_topology.hpp"
 #include "traffic.hpp"
 
 namespace {
@@ -126,6 +127,48 @@ TEST(Extension, RegisteredTrafficRunsAndIsChecked) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A user topology family: a bidirectional ring of n PEs built as an edge list (table routing).
+rica::Topology make_test_ring(const rica::SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  if (n < 3 || n > 4096) throw rica::usage_error("topology 'test-ring': n must be in 3..4096");
+  rica::EdgeList g;
+  g.nodes = g.pes = n;
+  for (node_t v = 0; v < n; ++v) {
+    g.arcs.emplace_back(v, (v + 1) % n);
+    g.arcs.emplace_back(v, (v + n - 1) % n);
+  }
+  return rica::GraphTopology(g, "test-ring:n=" + std::to_string(n));
+}
+const rica::TopologyRegistration test_ring{{"test-ring", "bidirectional ring (a user family)", "test-ring:8",
+                                            {{"n", "3..4096", "", "PEs"}}, "n", make_test_ring}};
+
+TEST(Extension, RegisteredTopologyParsesRoutesAndRuns) {
+  EXPECT_NE(rica::TopologyRegistry::help_text().find("test-ring"), std::string::npos);
+  const rica::Topology t = rica::TopologyRegistry::parse("test-ring:10");
+  EXPECT_EQ(t.pes(), 10u);
+  EXPECT_EQ(t.spec(), "test-ring:n=10");
+  EXPECT_EQ(rica::TopologyRegistry::parse(t.spec()).pes(), 10u);  // spec() round-trips
+  unsigned hops = 0;
+  for (node_t cur = 0; cur != 5; ++hops) {
+    const rica::Hop h = t.route(cur, 5, 0);
+    ASSERT_FALSE(h.delivers());
+    cur = t.out_link(cur, h.port()).peer;
+  }
+  EXPECT_EQ(hops, 5u);  // the shorter way round
+  EXPECT_THROW(rica::TopologyRegistry::parse("test-ring:2"), rica::usage_error);
+  EXPECT_THROW(rica::TopologyRegistry::parse("test-ring:n=5,k=1"), rica::usage_error);
+  rica::TrafficOptions o;
+  o.packets = 20;
+  auto app = rica::TrafficRegistry::make("uniform", t, o);
+  rica::EngineConfig cfg;
+  cfg.engine = rica::EngineKind::cycle;
+  cfg.threads = 2;
+  const rica::RunStats st = rica::run(t, *app, cfg);
+  EXPECT_TRUE(st.conservation_ok);
+  EXPECT_EQ(st.delivered, 200u);
+  EXPECT_THROW(rica::register_topology({"torus", "taken", "", {}, "", make_test_ring}), rica::usage_error);
 }
 
 // The switch policy of docs/extending.md, verbatim: drain with twice the restore cost.
