@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "os_policy.hpp"
+#include "rica/registry.hpp"
 
 namespace rica {
 namespace detail {
@@ -27,6 +28,8 @@ std::vector<Entry>& registry() {
 }  // namespace
 
 SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make) {
+  check_registered_name(name, "switch policy");
+  if (!make) throw usage_error(fmt::format("os: switch policy '{}': no factory", name));
   auto& r = registry();
   for (const Entry& e : r)
     if (e.name == name) throw usage_error(fmt::format("os: switch policy '{}' is already registered", name));

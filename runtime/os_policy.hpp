@@ -92,6 +92,14 @@ using SwitchPolicyFactory = std::function<std::unique_ptr<SwitchPolicyImpl>()>;
 SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make);
 std::unique_ptr<SwitchPolicyImpl> make_switch_policy(SwitchPolicy p);
 
+/// Static registration from user code: a namespace-scope
+/// `static rica::detail::SwitchPolicyRegistration reg{"name", "doc", factory};` (docs/extending.md).
+struct SwitchPolicyRegistration {
+  SwitchPolicyRegistration(const std::string& name, const std::string& doc, SwitchPolicyFactory make)
+      : policy(register_switch_policy(name, doc, std::move(make))) {}
+  SwitchPolicy policy;
+};
+
 /// The built-in policies (runtime/os_drain.cpp, runtime/os_flush.cpp, runtime/os_drain_pe.cpp).
 std::unique_ptr<SwitchPolicyImpl> make_drain_policy();
 std::unique_ptr<SwitchPolicyImpl> make_flush_policy();

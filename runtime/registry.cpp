@@ -1,5 +1,6 @@
 // The topology registry: every topology, its documentation, and the spec parser.
 #include "rica/registry.hpp"
+#include "rica/user_topology.hpp"
 
 #include <fmt/format.h>
 
@@ -216,11 +217,22 @@ std::vector<TopologyEntry> build_entries() {
   };
 }
 
+std::vector<TopologyEntry>& entries() {
+  static std::vector<TopologyEntry> e = build_entries();
+  return e;
+}
+
 }  // namespace
 
-const std::vector<TopologyEntry>& TopologyRegistry::available() {
-  static const std::vector<TopologyEntry> entries = build_entries();
-  return entries;
+const std::vector<TopologyEntry>& TopologyRegistry::available() { return entries(); }
+
+void register_topology(TopologyEntry entry) {
+  check_registered_name(entry.name, "topology");
+  if (entry.make == nullptr) throw usage_error(fmt::format("topology '{}': no factory", entry.name));
+  for (const auto& e : entries())
+    if (e.name == entry.name) throw usage_error(fmt::format("topology '{}' is already registered", entry.name));
+  if (entry.example.empty()) entry.example = entry.name;
+  entries().push_back(std::move(entry));
 }
 
 const TopologyEntry& TopologyRegistry::by_name(std::string_view name) { return find_entry(available(), name, "topology"); }
@@ -249,6 +261,16 @@ std::string TopologyRegistry::help_text() {
     out += param_help(e.params, e.positional);
   }
   return out;
+}
+
+void check_registered_name(const std::string& name, std::string_view kind) {
+  const bool ok = !name.empty() && name.size() <= 64 && name[0] >= 'a' && name[0] <= 'z' &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+                  });
+  if (!ok)
+    throw usage_error(fmt::format("{} name '{}': use 1 to 64 of a-z, 0-9, '_', '-', starting with a letter", kind,
+                                  name));
 }
 
 }  // namespace rica

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# README command (2): install what is missing, build, and run every test (ctest, 2 jobs).
+# README command (2): install what is missing, build, and run every test with ctest: the GoogleTest
+# suites, the CLI scripts, the Python module's pytest suite (python/tests) and the install test
+# (tests/install_tests.sh: cmake --install into a temporary prefix, examples/external built on it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh

@@ -58,6 +58,9 @@ bad "--samples" partition torus:4x4 --parts 2 --samples -1
 bad "--seed" partition torus:4x4 --parts 2 --seed -1
 bad "--jobs" sweep torus:4x4 --jobs -1 --no-plot
 bad "--jobs" experiment rwc1 --jobs 1025
+bad "unknown application 'nosuch'" app run nosuch -t torus:4x4
+bad "rounds" app run reduce:rounds=0 -t torus:4x4
+bad "--map" app run reduce --map embed -t torus:4x4
 bad "--keys" app sort -t torus:4x4 --keys -1
 bad "--keys" app sort -t torus:4x4 --keys 4294967296
 bad "--keys-per-packet" app sort -t torus:4x4 --keys-per-packet -1

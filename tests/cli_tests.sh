@@ -190,6 +190,7 @@ check_exit 0 "app sort" app sort -t torus:4x4 -t hypercube:4 --keys 101 --quiet
 check_exit 0 "app sort shear cycle" app sort -t torus:4x4 --algorithm shear --keys 37 --engine cycle --quiet
 check_exit 0 "app stencil" app stencil -t torus8:4 -t debruijn:4 --grid 13x9 --points 9 --iterations 3 --map embed --quiet
 expect_in "result: every run verified" "app comparison table" app stencil -t torus:4x4 -t cccb:n=2 --grid 16x16 --iterations 2 --quiet
+expect_in "result: every run verified" "app run: any registered app" app run reduce:rounds=2 -t torus:4x4 -t omega:4 --engine cycle
 expect_in "gray" "app embed on a hypercube" app stencil -t hypercube:4 --grid 8x8 --map embed --iterations 1 --quiet
 check_exit 2 "app zero keys" app sort -t torus:4x4 --keys 0
 check_exit 2 "app unknown mapping" app sort -t torus:4x4 --map diagonal

@@ -1,4 +1,4 @@
-// `rica app sort|stencil`: one application kernel (apps/sort, apps/stencil) on several
+// `rica app sort|stencil|run`: one application kernel (apps/sort, apps/stencil) on several
 // topologies, one run each, and a comparison table: messages, hops, latency, completion time,
 // link load, verification. JSON (--json) and CSV (--csv) as for `rica run`. docs/apps.md.
 #include <fmt/format.h>
@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "app_registry.hpp"
 #include "commands.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
@@ -43,6 +44,8 @@ struct AppOptions {
   std::uint32_t iterations = defaults::apps::stencil_iterations;
   unsigned values_per_packet = defaults::apps::values_per_packet;
   std::string boundary = "periodic";
+  // run: any registered application
+  std::string spec;
 };
 
 /// One kernel, resolved from the options: its description, its configuration JSON, and a
@@ -93,6 +96,13 @@ Kernel stencil_kernel(const AppOptions& o) {
             c.validate(t.pes());
             return std::make_unique<kernels::Stencil>(c);
           }};
+}
+
+/// Any registered application by its spec ("reduce:rounds=5", a user's): AppRegistry::make.
+Kernel named_kernel(const AppOptions& o) {
+  const AppEntry& e = AppRegistry::by_name(o.spec.substr(0, o.spec.find(':')));  // unknown: usage_error
+  return {e.name, fmt::format("{}: {}", o.spec, e.summary), nlohmann::json{{"app", o.spec}},
+          [spec = o.spec](const Topology& t) { return AppRegistry::make(spec, t); }};
 }
 
 struct Row {
@@ -261,11 +271,11 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   return all_ok ? 0 : 1;
 }
 
-void add_common_options(CLI::App* c, AppOptions& o) {
+void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
   add_text(c, "--topology,-t", o.topologies, "Topology spec; repeat to compare several (see 'rica list')",
            "a topology spec (see 'rica list')")
       ->required();
-  add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
+  if (map) add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
            "identity, embed, random");
   add_engine_options(c, o.engine, opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                       opt_link_cycles | opt_schedule);
@@ -277,7 +287,8 @@ void add_common_options(CLI::App* c, AppOptions& o) {
 }  // namespace
 
 void add_app_command(CLI::App& app, int& status) {
-  auto* a = app.add_subcommand("app", "Run an application kernel (sort, stencil) on several topologies and compare");
+  auto* a = app.add_subcommand("app", "Run an application (sort, stencil, or any registered one with 'run') on several "
+                                      "topologies and compare");
   a->require_subcommand(1);
 
   auto so = std::make_shared<AppOptions>();
@@ -304,6 +315,13 @@ void add_app_command(CLI::App& app, int& status) {
   add_text(t, "--boundary", to->boundary, "periodic (wraps) or fixed (0 outside)", "periodic, fixed");
   add_text(t, "--pgrid", to->pgrid, "Process grid PXxPY (default: the most square)", "PXxPY, e.g. 4x4");
   t->callback([to, &status] { status = run_kernel(*to, stencil_kernel(*to)); });
+
+  auto ro = std::make_shared<AppOptions>();
+  auto* r = a->add_subcommand("run", "Any registered application by name (see 'rica list'), e.g. reduce:rounds=5");
+  add_text(r, "app", ro->spec, "Application spec name[:args]", "an application spec such as reduce:rounds=5")
+      ->required();
+  add_common_options(r, *ro, false);
+  r->callback([ro, &status] { status = run_kernel(*ro, named_kernel(*ro)); });
 }
 
 }  // namespace rica::cli

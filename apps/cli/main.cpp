@@ -1,33 +1,25 @@
 // rica — emulation runtime for message passing on emulated interconnection networks.
-// Exit status: 0 success, 1 internal failure, 2 bad input (one line on stderr).
+// The front end is the library rica::cli (apps/cli/cli_main.cpp); this file adds only the
+// allocation hook. Exit status: 0 success, 1 internal failure, 2 bad input, 3 deadlock.
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <new>
-#include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <exception>
-
-#include "commands.hpp"
-#include "rica/core.hpp"
+#include "rica/cli.hpp"
 
 // The size of the last allocation that failed, for the out-of-memory message (issue 11: a
 // bad_alloc anywhere is a clean exit 2 naming the size asked for). The replacements below are the
-// standard operator new with that one addition; operator delete is the standard one.
-static std::atomic<std::size_t> failed_request{0};
+// standard operator new with that one addition; operator delete is the standard one. They live in
+// the executable, not the library, so that a program linking rica keeps its own allocator.
 static void* allocate_or_throw(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
-  failed_request.store(n);
+  rica::cli::failed_allocation_size().store(n);
   throw std::bad_alloc();
 }
 static void* allocate_aligned_or_throw(std::size_t n, std::align_val_t a) {
   const std::size_t al = static_cast<std::size_t>(a);
   if (void* p = std::aligned_alloc(al, (std::max<std::size_t>(n, 1) + al - 1) / al * al)) return p;
-  failed_request.store(n);
+  rica::cli::failed_allocation_size().store(n);
   throw std::bad_alloc();
 }
 void* operator new(std::size_t n) { return allocate_or_throw(n); }
@@ -43,45 +35,4 @@ void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
-int main(int argc, char** argv) {
-  CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "rica 0.1.0");
-  int status = 0;
-  rica::cli::add_topology_commands(app);
-  rica::cli::add_run_commands(app, status);
-  rica::cli::add_sweep_command(app);
-  rica::cli::add_os_command(app);
-  rica::cli::add_app_command(app, status);
-  rica::cli::add_experiment_commands(app);
-  rica::cli::add_partition_command(app);
-  rica::cli::add_embed_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "rica: error: %s (see rica --help)\n", e.what());
-    return 2;
-  } catch (const rica::usage_error& e) {
-    std::fprintf(stderr, "rica: error: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "rica: error: memory: out of memory (a request for %zu bytes failed); reduce the network "
-                 "size, --buffer-words or --packets\n", failed_request.load());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "rica: internal error: %s\n", e.what());
-    return 1;
-  }
-  // Standard output is a report too: a full device or a closed pipe is an error, not exit 0.
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "rica: error: cannot write standard output: %s\n", std::strerror(errno));
-    return 2;
-  }
-  return status;
-}
+int main(int argc, char** argv) { return rica::cli::main(argc, argv); }

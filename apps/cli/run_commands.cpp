@@ -10,6 +10,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
@@ -33,6 +34,7 @@ struct RunOptions {
   EngineOptions engine;
   bool quiet = false;
   std::string json, csv;
+  std::string traffic_canonical;  ///< resolved: the canonical traffic spec, or "app SPEC"
   CLI::Option *traffic_opt = nullptr, *rate_opt = nullptr, *packets_opt_opt = nullptr;  ///< to refuse them with --app
 };
 
@@ -57,7 +59,9 @@ nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineC
   return j;
 }
 
-int run(RunOptions o) {
+/// Everything `rica run` does but print the report: checks, the echo (unless quiet), the run,
+/// the JSON and CSV files.
+RunOutcome execute(RunOptions& o) {
   const Topology t = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
     for (CLI::Option* opt : {o.traffic_opt, o.rate_opt, o.packets_opt_opt})
@@ -80,17 +84,29 @@ int run(RunOptions o) {
   to.packets = o.packets;
   to.seed = cfg.seed;
   const auto app = o.app.empty() ? TrafficRegistry::make(o.traffic, t, to) : AppRegistry::make(o.app, t);
-  const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "app " + o.app;
+  o.traffic_canonical = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "app " + o.app;
   // The echo reproduces the run: every option that shapes it, resolved.
   if (!o.quiet)
     fmt::print(stderr, "rica run {} {} {}\n", t.spec(),
-               o.app.empty() ? fmt::format("--traffic {} --rate {} --packets {}", traffic, o.rate, o.packets)
+               o.app.empty() ? fmt::format("--traffic {} --rate {} --packets {}", o.traffic_canonical, o.rate, o.packets)
                              : fmt::format("--app {}", o.app),
                engine_echo(cfg));
-  const RunStats st = rica::run(t, *app, cfg);
-  const nlohmann::json j = result_json(o, t, cfg, st, *app, traffic);
-  if (!o.json.empty()) write_text_file(o.json, j.dump(2) + "\n", "--json");
+  RunOutcome out{t, cfg, rica::run(t, *app, cfg), {}, 0};
+  const RunStats& st = out.stats;
+  out.json = result_json(o, t, cfg, st, *app, o.traffic_canonical);
+  if (!o.json.empty()) write_text_file(o.json, out.json.dump(2) + "\n", "--json");
   if (!o.csv.empty()) write_pe_csv(o.csv, t, st);
+  out.status = st.deadlock ? 3 : st.conservation_ok && st.app_ok ? 0 : 1;
+  return out;
+}
+
+int run(RunOptions o) {
+  const RunOutcome out = execute(o);
+  const Topology& t = out.topology;
+  const EngineConfig& cfg = out.config;
+  const RunStats& st = out.stats;
+  const std::string& traffic = o.traffic_canonical;
+  const bool cycle = cfg.engine == EngineKind::cycle;
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
@@ -123,14 +139,11 @@ int run(RunOptions o) {
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
   }
-  if (st.deadlock) {
-    std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
-    return 3;
-  }
-  return st.conservation_ok && st.app_ok ? 0 : 1;
+  if (st.deadlock) std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
+  return out.status;
 }
 
-void add_run_options(CLI::App* c, RunOptions& o) {
+void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   o.traffic_opt = add_text(c, "--traffic", o.traffic, "Traffic pattern (see 'rica list')",
                            "a traffic pattern (see 'rica list')");
   add_text(c, "--app", o.app, "Run an application instead of traffic, e.g. reduce:rounds=5",
@@ -143,7 +156,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
                                       opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
   add_output_file(c, "--json", o.json, "Write the JSON summary to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
-  c->add_flag("--quiet", o.quiet, "No progress line or configuration echo");
+  if (quiet_flag) c->add_flag("--quiet", o.quiet, "No progress line or configuration echo");
 }
 
 }  // namespace
@@ -159,6 +172,16 @@ void add_run_commands(CLI::App& app, int& status) {
   auto* demo = app.add_subcommand("demo", "The embedded default: CCCB 4x16x16 (1,024 PEs), uniform traffic");
   add_run_options(demo, *d);
   demo->callback([d, &status] { status = run(*d); });
+}
+
+RunOutcome run_outcome(const std::vector<std::string>& args) {
+  RunOptions o;
+  o.quiet = true;
+  parse_subcommand("run", args, [&](CLI::App* r) {
+    r->add_option("topology", o.topology, "Topology spec")->required();
+    add_run_options(r, o, false);
+  });
+  return execute(o);
 }
 
 }  // namespace rica::cli

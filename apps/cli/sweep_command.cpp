@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
@@ -28,10 +29,11 @@ struct SweepOptions {
   bool no_plot = false;
 };
 
-void sweep(SweepOptions o) {
+/// The sweep's jobs and configuration, every input checked before any run.
+std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   const auto& rates = o.rates;
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
-  const EngineConfig cfg = engine_config(o.engine);
+  cfg = engine_config(o.engine);
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
     const Topology t = TopologyRegistry::parse(s);
@@ -44,11 +46,21 @@ void sweep(SweepOptions o) {
       jobs.push_back(job);
     }
   }
+  return jobs;
+}
+
+unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
+  return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+}
+
+void sweep(SweepOptions o) {
+  EngineConfig cfg;
+  const auto jobs = jobs_of(o, cfg);
   prepare_output_dir(o.out, "--out");
   const std::string csv = o.out + "/sweep.csv";
   check_output_file(csv, "--out");  // fail now, not after the sweep
   const bool tty = isatty(STDERR_FILENO);
-  const unsigned parallel = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+  const unsigned parallel = parallel_runs(o, cfg);
   const auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t total,
                                                                       const experiments::SweepPoint& p) {
     if (tty)
@@ -66,21 +78,33 @@ void sweep(SweepOptions o) {
   if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
 }
 
+void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
+  add_text(s, "topology", o.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
+  add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)",
+           "a traffic pattern (see 'rica list')");
+  add_rates(s, "--rates", o.rates, "Offered loads");
+  if (files) add_output_dir(s, "--out", o.out, "Output directory");
+  add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
+  add_engine_options(s, o.engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
+                                      opt_packet_words);
+  if (files) s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* s = app.add_subcommand("sweep", "Latency-throughput sweep on the cycle engine: CSV and plots");
-  add_text(s, "topology", o->topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
-  add_text(s, "--traffic", o->traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)",
-           "a traffic pattern (see 'rica list')");
-  add_rates(s, "--rates", o->rates, "Offered loads");
-  add_output_dir(s, "--out", o->out, "Output directory");
-  add_jobs(s, o->jobs, "Runs at once, 0 = one per core (results do not depend on it)");
-  add_engine_options(s, o->engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
-                                       opt_packet_words);
-  s->add_flag("--no-plot", o->no_plot, "Write the CSV only");
+  declare_sweep(s, *o, true);
   s->callback([o] { sweep(*o); });
+}
+
+std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args) {
+  SweepOptions o;
+  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); });
+  EngineConfig cfg;
+  const auto jobs = jobs_of(o, cfg);
+  return experiments::run_sweep(jobs, cfg, parallel_runs(o, cfg));
 }
 
 }  // namespace rica::cli

@@ -7,11 +7,13 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "rica/defaults.hpp"
 #include "rica/metrics.hpp"
+#include "rica/os.hpp"
 #include "rica/registry.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
@@ -67,6 +69,14 @@ void print_metrics(const TopologyMetrics& m) {
   fmt::print("time            {:.3f} s\n", m.seconds);
 }
 
+TopologyMetrics metrics_of(const Topology& t, const TopoOptions& o) {
+  MetricsOptions mo;
+  mo.sample_sources = o.samples;
+  mo.seed = o.seed;
+  mo.force_all_pairs = o.all_pairs;
+  return compute_metrics(t, mo);
+}
+
 void run_topo(const TopoOptions& o) {
   const Topology t = TopologyRegistry::parse(o.spec);
   if (!o.dot.empty()) {
@@ -79,11 +89,7 @@ void run_topo(const TopoOptions& o) {
       write_text_file(o.dot, dot.str(), "--dot");
     if (o.dot == "-") return;
   }
-  MetricsOptions mo;
-  mo.sample_sources = o.samples;
-  mo.seed = o.seed;
-  mo.force_all_pairs = o.all_pairs;
-  const TopologyMetrics m = compute_metrics(t, mo);
+  const TopologyMetrics m = metrics_of(t, o);
   if (o.json)
     std::cout << to_json(m).dump(2) << "\n";
   else
@@ -95,7 +101,8 @@ struct RouteOptions {
   bool json = false;
 };
 
-void run_route(const RouteOptions& o) {
+/// The path of a route: the JSON `rica route --json` prints, and the text lines.
+nlohmann::json route_of(const RouteOptions& o, std::string& text) {
   const Topology t = TopologyRegistry::parse(o.spec);
   const node_t s = t.parse_node(o.src), d = t.parse_node(o.dst);
   if (s >= t.pes() || d >= t.pes())
@@ -103,7 +110,6 @@ void run_route(const RouteOptions& o) {
   nlohmann::json hops = nlohmann::json::array();
   node_t cur = s;
   class_t cls = 0;
-  std::string text;
   for (std::uint64_t n = 0;; ++n) {
     if (n > t.nodes()) throw std::logic_error("routing loop");
     const Hop h = t.route(cur, d, cls);
@@ -117,15 +123,37 @@ void run_route(const RouteOptions& o) {
     cur = l.peer;
     cls = h.next_class();
   }
+  return nlohmann::json{{"topology", t.spec()}, {"src", t.label(s)}, {"dst", t.label(d)},
+                        {"hops", hops.size()}, {"path", hops}};
+}
+
+void run_route(const RouteOptions& o) {
+  std::string text;
+  const nlohmann::json j = route_of(o, text);
   if (o.json) {
-    std::cout << nlohmann::json{{"topology", t.spec()}, {"src", t.label(s)}, {"dst", t.label(d)},
-                                {"hops", hops.size()}, {"path", hops}}
-                     .dump(2)
-              << "\n";
+    std::cout << j.dump(2) << "\n";
   } else {
-    fmt::print("route {}: {} -> {}, {} hop{}\n{}", t.spec(), t.label(s), t.label(d), hops.size(),
-               hops.size() == 1 ? "" : "s", text);
+    const std::size_t n = j["hops"].get<std::size_t>();
+    fmt::print("route {}: {} -> {}, {} hop{}\n{}", j["topology"].get<std::string>(), j["src"].get<std::string>(),
+               j["dst"].get<std::string>(), n, n == 1 ? "" : "s", text);
   }
+}
+
+void declare_topo(CLI::App* topo, TopoOptions& o, bool files) {
+  add_text(topo, "spec", o.spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
+  if (files) {
+    topo->add_flag("--json", o.json, "Print JSON instead of text");
+    add_output_file(topo, "--dot", o.dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
+  }
+  add_uint(topo, "--samples", o.samples, 1, 1u << 20, "Sources sampled when the network is too large for exact analysis");
+  add_seed(topo, o.seed, "Seed of the sample");
+  topo->add_flag("--all-pairs", o.all_pairs, "Ignore the topology's symmetry and product structure: every PE is a source");
+}
+
+void declare_route(CLI::App* route, RouteOptions& o) {
+  route->add_option("spec", o.spec, "Topology spec")->required();
+  route->add_option("src", o.src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"")->required();
+  route->add_option("dst", o.dst, "Destination PE")->required();
 }
 
 }  // namespace
@@ -134,27 +162,33 @@ void add_topology_commands(CLI::App& app) {
   auto* list = app.add_subcommand("list", "List every topology with its parameters (generated from the registry)");
   list->callback([] {
     std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
-              << AppRegistry::help_text();
+              << AppRegistry::help_text() << "\nSwitch policies (rica os --policy a,b,...):\n\n";
+    for (const auto& [name, doc] : switch_policies()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
   });
 
   auto topo_opt = std::make_shared<TopoOptions>();
   auto* topo = app.add_subcommand("topo", "Static measures of a topology: the papers' ten measures, routed figures");
-  add_text(topo, "spec", topo_opt->spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
-  topo->add_flag("--json", topo_opt->json, "Print JSON instead of text");
-  add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
-  add_uint(topo, "--samples", topo_opt->samples, 1, 1u << 20,
-           "Sources sampled when the network is too large for exact analysis");
-  add_seed(topo, topo_opt->seed, "Seed of the sample");
-  topo->add_flag("--all-pairs", topo_opt->all_pairs, "Ignore the topology's symmetry and product structure: every PE is a source");
+  declare_topo(topo, *topo_opt, true);
   topo->callback([topo_opt] { run_topo(*topo_opt); });
 
   auto route_opt = std::make_shared<RouteOptions>();
   auto* route = app.add_subcommand("route", "Print the self-routed path between two PEs");
-  route->add_option("spec", route_opt->spec, "Topology spec")->required();
-  route->add_option("src", route_opt->src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"")->required();
-  route->add_option("dst", route_opt->dst, "Destination PE")->required();
+  declare_route(route, *route_opt);
   route->add_flag("--json", route_opt->json, "Print JSON");
   route->callback([route_opt] { run_route(*route_opt); });
+}
+
+nlohmann::json topo_json(const std::vector<std::string>& args) {
+  TopoOptions o;
+  parse_subcommand("topo", args, [&](CLI::App* c) { declare_topo(c, o, false); });
+  return to_json(metrics_of(TopologyRegistry::parse(o.spec), o));
+}
+
+nlohmann::json route_json(const std::vector<std::string>& args) {
+  RouteOptions o;
+  parse_subcommand("route", args, [&](CLI::App* c) { declare_route(c, o); });
+  std::string text;
+  return route_of(o, text);
 }
 
 }  // namespace rica::cli

@@ -6,6 +6,7 @@
 #include "rica/defaults.hpp"
 #include "sort.hpp"
 #include "stencil.hpp"
+#include "traffic.hpp"
 
 namespace rica {
 namespace {
@@ -77,11 +78,38 @@ std::vector<AppEntry> build() {
   };
 }
 
+std::vector<AppEntry>& entries() {
+  static std::vector<AppEntry> e = build();
+  return e;
+}
+
 }  // namespace
 
-const std::vector<AppEntry>& AppRegistry::available() {
-  static const std::vector<AppEntry> entries = build();
-  return entries;
+const std::vector<AppEntry>& AppRegistry::available() { return entries(); }
+
+void register_app(AppEntry entry) {
+  check_registered_name(entry.name, "application");
+  if (!entry.make) throw usage_error(fmt::format("application '{}': no factory", entry.name));
+  for (const auto& e : entries())
+    if (e.name == entry.name) throw usage_error(fmt::format("application '{}' is already registered", entry.name));
+  for (const auto& e : TrafficRegistry::available())
+    if (e.name == entry.name)
+      throw usage_error(fmt::format("application '{}': the name is a traffic pattern's (os --job takes both)",
+                                    entry.name));
+  if (entry.example.empty()) entry.example = entry.name;
+  entries().push_back(std::move(entry));
+}
+
+void register_app(std::string name, std::function<std::unique_ptr<App>(const SpecArgs&, const Topology&)> make,
+                  std::string summary, std::vector<ParamDoc> params, std::string example) {
+  AppEntry e;
+  e.positional = params.empty() ? "" : params.front().name;
+  e.name = std::move(name);
+  e.summary = std::move(summary);
+  e.example = std::move(example);
+  e.params = std::move(params);
+  e.make = std::move(make);
+  register_app(std::move(e));
 }
 
 const AppEntry& AppRegistry::by_name(std::string_view name) { return find_entry(available(), name, "application"); }
@@ -92,7 +120,7 @@ std::unique_ptr<App> AppRegistry::make(const std::string& spec, const Topology& 
   const AppEntry& e = by_name(name);
   SpecArgs args(fmt::format("app '{}'", name), colon == std::string::npos ? "" : spec.substr(colon + 1));
   args.docs = &e.params;
-  args.parse(args.raw(), e.positional);
+  if (!args.raw().empty() || !e.positional.empty()) args.parse(args.raw(), e.positional);
   return e.make(args, topo);
 }
 

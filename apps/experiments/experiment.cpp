@@ -171,6 +171,14 @@ TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::ui
               r.emplace_back(d, prob);
             }
           });
+        } else if constexpr (std::is_same_v<P, traffic::Custom>) {
+          if (p.random)
+            throw usage_error(fmt::format("traffic '{}': a user pattern with random destinations has no traffic "
+                                          "matrix (the channel-load bound needs one)", p.label));
+          return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
+            Rng unused;
+            r.emplace_back(p(s, unused), 1.0);
+          });
         } else {  // deterministic: one destination (a self-mapped PE sends nothing)
           return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
             Rng unused;

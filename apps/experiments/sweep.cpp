@@ -17,8 +17,17 @@
 #include "rica/defaults.hpp"
 #include "traffic.hpp"
 
-#ifndef RICA_SCRIPTS_DIR
-#define RICA_SCRIPTS_DIR "scripts"
+#include <dlfcn.h>
+#include <unistd.h>
+
+#ifndef RICA_SCRIPTS_FROM_LIB
+#define RICA_SCRIPTS_FROM_LIB "../share/rica/scripts"
+#endif
+#ifndef RICA_SCRIPTS_FROM_BIN
+#define RICA_SCRIPTS_FROM_BIN "../share/rica/scripts"
+#endif
+#ifndef RICA_INSTALL_SCRIPTS_DIR
+#define RICA_INSTALL_SCRIPTS_DIR "/usr/local/share/rica/scripts"
 #endif
 
 namespace rica::experiments {
@@ -198,9 +207,54 @@ std::string csv_field(const std::string& text) {
   return q;
 }
 
+namespace {
+std::string& scripts_dir() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+void set_scripts_dir(std::string dir) { scripts_dir() = std::move(dir); }
+
+std::string find_plot_script(const std::string& script) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("RICA_SCRIPTS_DIR"); env && *env) dirs.emplace_back(env);
+  if (!scripts_dir().empty()) dirs.emplace_back(scripts_dir());
+  // The module holding this code (a shared librica_experiments, or the executable it is linked
+  // into), then the running executable: share/rica/scripts relative to each (installed layout),
+  // and share/rica/scripts beside each (the build tree's copy).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_plot_script), &info) != 0 && info.dli_fname) {
+    std::error_code ec;
+    const fs::path mod = fs::canonical(info.dli_fname, ec);
+    if (!ec) {
+      dirs.push_back(mod.parent_path() / RICA_SCRIPTS_FROM_LIB);
+      dirs.push_back(mod.parent_path() / RICA_SCRIPTS_FROM_BIN);
+      dirs.push_back(mod.parent_path() / "share/rica/scripts");
+    }
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    dirs.push_back(exe.parent_path() / RICA_SCRIPTS_FROM_BIN);
+    dirs.push_back(exe.parent_path() / "share/rica/scripts");
+  }
+  dirs.emplace_back(RICA_INSTALL_SCRIPTS_DIR);
+  for (const fs::path& d : dirs)
+    if (fs::is_regular_file(d / script, ec)) return (d / script).lexically_normal().string();
+  return "";
+}
+
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+  const std::string path = find_plot_script(script);
+  if (path.empty()) {
+    fmt::print(stderr, "rica: plots skipped ({} not found beside rica or under {}; set RICA_SCRIPTS_DIR)\n", script,
+               RICA_INSTALL_SCRIPTS_DIR);
+    return false;
+  }
   const std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::string cmd = fmt::format("{} {}", py, quote(fmt::format("{}/{}", RICA_SCRIPTS_DIR, script)));
+  std::string cmd = fmt::format("{} {}", py, quote(path));
   for (const auto& a : args) cmd += fmt::format(" {}", quote(a));
   std::fflush(stdout);
   if (std::system(cmd.c_str()) == 0) return true;

@@ -74,8 +74,15 @@ void set_packet_words(EngineConfig& cfg, const std::string& text, const std::str
 /// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& text);
 
-/// Runs `script` (in the source tree's scripts/) with matplotlib's Python and `args` (each quoted);
-/// prints a one-line note and returns false when plotting fails.
+/// Where find_plot_script looks first after $RICA_SCRIPTS_DIR (rica::cli::main sets it for user
+/// programs built against an installed rica). Before any run, from one thread.
+void set_scripts_dir(std::string dir);
+/// The path of a plot script (plot_sweep.py, ...): $RICA_SCRIPTS_DIR, set_scripts_dir(), else share/rica/scripts
+/// relative to the library or executable running this code, else the install prefix's; "" when
+/// none has it. Never the source tree.
+std::string find_plot_script(const std::string& script);
+/// Runs `script` (find_plot_script) with matplotlib's Python and `args` (each quoted); prints a
+/// one-line note and returns false when it is not found or plotting fails.
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
 
 }  // namespace rica::experiments

@@ -31,6 +31,7 @@ node_t pattern_pes(const traffic::Pattern& p) {
         else if constexpr (std::is_same_v<T, traffic::BitReverse> || std::is_same_v<T, traffic::Shuffle>)
           return node_t{1} << f.bits;
         else if constexpr (std::is_same_v<T, traffic::RandPerm>) return static_cast<node_t>(f.perm->size());
+        else if constexpr (std::is_same_v<T, traffic::Custom>) return f.n;
         else static_assert(sizeof(T) == 0, "pattern_pes: unhandled pattern");
       },
       p);

@@ -199,11 +199,27 @@ node_t destination(const Pattern& p, node_t src, Rng& rng) {
 }
 
 const char* pattern_name(const Pattern& p) {
+  if (const auto* c = std::get_if<Custom>(&p)) return c->label.c_str();
   return std::visit([](const auto& f) -> const char* { return std::decay_t<decltype(f)>::name; }, p);
 }
 
 bool is_random(const Pattern& p) {
-  return std::visit([](const auto& f) { return std::decay_t<decltype(f)>::random; }, p);
+  return std::visit(
+      [](const auto& f) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, Custom>) return f.random;
+        else return std::decay_t<decltype(f)>::random;
+      },
+      p);
+}
+
+node_t Custom::operator()(node_t src, Rng& rng) const {
+  const node_t d = fn(src, rng);
+  if (d >= n)
+    throw usage_error(fmt::format("traffic '{}': destination {} of PE {} is out of range 0..{}", label, d, src, n - 1));
+  if (random && d == src)
+    throw usage_error(fmt::format("traffic '{}': PE {} sent to itself (a pattern registered as random never may)",
+                                  label, src));
+  return d;
 }
 
 // ---- Mesh emulation layout -----------------------------------------------------------------------

@@ -97,6 +97,11 @@ std::string canonical_of(const Parsed& p) {
   const TrafficEntry& e = *p.entry;
   if (e.params.empty()) return e.name;
   std::vector<std::string> kv;
+  if (e.user) {  // a user's parameters: their text as given (the default when absent)
+    for (const auto& d : e.params)
+      if (p.args.has(d.name) || !d.default_value.empty()) kv.push_back(fmt::format("{}={}", d.name, p.args.text(d.name)));
+    return kv.empty() ? e.name : fmt::format("{}:{}", e.name, fmt::join(kv, ","));
+  }
   for (const auto& d : e.params) {
     const std::string v = is_real(d.name) ? fmt::format("{}", real_param(p.args, d.name))
                                           : fmt::format("{}", p.args.uint(d.name));
@@ -111,11 +116,36 @@ Pattern pattern_of(const Parsed& p, const PeSpace& space, std::uint64_t seed) {
   return p.entry->pattern(p.args, space, seed);
 }
 
+std::vector<TrafficEntry>& entries() {
+  static std::vector<TrafficEntry> e = build_entries();
+  return e;
+}
+
 }  // namespace
 
-const std::vector<TrafficEntry>& TrafficRegistry::available() {
-  static const std::vector<TrafficEntry> entries = build_entries();
-  return entries;
+const std::vector<TrafficEntry>& TrafficRegistry::available() { return entries(); }
+
+void register_traffic(std::string name, DestinationFactory make, bool random, std::string summary,
+                      std::vector<ParamDoc> params, std::string requirement, std::string example) {
+  check_registered_name(name, "traffic pattern");
+  if (!make) throw usage_error(fmt::format("traffic pattern '{}': no factory", name));
+  for (const auto& e : entries())
+    if (e.name == name) throw usage_error(fmt::format("traffic pattern '{}' is already registered", name));
+  TrafficEntry e;
+  e.positional = params.empty() ? "" : params.front().name;
+  e.example = example.empty() ? name : std::move(example);
+  e.summary = std::move(summary);
+  e.requirement = std::move(requirement);
+  e.params = std::move(params);
+  e.user = true;
+  e.pattern = [label = name, make = std::move(make), random](const SpecArgs& a, const PeSpace& space,
+                                                             std::uint64_t seed) -> Pattern {
+    traffic::Custom c{label, random, space.pes, make(a, space, seed)};
+    if (!c.fn) throw usage_error(fmt::format("traffic '{}': the factory returned no destination function", label));
+    return c;
+  };
+  e.name = std::move(name);
+  entries().push_back(std::move(e));
 }
 
 const TrafficEntry& TrafficRegistry::by_name(std::string_view name) { return find_entry(available(), name, "traffic pattern"); }

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -170,9 +171,22 @@ struct RandPerm {
   std::shared_ptr<const std::vector<node_t>> perm;
 };
 
+/// A user's pattern (register_traffic): a type-erased destination function, one indirect call per
+/// packet generated (never per hop). Its result is checked: a destination outside [0, n), or the
+/// source itself for a pattern declared random, throws usage_error naming the pattern.
+struct Custom {
+  static constexpr const char* name = "custom";  ///< pattern_name() returns `label` instead
+  using Function = std::function<node_t(node_t src, Rng& rng)>;
+  std::string label;   ///< the registered name
+  bool random = true;  ///< true: never returns src (like the built-in random patterns)
+  node_t n = 0;        ///< PEs of the space it was built for
+  Function fn;
+  node_t operator()(node_t src, Rng& rng) const;
+};
+
 /// Any open-loop destination pattern.
 using Pattern = std::variant<Uniform, Quarter, Hotspot, Localized, Transpose, BitComplement, BitReverse, Shuffle,
-                             Tornado, Neighbor, RandPerm>;
+                             Tornado, Neighbor, RandPerm, Custom>;
 
 /// Destination of one packet from `src` (visits once per call; generators visit once per run).
 node_t destination(const Pattern& p, node_t src, Rng& rng);
@@ -285,8 +299,29 @@ struct TrafficEntry {
   std::vector<ParamDoc> params;
   std::string positional;            ///< parameter a bare value sets ("" = none)
   bool closed_loop = false;          ///< mesh: no destination function, its own App
-  /// Builds the destination function (null for closed-loop entries).
-  traffic::Pattern (*pattern)(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed) = nullptr;
+  /// Builds the destination function (empty for closed-loop entries).
+  std::function<traffic::Pattern(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed)> pattern;
+  bool user = false;                 ///< registered by register_traffic (parameters kept as text)
+};
+
+/// A user's destination function for a PE space: (args, space, run seed) -> (src, rng) -> dst.
+using DestinationFactory =
+    std::function<traffic::Custom::Function(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed)>;
+
+/// Adds an open-loop traffic pattern to the registry; it is then listed by `rica list` and
+/// accepted by name wherever traffic is (run --traffic, sweep, os --job, Python). `random`: the
+/// function never returns its source (a deterministic one may: such PEs send nothing). Call
+/// before any run, from one thread. usage_error for a bad or taken name (docs/extending.md).
+void register_traffic(std::string name, DestinationFactory make, bool random, std::string summary,
+                      std::vector<ParamDoc> params = {}, std::string requirement = "", std::string example = "");
+
+/// Static registration: a namespace-scope `static rica::TrafficRegistration reg{...};`.
+struct TrafficRegistration {
+  TrafficRegistration(std::string name, DestinationFactory make, bool random, std::string summary,
+                      std::vector<ParamDoc> params = {}, std::string requirement = "", std::string example = "") {
+    register_traffic(std::move(name), std::move(make), random, std::move(summary), std::move(params),
+                     std::move(requirement), std::move(example));
+  }
 };
 
 class TrafficRegistry {

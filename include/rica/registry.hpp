@@ -51,6 +51,10 @@ class SpecArgs {
   std::string what_, raw_;
 };
 
+/// A name a user registers (application, traffic pattern, switch policy): non-empty, at most 64
+/// characters of [a-z0-9_-], starting with a letter; usage_error naming `kind` otherwise.
+void check_registered_name(const std::string& name, std::string_view kind);
+
 /// The documentation lines of a registry entry's parameters, as `rica list` prints them.
 std::string param_help(const std::vector<ParamDoc>& params, const std::string& positional);
 

@@ -1,0 +1,48 @@
+#pragma once
+// The CLI's subcommands as functions that return data instead of printing (used by the Python
+// module, python/module.cpp). Each takes the subcommand's arguments exactly as on the command line
+// (without "rica" and the subcommand's name), declares them with the subcommand's own option
+// parsers (options.hpp) and so accepts and refuses exactly what the CLI does: a bad value throws
+// usage_error with the CLI's one-line message (what `rica` prints after "rica: error: ").
+// Nothing is printed; no progress line. Thread-safe for different calls once registration is over.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rica/engine.hpp"
+#include "rica/topology.hpp"
+#include "sweep.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace rica::cli {
+
+/// `rica topo SPEC [--samples N] [--seed S] [--all-pairs]`: the measures as `--json` prints them.
+nlohmann::json topo_json(const std::vector<std::string>& args);
+/// `rica route SPEC SRC DST`: the path as `--json` prints it.
+nlohmann::json route_json(const std::vector<std::string>& args);
+
+/// One `rica run` (every option of `rica run` but --quiet): the run's figures and tables.
+struct RunOutcome {
+  Topology topology;
+  EngineConfig config;  ///< resolved (threads 0 -> cores)
+  RunStats stats;
+  nlohmann::json json;  ///< what `rica run --json` writes
+  int status = 0;       ///< the CLI's exit status: 0, 1 (conservation or verification failed), 3 deadlock
+};
+RunOutcome run_outcome(const std::vector<std::string>& args);
+
+/// `rica sweep SPEC... [options]` without --out/--no-plot: the points, in the CLI's order.
+std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args);
+
+/// Parses `args` as subcommand `name` whose options `declare` adds; CLI11's parse errors become
+/// usage_error with the CLI's text ("... (see rica --help)").
+void parse_subcommand(const std::string& name, const std::vector<std::string>& args,
+                      const std::function<void(CLI::App*)>& declare);
+
+}  // namespace rica::cli

@@ -1,0 +1,47 @@
+# Installation (included from the top CMakeLists.txt). `cmake --install build --prefix P` lays out:
+#   P/bin/rica                             the CLI (finds its libraries and scripts relative to itself)
+#   P/lib/librica_*.{a,so}                 rica::runtime and the application libraries, rica::cli
+#   P/include/rica/...                     the public API; rica/apps/ the application headers;
+#                                          rica/internal/ the machine and switch-policy interface
+#   P/share/rica/scripts/plot_*.py         the plot scripts `rica sweep|os|experiment` call
+#   P/lib/cmake/rica/                      find_package(rica CONFIG REQUIRED): rica::runtime, rica::cli, ...
+#   P/lib/pkgconfig/rica.pc                pkg-config --cflags --libs rica
+# Nothing installed refers to the source or build tree.
+include(CMakePackageConfigHelpers)
+
+set(RICA_EXPORTED rica_runtime rica_traffic rica_kernels rica_examples rica_experiments rica_cli)
+foreach(t ${RICA_EXPORTED})
+  string(REPLACE "rica_" "" short ${t})
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${short})
+endforeach()
+
+install(TARGETS ${RICA_EXPORTED} EXPORT ricaTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS rica RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(DIRECTORY include/rica DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(FILES runtime/machine.hpp runtime/os_policy.hpp runtime/tsan.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/internal)
+install(FILES apps/traffic/traffic.hpp apps/examples/app_registry.hpp apps/examples/reduce.hpp
+              apps/sort/sort.hpp apps/stencil/stencil.hpp apps/stencil/process_map.hpp
+              apps/experiments/sweep.hpp apps/experiments/experiment.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/apps)
+foreach(script ${RICA_PLOT_SCRIPTS})
+  install(PROGRAMS scripts/${script} DESTINATION ${CMAKE_INSTALL_DATADIR}/rica/scripts)
+endforeach()
+
+set(RICA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/rica)
+install(EXPORT ricaTargets NAMESPACE rica:: DESTINATION ${RICA_CMAKE_DIR})
+set(RICA_SCRIPTS_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/rica/scripts)
+configure_package_config_file(cmake/ricaConfig.cmake.in ${CMAKE_BINARY_DIR}/ricaConfig.cmake
+  INSTALL_DESTINATION ${RICA_CMAKE_DIR} PATH_VARS RICA_SCRIPTS_INSTALL_DIR)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/ricaConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/ricaConfig.cmake ${CMAKE_BINARY_DIR}/ricaConfigVersion.cmake
+        DESTINATION ${RICA_CMAKE_DIR})
+
+# pkg-config: rica.pc gives rica::runtime (the core library); relocatable (${pcfiledir}).
+file(RELATIVE_PATH RICA_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(cmake/rica.pc.in ${CMAKE_BINARY_DIR}/rica.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/rica.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

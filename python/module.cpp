@@ -1,0 +1,246 @@
+// rica._rica: the pybind11 layer of the Python module (python/rica/__init__.py is the API).
+//
+// Every function takes a subcommand's arguments as the CLI would get them (the Python layer turns
+// keyword arguments into "--option value" pairs) and goes through the CLI's own parsers
+// (apps/cli/api.hpp), so Python accepts and refuses exactly what `rica` does. Contracts:
+//   - bad input raises rica.RicaError (a ValueError) whose text is the CLI's one-line message;
+//     out of memory raises MemoryError; nothing else escapes as anything but RuntimeError;
+//   - the GIL is released while topologies are analysed and machines run (no Python object is
+//     touched then), so other Python threads go on;
+//   - tables are NumPy arrays built from the runtime's result structs (RunStats, SweepPoint).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api.hpp"
+#include "app_registry.hpp"
+#include "rica/core.hpp"
+#include "rica/os.hpp"
+#include "rica/registry.hpp"
+#include "traffic.hpp"
+
+namespace py = pybind11;
+using rica::node_t;
+using rica::port_t;
+
+namespace {
+
+/// nlohmann::json -> the equivalent Python object (dict, list, int, float, str, bool, None).
+py::object to_python(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      py::dict d;
+      for (auto it = j.begin(); it != j.end(); ++it) d[py::str(it.key())] = to_python(it.value());
+      return d;
+    }
+    case nlohmann::json::value_t::array: {
+      py::list l;
+      for (const auto& v : j) l.append(to_python(v));
+      return l;
+    }
+    case nlohmann::json::value_t::string: return py::str(j.get<std::string>());
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+    default: return py::none();
+  }
+}
+
+template <class T>
+py::array_t<T> array_of(const std::vector<T>& v) {
+  py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+/// The per-PE table (every node: switches of indirect networks have forwarded/blocked only) and
+/// the per-link table, as the CLI's --csv writes them.
+py::dict tables(const rica::Topology& t, const rica::RunStats& st) {
+  const node_t n = t.nodes(), pes = t.pes();
+  std::vector<std::uint32_t> node(n);
+  std::vector<std::uint64_t> inj(n), del(n), fwd(n), blk(n);
+  py::list labels;
+  for (node_t v = 0; v < n; ++v) {
+    node[v] = v;
+    inj[v] = v < pes ? st.pe_injected[v] : 0;
+    del[v] = v < pes ? st.pe_delivered[v] : 0;
+    fwd[v] = st.pe_forwarded[v];
+    blk[v] = st.pe_blocked[v];
+    labels.append(t.label(v));
+  }
+  py::dict pe;
+  pe["pe"] = array_of(node);
+  pe["label"] = labels;
+  pe["injected"] = array_of(inj);
+  pe["delivered"] = array_of(del);
+  pe["forwarded"] = array_of(fwd);
+  pe["blocked"] = array_of(blk);
+  std::vector<std::uint32_t> lnode, lport, lpeer;
+  std::vector<std::uint64_t> lpk;
+  for (node_t v = 0; v < n; ++v)
+    for (port_t p = 0; p < t.ports(); ++p) {
+      const rica::Link l = t.out_link(v, p);
+      if (!l.present()) continue;
+      lnode.push_back(v);
+      lport.push_back(p);
+      lpeer.push_back(l.peer);
+      lpk.push_back(st.link_packets[std::size_t{v} * t.ports() + p]);
+    }
+  py::dict link;
+  link["node"] = array_of(lnode);
+  link["port"] = array_of(lport);
+  link["peer"] = array_of(lpeer);
+  link["packets"] = array_of(lpk);
+  py::dict out;
+  out["pe"] = pe;
+  out["link"] = link;
+  out["hop_histogram"] = array_of(st.hop_histogram);
+  return out;
+}
+
+/// The trace file the machine wrote (src,dst,seq,inject,deliver,hops,enter,words) as columns.
+py::dict read_trace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw rica::usage_error("--trace: cannot read '" + path + "'");
+  std::string line;
+  std::getline(in, line);
+  if (line != "src,dst,seq,inject,deliver,hops,enter,words")
+    throw std::runtime_error("trace '" + path + "': unexpected header '" + line + "'");
+  std::vector<std::uint64_t> col[8];
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string f;
+    for (auto& c : col) {
+      if (!std::getline(fields, f, ',')) throw std::runtime_error("trace '" + path + "': short row '" + line + "'");
+      c.push_back(std::stoull(f));
+    }
+  }
+  static const char* names[8] = {"src", "dst", "seq", "inject", "deliver", "hops", "enter", "words"};
+  py::dict d;
+  for (int i = 0; i < 8; ++i) d[names[i]] = array_of(col[i]);
+  return d;
+}
+
+py::dict run(const std::vector<std::string>& args) {
+  rica::cli::RunOutcome out = [&] {
+    py::gil_scoped_release nogil;
+    return rica::cli::run_outcome(args);
+  }();
+  py::dict r = tables(out.topology, out.stats);
+  r["summary"] = to_python(out.json);
+  r["status"] = out.status;
+  if (!out.config.trace.empty()) r["trace"] = read_trace(out.config.trace);
+  return r;
+}
+
+py::dict sweep(const std::vector<std::string>& args) {
+  std::vector<rica::experiments::SweepPoint> pts;
+  {
+    py::gil_scoped_release nogil;
+    pts = rica::cli::sweep_points(args);
+  }
+  py::list topo, traffic;
+  std::vector<double> rate, offered, accepted, lat_mean, lat_p50, lat_p99, hops;
+  std::vector<std::uint64_t> delivered, cycles, cycles_run, seed;
+  for (const auto& p : pts) {
+    topo.append(p.topology);
+    traffic.append(p.traffic);
+    rate.push_back(p.rate);
+    offered.push_back(p.offered);
+    accepted.push_back(p.accepted);
+    delivered.push_back(p.delivered);
+    lat_mean.push_back(p.latency_mean);
+    lat_p50.push_back(p.latency_p50);
+    lat_p99.push_back(p.latency_p99);
+    hops.push_back(p.hops_mean);
+    cycles.push_back(p.cycles);
+    cycles_run.push_back(p.cycles_run);
+    seed.push_back(p.seed);
+  }
+  py::dict d;
+  d["topology"] = topo;
+  d["traffic"] = traffic;
+  d["rate"] = array_of(rate);
+  d["offered"] = array_of(offered);
+  d["accepted"] = array_of(accepted);
+  d["delivered"] = array_of(delivered);
+  d["latency_mean"] = array_of(lat_mean);
+  d["latency_p50"] = array_of(lat_p50);
+  d["latency_p99"] = array_of(lat_p99);
+  d["hops_mean"] = array_of(hops);
+  d["cycles"] = array_of(cycles);
+  d["cycles_run"] = array_of(cycles_run);
+  d["seed"] = array_of(seed);
+  return d;
+}
+
+py::dict describe(const std::string& spec) {
+  const rica::Topology t = rica::TopologyRegistry::parse(spec);
+  py::dict d;
+  d["spec"] = t.spec();
+  d["pes"] = t.pes();
+  d["nodes"] = t.nodes();
+  d["ports"] = t.ports();
+  d["buffer_classes"] = t.buffer_classes();
+  d["direct"] = t.direct();
+  d["vertex_transitive"] = t.vertex_transitive();
+  return d;
+}
+
+py::dict names() {
+  py::list topo, traffic, apps, policies;
+  for (const auto& e : rica::TopologyRegistry::available()) topo.append(e.name);
+  for (const auto& e : rica::TrafficRegistry::available()) traffic.append(e.name);
+  for (const auto& e : rica::AppRegistry::available()) apps.append(e.name);
+  for (const auto& [name, doc] : rica::switch_policies()) policies.append(name);
+  py::dict d;
+  d["topologies"] = topo;
+  d["traffic"] = traffic;
+  d["apps"] = apps;
+  d["policies"] = policies;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_rica, m) {
+  m.doc() = "rica's native layer; use the rica package (python/rica/__init__.py)";
+  py::register_exception<rica::usage_error>(m, "RicaError", PyExc_ValueError);
+  m.def("run", &run, py::arg("args"), "rica run ARGS: figures and per-PE, per-link, per-packet tables");
+  m.def("sweep", &sweep, py::arg("args"), "rica sweep ARGS (no --out): one row per (topology, rate)");
+  m.def(
+      "topo",
+      [](const std::vector<std::string>& args) {
+        nlohmann::json j;
+        {
+          py::gil_scoped_release nogil;
+          j = rica::cli::topo_json(args);
+        }
+        return to_python(j);
+      },
+      py::arg("args"), "rica topo ARGS --json");
+  m.def(
+      "route", [](const std::vector<std::string>& args) { return to_python(rica::cli::route_json(args)); },
+      py::arg("args"), "rica route ARGS --json");
+  m.def("describe", &describe, py::arg("spec"), "PEs, nodes, ports and buffer classes of a topology spec");
+  m.def(
+      "label", [](const std::string& spec, node_t v) {
+        const rica::Topology t = rica::TopologyRegistry::parse(spec);
+        if (v >= t.nodes()) throw rica::usage_error("label: node " + std::to_string(v) + " is not below " +
+                                                    std::to_string(t.nodes()));
+        return t.label(v);
+      },
+      py::arg("spec"), py::arg("node"));
+  m.def("names", &names, "registered topologies, traffic patterns, applications and switch policies");
+  m.def("list_text", [] {
+    return rica::TopologyRegistry::help_text() + "\n" + rica::TrafficRegistry::help_text() + "\n" +
+           rica::AppRegistry::help_text();
+  });
+}

@@ -1,0 +1,163 @@
+"""The Python module against the CLI: same inputs accepted and refused, same figures."""
+import csv
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import rica
+import sys
+
+RICA = os.environ.get("RICA_BINARY", os.path.join(os.path.dirname(__file__), "../../build/rica"))
+# Wall-clock and memory figures differ between any two runs; everything else must not.
+NONDETERMINISTIC = {"wall_s", "packets_per_s", "packet_hops_per_s", "peak_rss_kb", "bytes_per_pe"}
+
+
+def cli(*args):
+    return subprocess.run([RICA, *args], capture_output=True, text=True)
+
+
+def cli_error(*args):
+    """The CLI's one-line message without its 'rica: error: ' prefix (and exit status 2)."""
+    p = cli(*args)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rica: error: "), p.stderr
+    return lines[0][len("rica: error: "):]
+
+
+def test_topology_describe_measures_route():
+    t = rica.Topology("torus:4x4")
+    assert (t.pes, t.nodes, t.ports) == (16, 16, 4)
+    m = t.measures()
+    assert m["diameter"] == 4 and m["links"] == 32
+    c = json.loads(cli("topo", "torus:4x4", "--json").stdout)
+    assert {k: v for k, v in m.items() if k != "seconds"} == {k: v for k, v in c.items() if k != "seconds"}
+    r = t.route(0, 5)
+    assert r["hops"] == 2 and len(r["path"]) == 2 and r["src"] == t.label(0)
+    assert r == json.loads(cli("route", "torus:4x4", "0", "5", "--json").stdout)
+    ind = rica.Topology("omega:4")
+    assert ind.nodes > ind.pes and not ind.direct
+
+
+@pytest.mark.parametrize("call, argv", [
+    (lambda: rica.Topology("nosuch:3"), ["topo", "nosuch:3"]),
+    (lambda: rica.run("torus:4x4", rate=2), ["run", "torus:4x4", "--rate", "2"]),
+    (lambda: rica.run("torus:4x4", engine="warp"), ["run", "torus:4x4", "--engine", "warp"]),
+    (lambda: rica.run("torus:4x4", threads=-1), ["run", "torus:4x4", "--threads", "-1"]),
+    (lambda: rica.run("torus:4x4", traffic="nosuch"), ["run", "torus:4x4", "--traffic", "nosuch"]),
+    (lambda: rica.run("torus:4x4", app="reduce:rounds=0"), ["run", "torus:4x4", "--app", "reduce:rounds=0"]),
+    (lambda: rica.run("torus:4x4", cycles=10), ["run", "torus:4x4", "--cycles", "10"]),
+    (lambda: rica.run("torus:4x4", buffer_words=0), ["run", "torus:4x4", "--buffer-words", "0"]),
+    (lambda: rica.run("torus:4x4", packet_words="4:4"), ["run", "torus:4x4", "--packet-words", "4:4"]),
+    (lambda: rica.run("torus:4x4", bogus=1), ["run", "torus:4x4", "--bogus", "1"]),
+    (lambda: rica.sweep(["torus:4x4"], rates="0.5:0.1:0.1"), ["sweep", "torus:4x4", "--rates", "0.5:0.1:0.1"]),
+    (lambda: rica.Topology("torus:4x4").route(0, 99), ["route", "torus:4x4", "0", "99"]),
+])
+def test_bad_input_raises_the_cli_message(call, argv):
+    with pytest.raises(rica.RicaError) as e:
+        call()
+    assert isinstance(e.value, ValueError)
+    assert str(e.value) == cli_error(*argv)
+
+
+def test_cycle_engine_identical_to_cli(tmp_path):
+    opts = ["--engine", "cycle", "--rate", "0.07", "--cycles", "400", "--warmup", "100", "--seed", "11",
+            "--link-cycles", "degree", "--buffer-words", "8", "--packet-words", "4:2", "--threads", "2",
+            "--traffic", "hotspot:0.1"]
+    a = tmp_path / "cli"
+    p = cli("run", "cccb:n=2", *opts, "--quiet", "--json", f"{a}.json", "--csv", f"{a}.csv", "--trace", f"{a}.trace")
+    assert p.returncode == 0, p.stderr
+    b = tmp_path / "py"
+    r = rica.run("cccb:n=2", engine="cycle", rate=0.07, cycles=400, warmup=100, seed=11, link_cycles="degree",
+                 buffer_words=8, packet_words="4:2", threads=2, traffic="hotspot:0.1",
+                 json=f"{b}.json", csv=f"{b}.csv", trace=f"{b}.trace")
+    for ext in (".csv", ".links.csv", ".trace"):
+        assert (tmp_path / f"py{ext}").read_bytes() == (tmp_path / f"cli{ext}").read_bytes(), ext
+    cj, pj = json.loads((tmp_path / "cli.json").read_text()), json.loads((tmp_path / "py.json").read_text())
+    strip = lambda j: {k: v for k, v in j.items() if k not in NONDETERMINISTIC}  # noqa: E731
+    assert strip(cj) == strip(pj) == strip(r.summary)
+    assert r.status == 0 and r.delivered == cj["delivered"] > 0
+    # The tables are the CSV files' columns.
+    with open(tmp_path / "cli.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(r.pes["label"]) == [row["label"] for row in rows]
+    for col in ["pe", "injected", "delivered", "forwarded", "blocked"]:
+        assert np.array_equal(r.pes[col], np.array([int(row[col]) for row in rows], dtype=np.uint64)), col
+    links = np.loadtxt(tmp_path / "cli.links.csv", delimiter=",", skiprows=1, dtype=np.uint64)
+    assert np.array_equal(r.links["packets"], links[:, 3]) and np.array_equal(r.links["peer"], links[:, 2])
+    trace = np.loadtxt(tmp_path / "cli.trace", delimiter=",", skiprows=1, dtype=np.uint64)
+    assert len(r.trace["deliver"]) == len(trace) and np.array_equal(r.trace["deliver"], trace[:, 4])
+
+
+def test_async_engine_and_tables():
+    r = rica.run("hypercube:5", traffic="uniform", packets=30, threads=2, seed=3, trace=True)
+    s = r.summary
+    assert s["engine"] == "async" and s["conservation_ok"] and s["injected"] == s["delivered"] == 32 * 30
+    assert int(r.pes["delivered"].sum()) == s["delivered"] and int(r.pes["injected"].sum()) == s["injected"]
+    assert int(r.links["packets"].sum()) == s["packet_hops"]
+    assert len(r.trace["src"]) == s["delivered"] and (r.trace["deliver"] >= r.trace["inject"]).all()
+    assert r.hop_histogram.sum() == s["delivered"]
+
+
+def test_app_by_name_and_no_classes_deadlock():
+    r = rica.run("torus:4x4", app="reduce:rounds=3", engine="cycle")
+    assert r.status == 0 and r.summary["verified"] and r.summary["app"]["rounds"] == 3
+    d = rica.run("torus:16", traffic="tornado", no_classes=True, buffer_words=3, packet_words="3:0", packets=50)
+    assert d.status == 3 and d.summary["deadlock"]
+
+
+def test_sweep_matches_cli(tmp_path):
+    s = rica.sweep(["torus:4x4", "mesh:4x4"], rates=[0.05, 0.2], cycles=300, seed=5)
+    assert len(s) == 4 and list(s["topology"]) == ["torus:4x4", "torus:4x4", "mesh:4x4", "mesh:4x4"]
+    p = cli("sweep", "torus:4x4", "mesh:4x4", "--rates", "0.05,0.2", "--cycles", "300", "--seed", "5",
+            "--out", str(tmp_path), "--no-plot")
+    assert p.returncode == 0, p.stderr
+    rows = (tmp_path / "sweep.csv").read_text().splitlines()[1:]
+    for i, row in enumerate(rows):
+        f = row.split(",")
+        assert f[0] == s["topology"][i] and f"{s['accepted'][i]:.6g}" == f[3] and int(f[4]) == s["delivered"][i]
+        assert f"{s['latency_mean'][i]:.4f}" == f[5]
+
+
+def test_gil_released_while_running():
+    done = []
+    t = threading.Thread(target=lambda: done.append(rica.run("torus:16x16", engine="cycle", rate=0.05,
+                                                            cycles=1500, threads=1)))
+    t.start()
+    ticks = 0
+    start = time.monotonic()
+    while t.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    t.join()
+    assert done and done[0].status == 0
+    if time.monotonic() - start > 0.2:  # the run was long enough to tell
+        assert ticks > 20
+
+
+def test_names_and_frames():
+    n = rica.names()
+    assert "torus" in n["topologies"] and "uniform" in n["traffic"] and "reduce" in n["apps"]
+    assert "drain" in n["policies"] and "uniform" in rica.list_text()
+    pd = pytest.importorskip("pandas")
+    r = rica.run("mesh:4x4", engine="cycle", rate=0.1, cycles=200, trace=True)
+    assert isinstance(r.frame(), pd.DataFrame) and r.frame().loc[0, "delivered"] == r.delivered
+    assert list(r.frame("pe").columns) == ["pe", "label", "injected", "delivered", "forwarded", "blocked"]
+    assert len(r.frame("trace")) == r.delivered and len(r.frame("link")) == len(r.links["node"])
+    with pytest.raises(ValueError):
+        r.frame("nosuch")
+
+
+def test_example_script_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    script = os.path.join(os.path.dirname(__file__), "../../examples/python/sweep_two.py")
+    out = tmp_path / "s.png"
+    p = subprocess.run([sys.executable, script, "--out", str(out), "--cycles", "300"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    assert out.stat().st_size > 1000 and "torus:8x8" in p.stdout and "hypercube:n=6" in p.stdout

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs rica from BUILD into a temporary prefix, checks the layout (nothing refers to the source
+# or build tree), builds examples/external against it (CMake package and pkg-config) and runs the
+# user's app through its own driver and through rica's subcommands. Usage: install_tests.sh BUILD
+set -euo pipefail
+BUILD=$(cd "${1:-build}" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+P=$TMP/prefix
+fail() { echo "install_tests: FAIL: $*" >&2; exit 1; }
+
+cmake --install "$BUILD" --prefix "$P" >/dev/null
+for f in bin/rica include/rica/engine.hpp include/rica/cli.hpp include/rica/apps/traffic.hpp \
+         include/rica/internal/os_policy.hpp lib/cmake/rica/ricaConfig.cmake lib/cmake/rica/ricaConfigVersion.cmake \
+         lib/cmake/rica/ricaTargets.cmake lib/pkgconfig/rica.pc share/rica/scripts/plot_sweep.py; do
+  [ -e "$P/$f" ] || fail "not installed: $f"
+done
+ls "$P"/lib/librica_runtime.* >/dev/null 2>&1 || fail "librica_runtime not installed"
+SITE=$(ls -d "$P"/lib/python3*/dist-packages 2>/dev/null | head -1)
+[ -n "$SITE" ] && [ -e "$SITE/rica/__init__.py" ] && ls "$SITE"/rica/_rica*.so >/dev/null 2>&1 ||
+  fail "the Python package is not installed under lib/python3.X/dist-packages"
+# No installed file (text or binary) names the source or build tree.
+if grep -rl -e "$SRC" -e "$BUILD" "$P" >/dev/null 2>&1; then
+  fail "installed files refer to the source or build tree: $(grep -rl -e "$SRC" -e "$BUILD" "$P" | head -3)"
+fi
+# The installed binary runs from anywhere, and finds its plot scripts beside itself.
+(cd "$TMP" && "$P/bin/rica" sweep torus:4x4 --rates 0.05,0.1 --cycles 300 --out "$TMP/sw" >/dev/null 2>"$TMP/err") ||
+  fail "installed rica sweep: $(cat "$TMP/err")"
+[ -s "$TMP/sw/sweep.csv" ] || fail "installed rica sweep wrote no CSV"
+if grep -q "plots skipped" "$TMP/err"; then
+  python3 -c "import matplotlib" 2>/dev/null && fail "installed rica did not find its plot scripts: $(cat "$TMP/err")"
+fi
+
+# The installed Python package imports from the prefix (not the build tree) and runs.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+(cd "$TMP" && PYTHONPATH="$SITE" PYTHONDONTWRITEBYTECODE=1 "$PY" -c "
+import rica, sys
+assert rica.__file__.startswith('$SITE'), rica.__file__
+r = rica.run('torus:4x4', engine='cycle', rate=0.1, cycles=200)
+sys.exit(0 if r.status == 0 and r.delivered > 0 else 1)") || fail "installed Python package"
+
+# examples/external: a separate CMake project on the installed package.
+cmake -S "$SRC/examples/external" -B "$TMP/ext" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" >/dev/null
+cmake --build "$TMP/ext" -j 2 >/dev/null
+cd "$TMP"
+"$TMP/ext/ring_driver" torus:4x4 3 | tee "$TMP/driver.txt"
+[ "$(grep -c verified "$TMP/driver.txt")" = 2 ] || fail "ring_driver: both engines must verify"
+"$TMP/ext/ring_driver" nosuch:1 2>"$TMP/err" && fail "ring_driver accepted a bad spec"
+grep -q "unknown topology 'nosuch'" "$TMP/err" || fail "ring_driver: $(cat "$TMP/err")"
+
+R="$TMP/ext/rica_ring"
+"$R" list > "$TMP/list.txt"
+grep -q "^  ring " "$TMP/list.txt" || fail "rica_ring list: no ring application"
+grep -q "^  reverse " "$TMP/list.txt" || fail "rica_ring list: no reverse traffic"
+"$R" run torus:4x4 --app ring:laps=3 --quiet --json "$TMP/ring.json"
+python3 -c "import json,sys; j=json.load(open('$TMP/ring.json')); sys.exit(0 if j['verified'] and j['delivered']==48 and j['app']['passes']==48 else 1)" ||
+  fail "rica_ring run --app ring: $(cat "$TMP/ring.json")"
+"$R" run torus:4x4 --app ring:laps=2 --engine cycle --quiet >/dev/null
+grep -q "^  dring " "$TMP/list.txt" || fail "rica_ring list: no dring topology"
+"$R" run dring:12 --app ring:laps=2 --engine cycle --quiet --json "$TMP/dring.json"
+python3 -c "import json,sys; j=json.load(open('$TMP/dring.json')); sys.exit(0 if j['verified'] and j['topology']=='dring:n=12' and j['delivered']==24 else 1)" ||
+  fail "rica_ring run dring:12: $(head -c 300 "$TMP/dring.json")"
+"$R" topo dring:12 --json | grep -q '"diameter": 6' || fail "rica_ring topo dring:12"
+"$R" run torus:4x4 --traffic reverse --engine cycle --cycles 200 --quiet --json "$TMP/rev.json"
+python3 -c "import json,sys; j=json.load(open('$TMP/rev.json')); sys.exit(0 if j['traffic']=='reverse' and j['delivered']>0 else 1)" ||
+  fail "rica_ring run --traffic reverse"
+"$R" sweep mesh:4x4 --traffic reverse --rates 0.05,0.1 --cycles 300 --out "$TMP/rsw" >/dev/null 2>"$TMP/err"
+[ "$(wc -l < "$TMP/rsw/sweep.csv")" = 3 ] || fail "rica_ring sweep: $(cat "$TMP/rsw/sweep.csv")"
+if grep -q "plots skipped" "$TMP/err"; then
+  python3 -c "import matplotlib" 2>/dev/null && fail "rica_ring did not find the installed plot scripts: $(cat "$TMP/err")"
+fi
+"$R" os torus:4x4 --parts 2 --job ring:laps=2 --job reverse --out "$TMP/os" --no-plot >/dev/null 2>"$TMP/err" ||
+  fail "rica_ring os --job ring: $(cat "$TMP/err")"
+"$R" app run ring:laps=2 -t torus:4x4 -t hypercube:4 --quiet --json "$TMP/app.json" >/dev/null
+python3 -c "import json,sys; j=json.load(open('$TMP/app.json')); sys.exit(0 if j['verified'] and len(j['runs'])==2 else 1)" ||
+  fail "rica_ring app run ring: $(head -c 300 "$TMP/app.json")"
+"$R" run torus:4x4 --app ring:laps=0 2>"$TMP/err" && fail "rica_ring accepted laps=0"
+[ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "laps" "$TMP/err" || fail "rica_ring laps=0: $(cat "$TMP/err")"
+
+# pkg-config: the user's driver built by hand against rica.pc.
+PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --exists rica || fail "pkg-config: rica not found"
+# shellcheck disable=SC2046
+g++ -std=c++20 -O1 -o "$TMP/driver_pc" "$SRC/examples/external/driver.cpp" "$SRC/examples/external/ring.cpp" \
+  $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs rica) -Wl,-rpath,"$P/lib"
+"$TMP/driver_pc" hypercube:4 1 >/dev/null || fail "driver built with pkg-config"
+echo "install_tests: ok (prefix layout, examples/external via find_package and pkg-config)"
