@@ -21,6 +21,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rica_plot  # noqa: E402  (the figure style of every rica plot)
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 NAMES = {
@@ -66,7 +69,7 @@ def main():
     for pattern, nets in rows.items():
         kind = config.get("x_axis", {}).get(pattern, "delivered")
         xlabel, logx = AXES[kind]
-        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        fig, ax = rica_plot.figure()
         for i, net in enumerate(sorted(nets, key=lambda n: order.index(n) if n in order else len(order))):
             rs = nets[net]
             marker = MARKERS[i % len(MARKERS)]
@@ -93,10 +96,10 @@ def main():
         ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else ""),
                      fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(ncol=2)
         fig.tight_layout()
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=90)
+            fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=rica_plot.DPI)
         plt.close(fig)
     print(f"figures written to {out}")
 

@@ -13,7 +13,9 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "rica/core.hpp"
+#include "rica/version.hpp"
 
 // The size of the last allocation that failed, for the out-of-memory message (issue 11: a
 // bad_alloc anywhere is a clean exit 2 naming the size asked for). The replacements below are the
@@ -46,7 +48,7 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::f
 int main(int argc, char** argv) {
   CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rica 0.1.0");
+  app.set_version_flag("--version", "rica " + rica::version_string());
   int status = 0;
   rica::cli::add_topology_commands(app);
   rica::cli::add_run_commands(app, status);
@@ -56,8 +58,20 @@ int main(int argc, char** argv) {
   rica::cli::add_experiment_commands(app);
   rica::cli::add_partition_command(app);
   rica::cli::add_embed_command(app);
+  rica::cli::add_plot_command(app);
+  // Every leaf subcommand reads --config FILE (apply_config below merges it before parsing).
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });
+    if (leaves.empty()) rica::cli::add_config(sub);
+    for (CLI::App* leaf : leaves) rica::cli::add_config(leaf);
+  }
+  rica::cli::set_invocation(argc, argv);
   try {
-    app.parse(argc, argv);
+    // --config FILE: its options join the command line unless the command line gives them.
+    std::vector<std::string> args(argv + 1, argv + argc);
+    args = rica::cli::apply_config(app, std::move(args));
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

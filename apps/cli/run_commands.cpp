@@ -13,7 +13,8 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
-#include "run_report.hpp"
+#include "rica/report.hpp"
+#include "rica/version.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
@@ -29,38 +30,41 @@ struct RunOptions {
   double rate = defaults::traffic::rate;
   std::optional<std::uint64_t> packets_opt;  ///< unset: async 200 per PE; cycle: no limit but the window
   std::uint64_t packets = 0;                  ///< resolved
+  unsigned source_queue = defaults::traffic::backlog;
+  double burst_on = 0, burst_off = 0;
   std::string app;  ///< an application instead of a traffic pattern
   EngineOptions engine;
   bool quiet = false;
   std::string json, csv;
-  CLI::Option *traffic_opt = nullptr, *rate_opt = nullptr, *packets_opt_opt = nullptr;  ///< to refuse them with --app
+  CLI::App* cmd = nullptr;  ///< the subcommand (run or demo), for its configuration
+  /// Traffic-only options, refused with --app.
+  std::vector<CLI::Option*> traffic_only;
 };
 
-nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineConfig& cfg, const RunStats& st,
-                           const App& app, const std::string& traffic) {
-  nlohmann::json j = stats_json(t, cfg, st);
-  j["engine"] = to_string(cfg.engine);
-  j["traffic"] = traffic;
-  j["rate"] = o.rate;
-  j["packets_per_pe"] = o.packets;
+/// The resolved configuration of a run: every option that shapes it, defaults filled in, the
+/// values the run used (threads, packets, the window of a trace); options the run ignores left out.
+nlohmann::json run_config(const RunOptions& o, const EngineConfig& cfg) {
+  nlohmann::json c = option_config(o.cmd);
+  c["threads"] = cfg.threads;
   if (cfg.engine == EngineKind::cycle) {
-    j["cycles"] = cfg.cycles;
-    j["warmup"] = cfg.warmup;
-    j["cycles_run"] = st.cycles_run;
-    j["link_cycles"] = link_cycles_text(cfg);
-    j["timing"] = to_string(cfg.timing);
-    j["arbitration"] = to_string(cfg.arbitration);
-    j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)
-    j["measured"] = st.measured;
+    c["cycles"] = cfg.cycles;
+    c["warmup"] = cfg.warmup;
+  } else {
+    for (const char* k : {"cycles", "warmup", "link-cycles", "timing", "arbitration"}) c.erase(k);
   }
-  j["app"] = app.summary();
-  return j;
+  if (!o.app.empty()) {
+    for (const char* k : {"traffic", "rate", "packets", "source-queue", "burst"}) c.erase(k);
+  } else {
+    c.erase("app");
+    c["packets"] = o.packets;
+  }
+  return c;
 }
 
 int run(RunOptions o) {
   const Topology t = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
-    for (CLI::Option* opt : {o.traffic_opt, o.rate_opt, o.packets_opt_opt})
+    for (CLI::Option* opt : o.traffic_only)
       if (opt->count() > 0)
         throw usage_error(fmt::format("{} does not apply to --app runs; drop {} or --app", opt->get_name(),
                                       opt->get_name()));
@@ -74,28 +78,54 @@ int run(RunOptions o) {
     throw usage_error(fmt::format("--rate: {:g} is below the async engine's minimum {:g} (a probability per PE "
                                   "activation); use --engine cycle for lower rates",
                                   o.rate, defaults::traffic::async_min_rate));
+  if (!cycle && o.source_queue == 0)
+    throw usage_error("--source-queue: 0 (unbounded) needs --engine cycle; the async engine has no clock to pace "
+                      "sources, give 1 or more");
   o.packets = o.packets_opt ? *o.packets_opt : (cycle ? cfg.cycles : defaults::traffic::packets);
   TrafficOptions to;
   to.rate = o.rate;
   to.packets = o.packets;
   to.seed = cfg.seed;
+  to.source_queue = o.source_queue;
+  to.burst_on = o.burst_on;
+  to.burst_off = o.burst_off;
+  to.min_words = cfg.packet_words - cfg.packet_spread;
+  to.max_words = cfg.packet_words + cfg.packet_spread;
   const auto app = o.app.empty() ? TrafficRegistry::make(o.traffic, t, to) : AppRegistry::make(o.app, t);
-  const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "app " + o.app;
-  // The echo reproduces the run: every option that shapes it, resolved.
-  if (!o.quiet)
-    fmt::print(stderr, "rica run {} {} {}\n", t.spec(),
-               o.app.empty() ? fmt::format("--traffic {} --rate {} --packets {}", traffic, o.rate, o.packets)
-                             : fmt::format("--app {}", o.app),
-               engine_echo(cfg));
+  // A replayed trace runs to its last injection unless --cycles says otherwise.
+  if (cycle && o.app.empty() && !o.engine.given("--cycles"))
+    if (const auto end = traffic_end(*app)) {
+      cfg.cycles = std::max<std::uint64_t>(*end + 1, 1);
+      if (!o.packets_opt) o.packets = cfg.cycles;
+    }
+  const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "";
+  const nlohmann::json config = run_config(o, cfg);
+  // The echo reproduces the run: every option that shapes it, resolved; pasted, it runs again.
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", echo_command(o.cmd, config));
+    fmt::print("rica          {}\n", version_string());
+    fmt::print("model         {}\n", model_line(cfg, t));
+  }
   const RunStats st = rica::run(t, *app, cfg);
-  const nlohmann::json j = result_json(o, t, cfg, st, *app, traffic);
-  if (!o.json.empty()) write_text_file(o.json, j.dump(2) + "\n", "--json");
-  if (!o.csv.empty()) write_pe_csv(o.csv, t, st);
+  nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
+  j.update(report::run_summary(t, cfg, st));
+  j["traffic"] = o.app.empty() ? nlohmann::json(traffic) : nlohmann::json();
+  j["app_spec"] = o.app.empty() ? nlohmann::json() : nlohmann::json(o.app);
+  j["rate"] = o.rate;
+  j["packets_per_pe"] = o.packets;
+  j["source_queue"] = o.app.empty() ? nlohmann::json(o.source_queue) : nlohmann::json();
+  j["app"] = app->summary();
+  j["outputs"] = {{"json", o.json}, {"csv", o.csv}, {"links_csv", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
+                  {"trace", cfg.trace}};
+  if (!o.json.empty()) write_json(o.json, j);
+  if (!o.csv.empty()) report::write_run_csv(o.csv, t, st);
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
     if (o.app.empty())
-      fmt::print("traffic       {}, rate {}, {} packets/PE\n", traffic, o.rate, o.packets);
+      fmt::print("traffic       {}, rate {}, {} packets/PE, source queue {}{}\n", traffic, o.rate, o.packets,
+                 o.source_queue == 0 ? std::string("unbounded") : std::to_string(o.source_queue),
+                 o.burst_on > 0 ? fmt::format(", bursts on {:g} / off {:g}", o.burst_on, o.burst_off) : std::string());
     else
       fmt::print("application   {}\n", o.app);
     fmt::print("packets       injected {}, delivered {}, in network {}, duplicates {}, lost {} -> {}\n",
@@ -131,19 +161,23 @@ int run(RunOptions o) {
 }
 
 void add_run_options(CLI::App* c, RunOptions& o) {
-  o.traffic_opt = add_text(c, "--traffic", o.traffic, "Traffic pattern (see 'rica list')",
-                           "a traffic pattern (see 'rica list')");
+  o.cmd = c;
+  o.traffic_only.push_back(add_text(c, "--traffic", o.traffic,
+                                    "Traffic: a pattern (see 'rica list'), matrix:FILE or trace:FILE (docs/traffic.md)",
+                                    "a traffic pattern (see 'rica list'), matrix:FILE or trace:FILE"));
   add_text(c, "--app", o.app, "Run an application instead of traffic, e.g. reduce:rounds=5",
            "an application spec such as reduce:rounds=5 (see 'rica list')");
-  o.rate_opt = add_rate(c, o.rate);
-  o.packets_opt_opt = add_packets(c, o.packets_opt,
-                                  fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the window, "
-                                              "cycle]", defaults::traffic::packets));
+  o.traffic_only.push_back(add_rate(c, o.rate));
+  o.traffic_only.push_back(add_packets(c, o.packets_opt,
+                                       fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the "
+                                                   "window, cycle]", defaults::traffic::packets)));
+  o.traffic_only.push_back(add_source_queue(c, o.source_queue));
+  o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
   add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
                                       opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
-  add_output_file(c, "--json", o.json, "Write the JSON summary to FILE");
+  add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
-  c->add_flag("--quiet", o.quiet, "No progress line or configuration echo");
+  add_quiet(c, o.quiet);
 }
 
 }  // namespace
@@ -151,7 +185,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
 void add_run_commands(CLI::App& app, int& status) {
   auto ro = std::make_shared<RunOptions>();
   auto* r = app.add_subcommand("run", "Run a traffic pattern on an emulated machine");
-  r->add_option("topology", ro->topology, "Topology spec")->required();
+  add_text(r, "topology", ro->topology, "Topology spec", "a topology spec (see 'rica list')")->required();
   add_run_options(r, *ro);
   r->callback([ro, &status] { status = run(*ro); });
 

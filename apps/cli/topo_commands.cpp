@@ -20,8 +20,11 @@ namespace rica::cli {
 namespace {
 
 struct TopoOptions {
+  CLI::App* cmd = nullptr;
   std::string spec = defaults::topology;
-  bool json = false;
+  std::string json;
+  bool quiet = false;
+  unsigned threads = defaults::engine::threads;
   std::string dot;
   unsigned samples = defaults::metrics::sample_sources;
   std::uint64_t seed = defaults::metrics::seed;
@@ -83,16 +86,23 @@ void run_topo(const TopoOptions& o) {
   mo.sample_sources = o.samples;
   mo.seed = o.seed;
   mo.force_all_pairs = o.all_pairs;
+  const ThreadLimit limit(o.threads);
   const TopologyMetrics m = compute_metrics(t, mo);
-  if (o.json)
-    std::cout << to_json(m).dump(2) << "\n";
-  else
-    print_metrics(m);
+  if (!o.json.empty()) {
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = limit.threads;
+    nlohmann::json j = provenance(config, o.seed, limit.threads);
+    j.update(to_json(m));
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) print_metrics(m);
 }
 
 struct RouteOptions {
+  CLI::App* cmd = nullptr;
   std::string spec, src, dst;
-  bool json = false;
+  std::string json;
+  bool quiet = false;
 };
 
 void run_route(const RouteOptions& o) {
@@ -117,30 +127,66 @@ void run_route(const RouteOptions& o) {
     cur = l.peer;
     cls = h.next_class();
   }
-  if (o.json) {
-    std::cout << nlohmann::json{{"topology", t.spec()}, {"src", t.label(s)}, {"dst", t.label(d)},
-                                {"hops", hops.size()}, {"path", hops}}
-                     .dump(2)
-              << "\n";
-  } else {
+  if (!o.json.empty()) {
+    nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
+    j.update({{"topology", t.spec()}, {"src", t.label(s)}, {"dst", t.label(d)}, {"hops", hops.size()}, {"path", hops}});
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) {
     fmt::print("route {}: {} -> {}, {} hop{}\n{}", t.spec(), t.label(s), t.label(d), hops.size(),
                hops.size() == 1 ? "" : "s", text);
   }
 }
 
+struct ListOptions {
+  CLI::App* cmd = nullptr;
+  std::string json;
+  bool quiet = false;
+};
+
+template <class Entries>
+nlohmann::json entries_json(const Entries& entries) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& e : entries) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : e.params)
+      params.push_back({{"name", p.name}, {"accepts", p.accepts}, {"default", p.default_value}, {"help", p.help}});
+    a.push_back({{"name", e.name}, {"summary", e.summary}, {"example", e.example}, {"params", params}});
+  }
+  return a;
+}
+
+void run_list(const ListOptions& o) {
+  if (!o.json.empty()) {
+    nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
+    j["topologies"] = entries_json(TopologyRegistry::available());
+    j["traffic"] = entries_json(TrafficRegistry::available());
+    j["traffic_files"] = {"matrix:FILE", "trace:FILE"};
+    j["apps"] = entries_json(AppRegistry::available());
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json))
+    std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
+              << AppRegistry::help_text();
+}
+
 }  // namespace
 
 void add_topology_commands(CLI::App& app) {
+  auto list_opt = std::make_shared<ListOptions>();
   auto* list = app.add_subcommand("list", "List every topology with its parameters (generated from the registry)");
-  list->callback([] {
-    std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
-              << AppRegistry::help_text();
-  });
+  list_opt->cmd = list;
+  add_json(list, list_opt->json, "Write every topology, traffic pattern and application with its parameters as JSON to FILE");
+  add_quiet(list, list_opt->quiet);
+  list->callback([list_opt] { run_list(*list_opt); });
 
   auto topo_opt = std::make_shared<TopoOptions>();
   auto* topo = app.add_subcommand("topo", "Static measures of a topology: the papers' ten measures, routed figures");
   add_text(topo, "spec", topo_opt->spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
-  topo->add_flag("--json", topo_opt->json, "Print JSON instead of text");
+  topo_opt->cmd = topo;
+  add_json(topo, topo_opt->json, "Write the measures (with configuration and provenance) as JSON to FILE");
+  add_quiet(topo, topo_opt->quiet);
+  add_threads(topo, topo_opt->threads);
   add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
   add_uint(topo, "--samples", topo_opt->samples, 1, 1u << 20,
            "Sources sampled when the network is too large for exact analysis");
@@ -150,10 +196,12 @@ void add_topology_commands(CLI::App& app) {
 
   auto route_opt = std::make_shared<RouteOptions>();
   auto* route = app.add_subcommand("route", "Print the self-routed path between two PEs");
-  route->add_option("spec", route_opt->spec, "Topology spec")->required();
-  route->add_option("src", route_opt->src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"")->required();
-  route->add_option("dst", route_opt->dst, "Destination PE")->required();
-  route->add_flag("--json", route_opt->json, "Print JSON");
+  route_opt->cmd = route;
+  add_text(route, "spec", route_opt->spec, "Topology spec", "a topology spec (see 'rica list')")->required();
+  add_text(route, "src", route_opt->src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"", "a PE number or label")->required();
+  add_text(route, "dst", route_opt->dst, "Destination PE", "a PE number or label")->required();
+  add_json(route, route_opt->json, "Write the path as JSON to FILE");
+  add_quiet(route, route_opt->quiet);
   route->callback([route_opt] { run_route(*route_opt); });
 }
 
