@@ -66,6 +66,9 @@ def main():
     if not rows:
         sys.exit(f"{a.csv}: no rows")
     order = [n["label"] for n in config["networks"]]
+    spec = {n["label"]: n["spec"] for n in config["networks"]}  # legends name networks by spec
+    settings = ", ".join(f"{k} {config[k]}" for k in ("timing", "link_cycles", "buffer_words", "cycles")
+                         if k in config)
     for pattern, nets in rows.items():
         kind = config.get("x_axis", {}).get(pattern, "delivered")
         xlabel, logx = AXES[kind]
@@ -75,11 +78,11 @@ def main():
             marker = MARKERS[i % len(MARKERS)]
             if pattern.startswith("hotspot"):  # every trial, not joined
                 ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        ls="none", label=net)
+                        ls="none", label=f"{net} = {spec.get(net, net)}")
             else:
                 rs = sorted(rs, key=lambda r: float(r["rate"]))
                 ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        lw=1.2, label=net)
+                        lw=1.2, label=f"{net} = {spec.get(net, net)}")
         if logx:
             ax.set_xscale("log")
         ax.set_yscale("log")
@@ -93,10 +96,10 @@ def main():
         ax.set_xlabel(xlabel)
         ax.set_ylabel("mean latency (cycles)")
         fig_name = config.get("figures", {}).get(pattern, "")
-        ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else ""),
-                     fontsize=10)
+        ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else "")
+                     + (f"\n{settings}" if settings else ""), fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(ncol=2)
+        ax.legend(ncol=2, title="network = spec")
         fig.tight_layout()
         for ext in ("png", "svg"):
             fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=rica_plot.DPI)

@@ -246,6 +246,7 @@ bad "--config" run torus:4x4 --config
 for v in -1 x 1048577; do bad "--source-queue" run torus:4x4 --engine cycle --source-queue "$v"; done
 bad "--source-queue" run torus:4x4 --source-queue 0 --packets 2
 bad "--source-queue" run torus:4x4 --app reduce --source-queue 2
+for v in 0 1001 x; do bad "--seeds" run torus:4x4 --seeds "$v"; bad "--seeds" sweep torus:4x4 --seeds "$v"; done
 for v in 5 0:5 5:0 x:2 "" 1:1:1; do bad "--burst" run torus:4x4 --engine cycle --burst "$v"; done
 
 # ---- traffic files: matrix:FILE and trace:FILE (docs/traffic.md) ----------------------------------------

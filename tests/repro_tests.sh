@@ -191,6 +191,18 @@ for m in means:
     assert abs(float(m["latency_ci95"]) - 4.303 * sd / math.sqrt(3)) < 1e-3, (m, sd)
 assert len(json.load(open(sys.argv[3]))["means"]) == 2
 PY
+"$RICA" run torus:4x4 --engine cycle --rate 0.2 --cycles 300 --seeds 3 --quiet --json rs.json > /dev/null ||
+  failed "run --seeds 3"
+python3 - rs.json <<'PY' || failed "run --seeds: per-seed values, mean and CI"
+import json, math
+j = json.load(open("rs.json"))
+f = j["seeds"]["figures"]["latency_mean"]
+v = f["values"]
+assert len(v) == 3 and v[0] == j["latency_mean"] and len(set(v)) > 1, v
+mu = sum(v) / 3
+assert abs(f["mean"] - mu) < 1e-9
+assert abs(f["ci95"] - 4.303 * math.sqrt(sum((x - mu) ** 2 for x in v) / 2) / math.sqrt(3)) < 1e-9
+PY
 PLOTPY=python3; [ -x /usr/bin/python3 ] && PLOTPY=/usr/bin/python3  # the interpreter rica plots with
 if "$PLOTPY" -c "import matplotlib" 2> /dev/null; then
   "$RICA" plot sweep ss/sweep.csv --out figs --quiet > /dev/null || failed "plot sweep"

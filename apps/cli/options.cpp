@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -347,6 +348,18 @@ double student_t95(std::size_t df) {
                                  2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
                                  2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
+}
+
+std::pair<double, double> mean_ci95(const std::vector<double>& v) {
+  if (v.empty()) return {0.0, 0.0};
+  const double n = static_cast<double>(v.size());
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / n;
+  if (v.size() < 2) return {mean, 0.0};
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return {mean, student_t95(v.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
 }
 
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {

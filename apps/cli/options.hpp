@@ -88,6 +88,8 @@ CLI::Option* add_burst(CLI::App* c, double& on, double& off);
 CLI::Option* add_seeds(CLI::App* c, unsigned& target);
 /// The two-sided 95% Student t quantile for `df` degrees of freedom (df >= 1; 1.96 beyond 30).
 double student_t95(std::size_t df);
+/// Mean and 95% confidence half-width (Student t) of `v` (half-width 0 for fewer than 2 values).
+std::pair<double, double> mean_ci95(const std::vector<double>& v);
 /// --jobs: runs at once, [0, 1024] (0 = cores / threads per run).
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help);
 

@@ -274,7 +274,11 @@ void run(const OsOptions& o) {
                           r.peak_node_packets, r.bound_cycles);
     write(o.out + "/switches.csv", sw, "--out");
     write(o.out + "/os.json", j.dump(2) + "\n", "--out");
-    if (!o.no_plot) experiments::run_plot_script("plot_os.py", {o.out + "/os.csv", "--out", o.out});
+    if (!o.no_plot) experiments::run_plot_script(
+          "plot_os.py", {o.out + "/os.csv", "--out", o.out, "--title",
+                         fmt::format("rica os {} ({}), {} jobs; buffers {} words, packets {}:{}, link {}", topo.spec(), where,
+                                     o.jobs.size(), cfg.buffer_words, cfg.packet_words, cfg.packet_spread,
+                                     link_cycles_text(cfg))});
     if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
   }
   bool ok = true;

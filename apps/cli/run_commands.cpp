@@ -31,6 +31,7 @@ struct RunOptions {
   std::optional<std::uint64_t> packets_opt;  ///< unset: async 200 per PE; cycle: no limit but the window
   std::uint64_t packets = 0;                  ///< resolved
   unsigned source_queue = defaults::traffic::backlog;
+  unsigned seeds = 1;
   double burst_on = 0, burst_off = 0;
   std::string app;  ///< an application instead of a traffic pattern
   EngineOptions engine;
@@ -91,7 +92,12 @@ int run(RunOptions o) {
   to.burst_off = o.burst_off;
   to.min_words = cfg.packet_words - cfg.packet_spread;
   to.max_words = cfg.packet_words + cfg.packet_spread;
-  const auto app = o.app.empty() ? TrafficRegistry::make(o.traffic, t, to) : AppRegistry::make(o.app, t);
+  auto make_app = [&](std::uint64_t seed) {
+    TrafficOptions ts = to;
+    ts.seed = seed;
+    return o.app.empty() ? TrafficRegistry::make(o.traffic, t, ts) : AppRegistry::make(o.app, t);
+  };
+  const auto app = make_app(cfg.seed);
   // A replayed trace runs to its last injection unless --cycles says otherwise.
   if (cycle && o.app.empty() && !o.engine.given("--cycles"))
     if (const auto end = traffic_end(*app)) {
@@ -107,6 +113,16 @@ int run(RunOptions o) {
     fmt::print("model         {}\n", model_line(cfg, t));
   }
   const RunStats st = rica::run(t, *app, cfg);
+  // --seeds K: the same run with seeds seed+1 .. seed+K-1 (no trace); figures as mean and 95% CI.
+  std::vector<RunStats> more;
+  for (unsigned k = 1; k < o.seeds && !st.deadlock; ++k) {
+    EngineConfig c = cfg;
+    c.seed = cfg.seed + k;
+    c.trace.clear();
+    c.progress = false;
+    auto a = make_app(c.seed);
+    more.push_back(rica::run(t, *a, c));
+  }
   nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
   j.update(report::run_summary(t, cfg, st));
   j["traffic"] = o.app.empty() ? nlohmann::json(traffic) : nlohmann::json();
@@ -115,6 +131,27 @@ int run(RunOptions o) {
   j["packets_per_pe"] = o.packets;
   j["source_queue"] = o.app.empty() ? nlohmann::json(o.source_queue) : nlohmann::json();
   j["app"] = app->summary();
+  nlohmann::json seeds_json;
+  if (o.seeds > 1) {
+    using Field = double (*)(const RunStats&);
+    const std::pair<const char*, Field> figures[] = {
+        {"latency_mean", [](const RunStats& r) { return r.latency_mean; }},
+        {"latency_p99", [](const RunStats& r) { return r.latency_p99; }},
+        {"net_latency_mean", [](const RunStats& r) { return r.net_latency_mean; }},
+        {"hops_mean", [](const RunStats& r) { return r.hops_mean; }},
+        {"throughput", [](const RunStats& r) { return r.throughput; }},
+        {"delivered", [](const RunStats& r) { return static_cast<double>(r.delivered); }}};
+    seeds_json = {{"count", o.seeds}, {"first", cfg.seed}};
+    for (const auto& [name, f] : figures) {
+      std::vector<double> v = {f(st)};
+      for (const auto& r : more) v.push_back(f(r));
+      const auto [mean, ci] = mean_ci95(v);
+      seeds_json["figures"][name] = {{"mean", mean}, {"ci95", ci}, {"values", v}};
+    }
+    for (const auto& r : more)
+      if (!r.conservation_ok || !r.app_ok || r.deadlock) seeds_json["all_verified"] = false;
+  }
+  j["seeds"] = seeds_json;
   j["outputs"] = {{"json", o.json}, {"csv", o.csv}, {"links_csv", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
                   {"trace", cfg.trace}};
   if (!o.json.empty()) write_json(o.json, j);
@@ -152,7 +189,25 @@ int run(RunOptions o) {
     fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
+    if (o.seeds > 1) {
+      const auto& f = seeds_json["figures"];
+      fmt::print("{} seeds       latency mean {:.4g} +- {:.3g}, p99 {:.4g} +- {:.3g}; hops {:.4g} +- {:.3g}{} "
+                 "(mean +- 95% CI half-width, seeds {}..{})\n",
+                 o.seeds, f["latency_mean"]["mean"].get<double>(), f["latency_mean"]["ci95"].get<double>(),
+                 f["latency_p99"]["mean"].get<double>(), f["latency_p99"]["ci95"].get<double>(),
+                 f["hops_mean"]["mean"].get<double>(), f["hops_mean"]["ci95"].get<double>(),
+                 cycle ? fmt::format("; accepted {:.4g} +- {:.3g}", f["throughput"]["mean"].get<double>(),
+                                     f["throughput"]["ci95"].get<double>())
+                       : std::string(),
+                 cfg.seed, cfg.seed + o.seeds - 1);
+    }
   }
+  for (const auto& r : more)
+    if (r.deadlock || !r.conservation_ok || !r.app_ok) {
+      std::fprintf(stderr, "rica: a run of --seeds failed: %s\n",
+                   r.deadlock ? "deadlock" : r.conservation_ok ? r.app_message.c_str() : "packets not accounted for");
+      return r.deadlock ? 3 : 1;
+    }
   if (st.deadlock) {
     std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
     return 3;
@@ -173,6 +228,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
                                                    "window, cycle]", defaults::traffic::packets)));
   o.traffic_only.push_back(add_source_queue(c, o.source_queue));
   o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
+  add_seeds(c, o.seeds);
   add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
                                       opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");

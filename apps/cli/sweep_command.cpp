@@ -34,17 +34,12 @@ struct SweepOptions {
   bool no_plot = false, quiet = false, progress = false;
 };
 
-/// Mean and 95% confidence half-width of `field` over points (0 for one point).
+/// Mean and 95% confidence half-width of `field` over the points of one (topology, rate).
 template <class Field>
 std::pair<double, double> mean_ci(const std::vector<experiments::SweepPoint>& g, Field field) {
-  const double n = static_cast<double>(g.size());
-  double sum = 0;
-  for (const auto& p : g) sum += field(p);
-  const double mean = sum / n;
-  if (g.size() < 2) return {mean, 0.0};
-  double ss = 0;
-  for (const auto& p : g) ss += (field(p) - mean) * (field(p) - mean);
-  return {mean, student_t95(g.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
+  std::vector<double> v;
+  for (const auto& p : g) v.push_back(field(p));
+  return mean_ci95(v);
 }
 
 void sweep(SweepOptions o) {
