@@ -79,10 +79,21 @@ def main():
             if pattern.startswith("hotspot"):  # every trial, not joined
                 ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
                         ls="none", label=f"{net} = {spec.get(net, net)}")
-            else:
-                rs = sorted(rs, key=lambda r: float(r["rate"]))
-                ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        lw=1.2, label=f"{net} = {spec.get(net, net)}")
+            else:  # one point per rate: the mean over its seeds, 95% CI error bars with several
+                by_rate = defaultdict(list)
+                for r in rs:
+                    by_rate[float(r["rate"])].append(r)
+                xs, ys, es = [], [], []
+                for rate in sorted(by_rate):
+                    g = by_rate[rate]
+                    vy = [float(r["latency_mean"]) for r in g]
+                    n, my = len(vy), sum(vy) / len(vy)
+                    sd = (sum((v - my) ** 2 for v in vy) / (n - 1)) ** 0.5 if n > 1 else 0.0
+                    xs.append(sum(x_of(r, kind) for r in g) / n)
+                    ys.append(my)
+                    es.append(rica_plot.t95(n) * sd / n ** 0.5 if n > 1 else 0.0)
+                ax.errorbar(xs, ys, yerr=es if any(es) else None, marker=marker, ms=3.5, lw=1.2, capsize=2,
+                            label=f"{net} = {spec.get(net, net)}")
         if logx:
             ax.set_xscale("log")
         ax.set_yscale("log")

@@ -39,6 +39,7 @@ struct ExperimentOptions {
   unsigned jobs = 0;                            ///< runs at once; 0 = one per core
   unsigned threads = 1;                         ///< threads per run (0 = all cores)
   std::uint64_t seed = defaults::engine::seed;
+  unsigned seeds = 0;                           ///< --seeds K per point; 0 = the set-up's
 };
 
 /// The set-up's networks (or patterns) named in `filter` (labels or specs), in set-up order.
@@ -104,7 +105,9 @@ void experiment(const ExperimentOptions& o) {
   cfg.seed = o.seed;
   validate(cfg);
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
-  const unsigned seeds_hot = o.quick ? 1 : setup.hotspot_seeds;
+  // Seeds per point: --seeds K for every pattern; else the set-up's (hot spot: several, others: 1).
+  const unsigned seeds_hot = o.seeds ? o.seeds : o.quick ? 1 : setup.hotspot_seeds;
+  const unsigned seeds_other = o.seeds ? o.seeds : 1;
 
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
   prepare_output_dir(out, "--out");
@@ -129,7 +132,7 @@ void experiment(const ExperimentOptions& o) {
       const auto rates = rate_grid(g.load.bound, o.quick, paced, grid_reach(pattern));
       grids[net.label + " " + pattern] = rates;
       g.first = sweep_jobs.size();
-      const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : 1;
+      const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : seeds_other;
       for (unsigned k = 0; k < seeds; ++k)
         for (double r : rates) sweep_jobs.push_back({net.label, t, pattern, r, cfg.seed + k, paced});
       g.count = sweep_jobs.size() - g.first;
@@ -166,6 +169,7 @@ void experiment(const ExperimentOptions& o) {
   for (const auto& n : networks) config["networks_run"].push_back(n.label);
   config["patterns_run"] = patterns;
   config["hotspot_seeds"] = seeds_hot;
+  config["seeds"] = seeds_other;
   config["runs"] = sweep_jobs.size();
   config["jobs"] = jobs;
   config["threads_per_run"] = cfg.threads;
@@ -248,6 +252,9 @@ void add_experiment_commands(CLI::App& app) {
   add_jobs(e, o->jobs, "Runs at once, 0 = cores / threads (results do not depend on it)");
   add_threads(e, o->threads, "Threads per run (0 = all cores)");
   add_seed(e, o->seed, "Seed of the first trial");
+  add_uint(e, "--seeds", o->seeds, 0, 1000,
+           "Runs per point, seeds --seed..--seed+K-1, for every pattern (0 = the set-up's: hot spot several, "
+           "others 1); plots draw the mean with 95% CI error bars");
   e->add_flag("--no-plot", o->no_plot, "Write the CSV and tables only");
   e->add_flag("--list", o->list, "List the experiments");
   o->cmd = e;
