@@ -112,6 +112,11 @@ import json,sys; j=json.load(open('out.json'))
 sys.exit(not all(k in j for k in ('rica_version','command_line','seed','threads','start_time','config')))" ||
     failed "rica $c --json -: no provenance block"
 done
+# os.json records the threads actually used (never 0)
+"$RICA" os torus:4x4 --rate 0.1 --slice 40 --packets 10 --threads 0 --quiet --json os.json > /dev/null || failed "os --json"
+python3 -c "
+import json,sys; j=json.load(open('os.json'))
+sys.exit(not (j['threads'] >= 1 and j['config']['threads'] == j['threads']))" || failed "os.json threads"
 # --quiet silences the console (results still written)
 [ -z "$("$RICA" topo torus:4x4 --quiet --json q.json)" ] && [ -s q.json ] || failed "topo --quiet --json"
 

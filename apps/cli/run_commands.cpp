@@ -159,7 +159,11 @@ int run(RunOptions o) {
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-    if (o.app.empty())
+    if (o.app.empty() && traffic_end(*app))
+      fmt::print("traffic       {}: {} packets replayed at their times (last {}); --rate, --packets and "
+                 "--source-queue do not apply\n",
+                 traffic, app->summary().value("packets", std::uint64_t{0}), *traffic_end(*app));
+    else if (o.app.empty())
       fmt::print("traffic       {}, rate {}, {} packets/PE, source queue {}{}\n", traffic, o.rate, o.packets,
                  o.source_queue == 0 ? std::string("unbounded") : std::to_string(o.source_queue),
                  o.burst_on > 0 ? fmt::format(", bursts on {:g} / off {:g}", o.burst_on, o.burst_off) : std::string());
