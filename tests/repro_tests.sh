@@ -4,6 +4,7 @@
 # provenance of every JSON report. Usage: repro_tests.sh <rica>  (needs python3 for JSON/CSV checks)
 set -u
 RICA=${1:?path to rica}
+RICA=$(cd "$(dirname "$RICA")" && pwd)/$(basename "$RICA")  # the script works in a temporary directory
 EX=$(cd "$(dirname "$0")/../examples" && pwd)
 fail=0
 tmp=$(mktemp -d)

@@ -151,7 +151,10 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const std::string unit = cycles ? "cycles" : "ns";
   const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
                                          engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-  if (!o.quiet) fmt::print(stderr, "{}\n", header);
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", header);
+    fmt::print(stderr, "model: {}\n", model_line(cfg, nullptr, false));
+  }
   std::vector<Row> rows;
   bool deadlock = false;
   for (std::size_t i = 0; i < topos.size(); ++i) {

@@ -760,18 +760,21 @@ nlohmann::json provenance(const nlohmann::json& config, std::uint64_t seed, unsi
           {"seed", seed}, {"threads", threads}, {"config", config}};
 }
 
-std::string model_line(const EngineConfig& cfg, const Topology& t) {
+std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) {
   std::string s = fmt::format("engine {}", to_string(cfg.engine));
   if (cfg.engine == EngineKind::cycle) {
     const std::string link = cfg.link_cycles_words ? "1 cycle per word"
                              : cfg.link_cycles == 0 ? "degree (in + out degree cycles per packet)"
                                                     : fmt::format("{} cycles per packet", cfg.link_cycles);
-    s += fmt::format(", timing {}, link time {}, arbitration {}, window {} cycles (warm-up {})", to_string(cfg.timing),
-                     link, to_string(cfg.arbitration), cfg.cycles, cfg.warmup);
+    s += fmt::format(", timing {}, link time {}, arbitration {}", to_string(cfg.timing), link,
+                     to_string(cfg.arbitration));
+    if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   }
   s += fmt::format(", buffers {} words/port/class, packets {}+-{} words, classes {}", cfg.buffer_words,
                    cfg.packet_words, cfg.packet_spread,
-                   cfg.classes ? fmt::format("{}", t.buffer_classes()) : std::string("off (1)"));
+                   !cfg.classes ? std::string("off (1)")
+                   : t          ? fmt::format("{}", t->buffer_classes())
+                                : std::string("each topology's own"));
   return s;
 }
 

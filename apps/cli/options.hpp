@@ -213,7 +213,8 @@ std::string echo_command(const CLI::App* c, const nlohmann::json& config);
 /// seed, threads (host threads actually used) and config.
 nlohmann::json provenance(const nlohmann::json& config, std::uint64_t seed, unsigned threads);
 /// The console header's model settings: engine, timing, link time, arbitration (cycle engine),
-/// buffer and packet words, buffer classes.
-std::string model_line(const EngineConfig& cfg, const Topology& t);
+/// buffer and packet words, buffer classes; the injection window and warm-up when `window`.
+/// `t` null: several topologies, the class count is each one's own.
+std::string model_line(const EngineConfig& cfg, const Topology* t, bool window = true);
 
 }  // namespace rica::cli

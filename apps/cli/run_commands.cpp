@@ -110,7 +110,7 @@ int run(RunOptions o) {
   if (!o.quiet) {
     fmt::print(stderr, "{}\n", echo_command(o.cmd, config));
     fmt::print("rica          {}\n", version_string());
-    fmt::print("model         {}\n", model_line(cfg, t));
+    fmt::print("model         {}\n", model_line(cfg, &t));
   }
   const RunStats st = rica::run(t, *app, cfg);
   // --seeds K: the same run with seeds seed+1 .. seed+K-1 (no trace); figures as mean and 95% CI.
