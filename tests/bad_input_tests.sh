@@ -241,6 +241,7 @@ printf '{"topology": "torus:4x4", "quiet": 3}' > "$tmp/c4.json"; bad "quiet" run
 printf '{"topology": "torus:4x4", "rate": {"a": 1}}' > "$tmp/c5.json"; bad "rate" run --config "$tmp/c5.json"
 printf '{"topology": "torus:4x4", "rate": 7}' > "$tmp/c6.json"; bad "--rate" run --config "$tmp/c6.json"
 bad "--config" run torus:4x4 --config "$tmp/none.json"
+printf '[run]\nrate = 0.1\n' > "$tmp/c7.toml"; bad "section" run torus:4x4 --config "$tmp/c7.toml"
 bad "--config" topo torus:4x4 --config /dev/zero
 bad "--config" run torus:4x4 --config
 for v in -1 x 1048577; do bad "--source-queue" run torus:4x4 --engine cycle --source-queue "$v"; done

@@ -47,6 +47,12 @@ printf '{"topology": "torus:4x4", "engine": "cycle", "cycles": 200, "rate": 0.1}
 "$RICA" run --config opts.json --quiet --json d.json > /dev/null || failed "config object of options"
 python3 -c "import json,sys; sys.exit(json.load(open('d.json'))['config']['cycles'] != 200)" || failed "config object value"
 
+# TOML works the same way (top-level keys)
+printf 'topology = "torus:4x4"\nengine = "cycle"\ncycles = 200\nrate = 0.1\nno-classes = false\n' > opts.toml
+"$RICA" run --config opts.toml --quiet --json e.json > /dev/null || failed "config TOML"
+python3 -c "import json,sys; c=json.load(open('e.json'))['config']; sys.exit(c['cycles'] != 200 or c['engine'] != 'cycle')" ||
+  failed "config TOML values"
+
 # ---- 2. the echo line re-runs the same thing (traffic, --app, cycle engine) ----
 for args in "torus:4x4 --engine cycle --rate 0.3 --cycles 300 --link-cycles words --timing saf --threads 1" \
             "cccb:n=2 --app reduce:rounds=3 --engine cycle --cycles 500" "torus:4x4 --app reduce:rounds=2"; do

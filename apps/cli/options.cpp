@@ -11,6 +11,7 @@
 #include <cmath>
 #include <ctime>
 #include <iostream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -598,8 +599,8 @@ CLI::Option* add_config(CLI::App* c) {
   return c
       ->add_option_function<std::string>(
           "--config", [](const std::string&) {},
-          "JSON file of options (keys = option names without dashes; a rica JSON report's 'config' works); "
-          "the command line overrides it")
+          "JSON (or .toml) file of options (keys = option names without dashes; a rica JSON report's 'config' "
+          "works); the command line overrides it")
       ->type_name("FILE");
 }
 
@@ -622,11 +623,35 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
   if (file.empty()) throw usage_error("--config: empty file name; give a JSON file of options");
   const std::string text = read_text_file(file, "--config", {std::uint64_t{64} << 20, std::uint64_t{64} << 20});
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    std::string why = e.what();
-    throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
+  if (file.ends_with(".toml")) {
+    // TOML (CLI11's reader): top-level `key = value` lines; arrays as [a, b]; sections refused.
+    std::istringstream in(text);
+    std::vector<CLI::ConfigItem> items;
+    try {
+      items = CLI::ConfigTOML().from_config(in);
+    } catch (const CLI::Error& e) {
+      throw usage_error(fmt::format("--config: '{}' is not TOML ({})", file, e.what()));
+    }
+    j = nlohmann::json::object();
+    for (const auto& item : items) {
+      if (item.name == "++" || item.name == "--") continue;
+      if (!item.parents.empty())
+        throw usage_error(fmt::format("--config: '{}': section [{}] is not accepted; give top-level keys", file,
+                                      fmt::join(item.parents, ".")));
+      if (item.inputs.size() == 1 && (item.inputs[0] == "true" || item.inputs[0] == "false"))
+        j[item.name] = item.inputs[0] == "true";
+      else if (item.inputs.size() == 1)
+        j[item.name] = item.inputs[0];
+      else
+        j[item.name] = item.inputs;
+    }
+  } else {
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      std::string why = e.what();
+      throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
+    }
   }
   if (j.is_object() && j.contains("config") && j.contains("rica_version")) j = j["config"];
   if (!j.is_object()) throw usage_error(fmt::format("--config: '{}' is not a JSON object of options", file));

@@ -196,7 +196,8 @@ std::string shell_quote(const std::string& word);
 /// documents the option and checks the file exists.
 CLI::Option* add_config(CLI::App* c);
 /// `args` (argv without the program) with the options of `--config FILE` added that the command
-/// line does not give (the command line overrides the file). FILE is JSON: an object whose keys
+/// line does not give (the command line overrides the file). FILE is JSON (or TOML when it ends in
+/// .toml: top-level `key = value` lines, the same keys): an object whose keys
 /// are the subcommand's option names without dashes (positionals by name), or a rica JSON report
 /// (its "config" object is used). A value is a string, a number, a boolean (flags) or an array
 /// (a repeated option, or several positionals); null is skipped. Unknown keys, non-JSON text and
