@@ -186,6 +186,14 @@ for k, r in rate.items():
 PY
 done
 
+# ---- progress: nothing into a pipe unless --progress (then at most one line per tenth), none with --quiet ----
+[ -z "$("$RICA" sweep torus:4x4 --rate 0.01:0.2:0.01 --cycles 200 --no-plot --out sp 2>&1 >/dev/null)" ] ||
+  failed "sweep writes progress into a pipe"
+n=$("$RICA" sweep torus:4x4 --rate 0.01:0.2:0.01 --cycles 200 --no-plot --out sp --progress 2>&1 >/dev/null | grep -c 'runs\]')
+[ "$n" -ge 1 ] && [ "$n" -le 11 ] || failed "sweep --progress into a pipe: $n lines"
+[ -z "$("$RICA" sweep torus:4x4 --rate 0.1 --cycles 200 --no-plot --out sp --progress --quiet 2>&1)" ] ||
+  failed "sweep --quiet is not silent"
+
 # ---- 6. several seeds per point: mean and 95% CI; figures ----
 "$RICA" sweep torus:4x4 --rate 0.05,0.2 --cycles 400 --seeds 3 --no-plot --out ss --quiet --json ss.json > /dev/null ||
   failed "sweep --seeds 3"
