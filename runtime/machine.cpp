@@ -15,6 +15,14 @@ void Context::send(node_t dst, handler_t handler, std::uint64_t w0, std::uint64_
     throw std::logic_error(fmt::format("send: destination {} outside the job's {} PEs", dst, j.size));
   engine_.send(state_, gpe_, j.global(dst), handler, w0, w1, job_);
 }
+void Context::send_words(node_t dst, unsigned words, handler_t handler, std::uint64_t w0, std::uint64_t w1) {
+  const EngineConfig& c = engine_.config();
+  if (words + c.packet_spread < c.packet_words || words > c.packet_words + c.packet_spread)
+    throw std::logic_error(fmt::format("send_words: {} words outside the configured {}+-{}", words, c.packet_words,
+                                       c.packet_spread));
+  send(dst, handler, w0, w1);
+  state_.injq.back().words = static_cast<std::uint8_t>(words);  // the packet send() just queued
+}
 std::size_t Context::backlog() const noexcept { return state_.injq.size() - state_.injq_head; }
 Rng& Context::rng() noexcept { return state_.rng; }
 

@@ -21,6 +21,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rica_plot  # noqa: E402  (the figure style of every rica plot)
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 NAMES = {
@@ -63,20 +66,34 @@ def main():
     if not rows:
         sys.exit(f"{a.csv}: no rows")
     order = [n["label"] for n in config["networks"]]
+    spec = {n["label"]: n["spec"] for n in config["networks"]}  # legends name networks by spec
+    settings = ", ".join(f"{k} {config[k]}" for k in ("timing", "link_cycles", "buffer_words", "cycles")
+                         if k in config)
     for pattern, nets in rows.items():
         kind = config.get("x_axis", {}).get(pattern, "delivered")
         xlabel, logx = AXES[kind]
-        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        fig, ax = rica_plot.figure()
         for i, net in enumerate(sorted(nets, key=lambda n: order.index(n) if n in order else len(order))):
             rs = nets[net]
             marker = MARKERS[i % len(MARKERS)]
             if pattern.startswith("hotspot"):  # every trial, not joined
                 ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        ls="none", label=net)
-            else:
-                rs = sorted(rs, key=lambda r: float(r["rate"]))
-                ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        lw=1.2, label=net)
+                        ls="none", label=f"{net} = {spec.get(net, net)}")
+            else:  # one point per rate: the mean over its seeds, 95% CI error bars with several
+                by_rate = defaultdict(list)
+                for r in rs:
+                    by_rate[float(r["rate"])].append(r)
+                xs, ys, es = [], [], []
+                for rate in sorted(by_rate):
+                    g = by_rate[rate]
+                    vy = [float(r["latency_mean"]) for r in g]
+                    n, my = len(vy), sum(vy) / len(vy)
+                    sd = (sum((v - my) ** 2 for v in vy) / (n - 1)) ** 0.5 if n > 1 else 0.0
+                    xs.append(sum(x_of(r, kind) for r in g) / n)
+                    ys.append(my)
+                    es.append(rica_plot.t95(n) * sd / n ** 0.5 if n > 1 else 0.0)
+                ax.errorbar(xs, ys, yerr=es if any(es) else None, marker=marker, ms=3.5, lw=1.2, capsize=2,
+                            label=f"{net} = {spec.get(net, net)}")
         if logx:
             ax.set_xscale("log")
         ax.set_yscale("log")
@@ -90,13 +107,13 @@ def main():
         ax.set_xlabel(xlabel)
         ax.set_ylabel("mean latency (cycles)")
         fig_name = config.get("figures", {}).get(pattern, "")
-        ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else ""),
-                     fontsize=10)
+        ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else "")
+                     + (f"\n{settings}" if settings else ""), fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(ncol=2, title="network = spec")
         fig.tight_layout()
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=90)
+            fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=rica_plot.DPI)
         plt.close(fig)
     print(f"figures written to {out}")
 

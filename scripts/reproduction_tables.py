@@ -13,7 +13,7 @@ RICA = sys.argv[1] if len(sys.argv) > 1 else "build/rica"
 
 
 def topo(spec):
-    out = subprocess.run([RICA, "topo", spec, "--json"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([RICA, "topo", spec, "--json", "-"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 

@@ -82,7 +82,8 @@ bad "--seed" experiment rwc1 --seed -1
 # ---- rates: zero, above 1, not finite, empty elements, oversized grids --------------------------
 for v in 0 -0.1 1.01 nan inf "" 1e400 0.5x; do bad "--rate" run torus:4x4 --rate "$v"; done
 for v in "0.1,,0.2" "" "," "0.1," "0.1:0.2" "0.1:0.2:0.1:0.3" "0.2:0.1:0.1" "0.0001:1:0.0001" "0:0.1:0.01"; do
-  bad "--rates" sweep torus:4x4 --rates "$v" --no-plot
+  bad "--rate" sweep torus:4x4 --rate "$v" --no-plot
+  bad "--rate" sweep torus:4x4 --rates "$v" --no-plot  # the documented alias
 done
 bad "--rate" os torus:4x4 --rate "0.1,,0.2"
 # issue 11 item 7: the whole footprint against the memory this process may use (ulimit -v)
@@ -234,6 +235,51 @@ bad "topology" sweep
 bad "topology" bound
 bad "topology" os
 bad "--topology" app stencil
+
+# ---- configuration files, source queue, bursts (issue 15) ----------------------------------------------
+printf 'not json' > "$tmp/c1.json"; bad "--config" run --config "$tmp/c1.json"
+printf '[1,2]' > "$tmp/c2.json"; bad "--config" run --config "$tmp/c2.json"
+printf '{"nosuch": 1}' > "$tmp/c3.json"; bad "nosuch" run --config "$tmp/c3.json"
+printf '{"topology": "torus:4x4", "quiet": 3}' > "$tmp/c4.json"; bad "quiet" run --config "$tmp/c4.json"
+printf '{"topology": "torus:4x4", "rate": {"a": 1}}' > "$tmp/c5.json"; bad "rate" run --config "$tmp/c5.json"
+printf '{"topology": "torus:4x4", "rate": 7}' > "$tmp/c6.json"; bad "--rate" run --config "$tmp/c6.json"
+bad "--config" run torus:4x4 --config "$tmp/none.json"
+printf '[run]\nrate = 0.1\n' > "$tmp/c7.toml"; bad "section" run torus:4x4 --config "$tmp/c7.toml"
+bad "--config" topo torus:4x4 --config /dev/zero
+bad "--config" run torus:4x4 --config
+for v in -1 x 1048577; do bad "--source-queue" run torus:4x4 --engine cycle --source-queue "$v"; done
+bad "--source-queue" run torus:4x4 --source-queue 0 --packets 2
+bad "--source-queue" run torus:4x4 --app reduce --source-queue 2
+for v in 0 1001 x; do bad "--seeds" run torus:4x4 --seeds "$v"; bad "--seeds" sweep torus:4x4 --seeds "$v"; done
+for v in 5 0:5 5:0 x:2 "" 1:1:1; do bad "--burst" run torus:4x4 --engine cycle --burst "$v"; done
+
+# ---- traffic files: matrix:FILE and trace:FILE (docs/traffic.md) ----------------------------------------
+bad "traffic 'matrix:'" run torus:4x4 --traffic matrix:
+bad "matrix:$tmp/none" run torus:4x4 --traffic "matrix:$tmp/none"
+bad "matrix:/dev/zero" run torus:4x4 --traffic matrix:/dev/zero
+: > "$tmp/m0"; bad "empty" run torus:2x2 --traffic "matrix:$tmp/m0"
+printf '0 1\n1 0\n' > "$tmp/m1"; bad "2 rows" run torus:2x2 --traffic "matrix:$tmp/m1"
+printf '0 .1 0 0\n0 0 .1\n0 0 0 0\n0 0 0 0\n' > "$tmp/m2"; bad "line 2: 3 values" run torus:2x2 --traffic "matrix:$tmp/m2"
+printf '0.5 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' > "$tmp/m3"; bad "diagonal" run torus:2x2 --traffic "matrix:$tmp/m3"
+printf '0 0.6 0.6 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' > "$tmp/m4"; bad "at most 1" run torus:2x2 --traffic "matrix:$tmp/m4"
+printf '0 -1 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' > "$tmp/m5"; bad "not a rate" run torus:2x2 --traffic "matrix:$tmp/m5"
+printf '0 x 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' > "$tmp/m6"; bad "not a rate" run torus:2x2 --traffic "matrix:$tmp/m6"
+printf '0 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0\n' > "$tmp/m7"; bad "every rate is 0" run torus:2x2 --traffic "matrix:$tmp/m7"
+printf 'src,dst,rate\n0,9,0.1\n' > "$tmp/m8"; bad "dst" run torus:2x2 --traffic "matrix:$tmp/m8"
+printf 'src,dst,rate\n1,1,0.1\n' > "$tmp/m9"; bad "src = dst" run torus:2x2 --traffic "matrix:$tmp/m9"
+printf 'src,dst,rate\n0,1\n' > "$tmp/m10"; bad "give src,dst,rate" run torus:2x2 --traffic "matrix:$tmp/m10"
+bad "traffic 'trace:'" run torus:4x4 --traffic trace:
+bad "trace:$tmp/none" run torus:4x4 --traffic "trace:$tmp/none"
+: > "$tmp/t0"; bad "empty" run torus:2x2 --traffic "trace:$tmp/t0"
+printf 'a,b,c\n' > "$tmp/t1"; bad "name the columns" run torus:2x2 --traffic "trace:$tmp/t1"
+printf 'time,src,dst,words\n' > "$tmp/t2"; bad "no packets" run torus:2x2 --traffic "trace:$tmp/t2"
+printf 'time,src,dst,words\n0,0,7,3\n' > "$tmp/t3"; bad "dst" run torus:2x2 --traffic "trace:$tmp/t3"
+printf 'time,src,dst,words\n-1,0,1,3\n' > "$tmp/t4"; bad "time" run torus:2x2 --traffic "trace:$tmp/t4"
+printf 'time,src,dst,words\n0,0,1,9\n' > "$tmp/t5"; bad "--packet-words" run torus:2x2 --traffic "trace:$tmp/t5"
+printf 'time,src,dst,words\n0,0,1\n' > "$tmp/t6"; bad "3 fields" run torus:2x2 --traffic "trace:$tmp/t6"
+printf 'time,src,dst,words\n0,2,2,3\n' > "$tmp/t7"; bad "src = dst" run torus:2x2 --traffic "trace:$tmp/t7"
+printf 'time,src,dst\n0,"1,1\n' > "$tmp/t8"; bad "never closed" run torus:2x2 --traffic "trace:$tmp/t8"
+bad "--json" topo torus:4x4 --json ""
 
 echo "bad_input_tests: $cases cases"
 exit $fail

@@ -21,7 +21,7 @@ expect_in() {  # needle description args...
 
 check_exit 0 "list" list
 check_exit 0 "topo default" topo
-check_exit 0 "topo json" topo cccb:n=3 --json
+check_exit 0 "topo json" topo cccb:n=3 --json -
 check_exit 0 "route" route cccb:n=4 0 1023
 check_exit 2 "unknown topology" topo nosuch:3
 check_exit 2 "n out of range" topo hypercube:99
@@ -43,10 +43,10 @@ check_exit 2 "ubruijn bad route" topo ubruijn:4,route=left
 expect_in "parameter 'S' = 5 is out of range [7, 64]" "comega names S" topo comega:n=7,S=5
 expect_in "exact-product" "mesh exact at 512K PEs" topo mesh:1024x512
 expect_in "D  diameter     1534" "mesh diameter exact" topo mesh:1024x512
-expect_in "\"method_detail\":" "json method_detail" topo "product:(torus:4x4)*(debruijn:3)" --json
+expect_in "\"method_detail\":" "json method_detail" topo "product:(torus:4x4)*(debruijn:3)" --json -
 expect_in "comega" "list documents comega" list
 expect_in "dilation        1" "embed ring in de Bruijn" embed ring debruijn:6 --oriented
-expect_in "\"congestion\": 2" "embed tree in shuffle-exchange" embed tree shuffle:6 --json
+expect_in "\"congestion\": 2" "embed tree in shuffle-exchange" embed tree shuffle:6 --json -
 check_exit 2 "embed unknown guest" embed star debruijn:4
 check_exit 2 "embed map misfit" embed ring torus:3x3 --map debruijn
 check_exit 2 "embed bad map" embed ring debruijn:4 --map best
@@ -67,14 +67,14 @@ expect_in "parameter 'S' = 5 is out of range [7, 64]" "names the parameter" topo
 for key in pes nodes links degree diameter mean_distance routed_diameter routed_mean_distance \
            mean_distance_incl_self routed_mean_distance_incl_self normalized_distance traffic_density \
            avg_relay max_relay fault_tolerance cost buffer_classes method; do
-  expect_in "\"$key\":" "json key $key" topo torus:4x4 --json
+  expect_in "\"$key\":" "json key $key" topo torus:4x4 --json -
 done
 expect_in "(0,0,0) --port" "route prints labels" route cccb:n=4 0 1023
 expect_in "(3,15,15)" "route reaches the destination label" route cccb:n=4 "(0,0,0)" "(3,15,15)"
 expect_in "digraph" "dot" topo torus:3x3 --dot -
 expect_in "cccb" "list documents entries" list
 tmp=$(mktemp); printf 'nodes 4\n0 1\n1 2\n2 3\n3 0\n' > "$tmp"
-expect_in "\"diameter\": 2" "file topology" topo "file:$tmp" --json
+expect_in "\"diameter\": 2" "file topology" topo "file:$tmp" --json -
 printf 'nodes 4\n0 1\n1 x\n' > "$tmp"
 check_exit 2 "malformed edge list" topo "file:$tmp"
 rm -f "$tmp"
@@ -134,7 +134,7 @@ expect_in '"timing": "saf"' "run json records timing" run torus:4x4 --engine cyc
 # ---- sweep ----
 sw=$(mktemp -d)
 "$RICA" sweep torus:4x4 cccb:n=2 --rates 0.05,0.1,0.2 --cycles 300 --out "$sw" --no-plot > /dev/null 2>&1 || { echo "FAIL [sweep]"; fail=1; }
-head -1 "$sw/sweep.csv" | grep -q "^topology,traffic,offered,accepted,delivered,latency_mean,latency_p99,hops_mean" || { echo "FAIL [sweep csv header]"; fail=1; }
+head -1 "$sw/sweep.csv" | grep -q "^topology,traffic,offered,generated,accepted,delivered,latency_mean,latency_p99,hops_mean,cycles,warmup,link_cycles" || { echo "FAIL [sweep csv header]"; fail=1; }
 [ "$(tail -n +2 "$sw/sweep.csv" | wc -l)" = 6 ] || { echo "FAIL [sweep rows]"; fail=1; }
 rm -rf "$sw"
 check_exit 2 "sweep bad rates" sweep torus:4x4 --rates 0.5:0.1:0.1 --no-plot
@@ -165,10 +165,10 @@ expect_in "4 of 4 closed" "partition closed summary" partition cccb:n=4 --parts 
 expect_in "OPEN" "partition names open partitions" partition torus:8x8 --cut 0=5
 expect_in "exact-symmetry" "partition method" partition cbanyan:n=7,S=8 --parts 8
 for key in topology rule method parts all_closed partitions pes closed leaving_pairs outside_examples; do
-  expect_in "\"$key\":" "partition json key $key" partition omega:4 --parts 2 --json
+  expect_in "\"$key\":" "partition json key $key" partition omega:4 --parts 2 --json -
 done
-[ "$("$RICA" partition cb2:n=3 --parts 4 --json | grep -c '"closed": true')" = 4 ] || { echo "FAIL [partition json closed flags]"; fail=1; }
-[ "$("$RICA" partition torus:8x8 --cut 0=5 --json | grep -c '"closed": false')" = 1 ] || { echo "FAIL [partition json open flag]"; fail=1; }
+[ "$("$RICA" partition cb2:n=3 --parts 4 --json - | grep -c '"closed": true')" = 4 ] || { echo "FAIL [partition json closed flags]"; fail=1; }
+[ "$("$RICA" partition torus:8x8 --cut 0=5 --json - | grep -c '"closed": false')" = 1 ] || { echo "FAIL [partition json open flag]"; fail=1; }
 # ---- rica os ----
 check_exit 0 "os drain and flush" os cbanyan:n=3 --rate 0.05 --slice 50 --packets 20 --no-plot --quiet
 check_exit 0 "os in a partition" os cccb:n=2 --parts 2 --rate 0.05 --slice 40 --packets 10 --policy drain --quiet

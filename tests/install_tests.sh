@@ -62,7 +62,7 @@ grep -q "^  dring " "$TMP/list.txt" || fail "rica_ring list: no dring topology"
 "$R" run dring:12 --app ring:laps=2 --engine cycle --quiet --json "$TMP/dring.json"
 python3 -c "import json,sys; j=json.load(open('$TMP/dring.json')); sys.exit(0 if j['verified'] and j['topology']=='dring:n=12' and j['delivered']==24 else 1)" ||
   fail "rica_ring run dring:12: $(head -c 300 "$TMP/dring.json")"
-"$R" topo dring:12 --json | grep -q '"diameter": 6' || fail "rica_ring topo dring:12"
+"$R" topo dring:12 --json - --quiet | grep -q '"diameter": 6' || fail "rica_ring topo dring:12"
 "$R" run torus:4x4 --traffic reverse --engine cycle --cycles 200 --quiet --json "$TMP/rev.json"
 python3 -c "import json,sys; j=json.load(open('$TMP/rev.json')); sys.exit(0 if j['traffic']=='reverse' and j['delivered']>0 else 1)" ||
   fail "rica_ring run --traffic reverse"

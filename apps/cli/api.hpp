@@ -41,8 +41,9 @@ RunOutcome run_outcome(const std::vector<std::string>& args);
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args);
 
 /// Parses `args` as subcommand `name` whose options `declare` adds; CLI11's parse errors become
-/// usage_error with the CLI's text ("... (see rica --help)").
+/// usage_error with the CLI's text ("... (see rica --help)"). `then` runs after the parse while the
+/// subcommand still exists (options that remember their CLI::App or CLI::Option need it alive).
 void parse_subcommand(const std::string& name, const std::vector<std::string>& args,
-                      const std::function<void(CLI::App*)>& declare);
+                      const std::function<void(CLI::App*)>& declare, const std::function<void()>& then = {});
 
 }  // namespace rica::cli

@@ -18,7 +18,7 @@
 #include "rica/registry.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
-#include "run_report.hpp"
+#include "rica/report.hpp"
 #include "sort.hpp"
 #include "stencil.hpp"
 
@@ -26,6 +26,7 @@ namespace rica::cli {
 namespace {
 
 struct AppOptions {
+  CLI::App* cmd = nullptr;  ///< the subcommand (sort or stencil), for its configuration
   std::vector<std::string> topologies;
   EngineOptions engine;
   std::string map = defaults::apps::map;
@@ -160,7 +161,10 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const std::string unit = cycles ? "cycles" : "ns";
   const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
                                          engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-  if (!o.quiet) fmt::print(stderr, "{}\n", header);
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", header);
+    fmt::print(stderr, "model: {}\n", model_line(cfg, nullptr, false));
+  }
   std::vector<Row> rows;
   bool deadlock = false;
   for (std::size_t i = 0; i < topos.size(); ++i) {
@@ -179,7 +183,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
 
   nlohmann::json runs = nlohmann::json::array();
   for (const Row& r : rows) {
-    nlohmann::json j = stats_json(r.topology, cfg, r.st);
+    nlohmann::json j = report::run_summary(r.topology, cfg, r.st);
     j["engine"] = engine;
     j["kernel"] = k.name;
     j["map"] = r.app.value("map_resolved", "");
@@ -195,10 +199,11 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     runs.push_back(std::move(j));
   }
   if (!o.json.empty()) {
-    nlohmann::json j = {{"kernel", k.name}, {"config", k.config},   {"engine", engine},
-                        {"threads", cfg.threads}, {"seed", cfg.seed}, {"verified", all_ok},
-                        {"runs", runs}};
-    write_text_file(o.json, j.dump(2) + "\n", "--json");
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = cfg.threads;
+    nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
+    j.update({{"kernel", k.name}, {"kernel_config", k.config}, {"engine", engine}, {"verified", all_ok}, {"runs", runs}});
+    write_json(o.json, j);
   }
   if (!o.csv.empty()) {
     std::string f =
@@ -211,19 +216,23 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       const auto& j = runs[i];
-      f += fmt::format("\"{}\",{},{},{},{},{},{},\"{}\",{},{:.3f},{},{},{:.4f},{},{},{:.2f},{:.0f},{:.0f},{:.0f},{:.6g},{},{},"
-                       "{:.6f},{:.6g},{:.6g},{},{:.2f},{},{},\"{}\"\n",
-                       r.topology.spec(), r.topology.pes(), r.topology.nodes(), k.name, engine, cfg.threads, cfg.seed,
-                       j["map"].get<std::string>(), r.st.injected, per_pe_mean(r), per_pe_max(r), r.st.hops,
-                       r.st.hops_mean, r.st.hops_max, unit, r.st.latency_mean, r.st.latency_p50, r.st.latency_p99,
-                       r.st.latency_max, completion(r, cycles), cycles ? "cycles" : "s",
-                       j["finish"].get<std::uint64_t>(), r.st.wall_s, r.st.packets_per_s, r.st.packet_hops_per_s,
-                       r.st.link_load_max, r.st.link_load_mean, r.st.conservation_ok, r.st.app_ok,
-                       fmt::join(r.st.hop_histogram, ";"));
+      f += report::csv_row(
+          {r.topology.spec(), std::to_string(r.topology.pes()), std::to_string(r.topology.nodes()), k.name, engine,
+           std::to_string(cfg.threads), std::to_string(cfg.seed), j["map"].get<std::string>(),
+           std::to_string(r.st.injected), fmt::format("{:.3f}", per_pe_mean(r)), std::to_string(per_pe_max(r)),
+           std::to_string(r.st.hops), fmt::format("{:.4f}", r.st.hops_mean), std::to_string(r.st.hops_max), unit,
+           fmt::format("{:.2f}", r.st.latency_mean), fmt::format("{:.0f}", r.st.latency_p50),
+           fmt::format("{:.0f}", r.st.latency_p99), fmt::format("{:.0f}", r.st.latency_max),
+           fmt::format("{:.6g}", completion(r, cycles)), cycles ? "cycles" : "s",
+           std::to_string(j["finish"].get<std::uint64_t>()), fmt::format("{:.6f}", r.st.wall_s),
+           fmt::format("{:.6g}", r.st.packets_per_s), fmt::format("{:.6g}", r.st.packet_hops_per_s),
+           std::to_string(r.st.link_load_max), fmt::format("{:.2f}", r.st.link_load_mean),
+           r.st.conservation_ok ? "true" : "false", r.st.app_ok ? "true" : "false",
+           fmt::format("{}", fmt::join(r.st.hop_histogram, ";"))});
       per_pe.emplace_back(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), &r);
     }
     write_text_file(o.csv, f, "--csv");
-    for (const auto& [path, r] : per_pe) write_pe_csv(path, r->topology, r->st);
+    for (const auto& [path, r] : per_pe) report::write_run_csv(path, r->topology, r->st);
   }
   if (!o.quiet || o.json.empty()) {
     fmt::print("{}\n\n", header);
@@ -279,9 +288,10 @@ void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
            "identity, embed, random");
   add_engine_options(c, o.engine, opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                       opt_link_cycles | opt_schedule);
-  add_output_file(c, "--json", o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs')");
+  o.cmd = c;
+  add_json(c, o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs', configuration, provenance)");
   add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");
-  c->add_flag("--quiet", o.quiet, "No progress or configuration echo");
+  add_quiet(c, o.quiet);
 }
 
 }  // namespace

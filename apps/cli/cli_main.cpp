@@ -1,5 +1,6 @@
 // rica::cli::main (include/rica/cli.hpp): the subcommands on one CLI11 app, and the mapping of
 // failures to exit statuses: 0 success, 1 internal failure, 2 bad input (one line on stderr).
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,8 +11,10 @@
 
 #include "api.hpp"
 #include "commands.hpp"
+#include "options.hpp"
 #include "rica/cli.hpp"
 #include "rica/core.hpp"
+#include "rica/version.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -22,7 +25,7 @@ std::atomic<std::size_t>& failed_allocation_size() noexcept {
 }
 
 void parse_subcommand(const std::string& name, const std::vector<std::string>& args,
-                      const std::function<void(CLI::App*)>& declare) {
+                      const std::function<void(CLI::App*)>& declare, const std::function<void()>& then) {
   CLI::App app{"rica"};
   CLI::App* sub = app.add_subcommand(name);
   declare(sub);
@@ -33,13 +36,14 @@ void parse_subcommand(const std::string& name, const std::vector<std::string>& a
   } catch (const CLI::ParseError& e) {
     throw usage_error(std::string(e.what()) + " (see rica --help)");
   }
+  if (then) then();
 }
 
 int main(int argc, char** argv, const char* scripts_dir) {
   if (scripts_dir != nullptr) experiments::set_scripts_dir(scripts_dir);
   CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rica 0.1.0");
+  app.set_version_flag("--version", "rica " + version_string());
   int status = 0;
   add_topology_commands(app);
   add_run_commands(app, status);
@@ -49,8 +53,20 @@ int main(int argc, char** argv, const char* scripts_dir) {
   add_experiment_commands(app);
   add_partition_command(app);
   add_embed_command(app);
+  add_plot_command(app);
+  // Every leaf subcommand reads --config FILE (apply_config below merges it before parsing).
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });
+    if (leaves.empty()) add_config(sub);
+    for (CLI::App* leaf : leaves) add_config(leaf);
+  }
+  set_invocation(argc, argv);
   try {
-    app.parse(argc, argv);
+    // --config FILE: its options join the command line unless the command line gives them.
+    std::vector<std::string> args(argv + 1, argv + argc);
+    args = apply_config(app, std::move(args));
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -21,6 +21,9 @@ void add_partition_command(CLI::App& app);
 /// `rica embed` (apps/cli/embed_command.cpp).
 void add_embed_command(CLI::App& app);
 
+/// `rica plot links|sweep|os` (apps/cli/plot_command.cpp).
+void add_plot_command(CLI::App& app);
+
 /// `rica os` (time sharing: drain vs flush).
 void add_os_command(CLI::App& app);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "rica/embed.hpp"
 #include "rica/registry.hpp"
 
@@ -14,18 +15,26 @@ namespace rica::cli {
 namespace {
 
 struct EmbedOptions {
+  CLI::App* cmd = nullptr;
   std::string guest, host, map = "auto";
-  bool oriented = false, json = false;
+  std::string json;
+  bool oriented = false, quiet = false;
+  unsigned threads = 0;
 };
 
 void run_embed(const EmbedOptions& o) {
   const Topology host = TopologyRegistry::parse(o.host);
   const Guest g = parse_guest(o.guest, host.pes(), o.oriented);
+  const ThreadLimit limit(o.threads);
   const EmbedResult r = embed(g, host, parse_embed_map(o.map));
-  if (o.json) {
-    std::cout << to_json(r).dump(2) << "\n";
-    return;
+  if (!o.json.empty()) {
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = limit.threads;
+    nlohmann::json j = provenance(config, 0, limit.threads);
+    j.update(to_json(r));
+    write_json(o.json, j);
   }
+  if (!show_text(o.quiet, o.json)) return;
   fmt::print("guest           {} ({} nodes, {} arcs routed)\n", r.guest, r.guest_nodes, r.arcs);
   fmt::print("host            {} ({} PEs)\n", r.host, r.host_pes);
   fmt::print("map             {}\n", r.map);
@@ -41,12 +50,16 @@ void add_embed_command(CLI::App& app) {
   auto o = std::make_shared<EmbedOptions>();
   auto* cmd = app.add_subcommand(
       "embed", "Embed a ring, linear array or binary tree in a topology: dilation, congestion, load");
-  cmd->add_option("guest", o->guest, "ring[:N] | array[:N] | tree[:H] (default size: fills the host)")->required();
-  cmd->add_option("host", o->host, "Host topology spec (see 'rica list')")->required();
+  o->cmd = cmd;
+  add_text(cmd, "guest", o->guest, "ring[:N] | array[:N] | tree[:H] (default size: fills the host)",
+           "ring[:N], array[:N] or tree[:H]")->required();
+  add_text(cmd, "host", o->host, "Host topology spec (see 'rica list')", "a topology spec (see 'rica list')")->required();
   cmd->add_option("--map", o->map, "auto | identity | debruijn (de Bruijn sequence / heap order) | gray")
       ->capture_default_str();
   cmd->add_flag("--oriented", o->oriented, "Route each guest edge one way only (i -> i+1, parent -> child)");
-  cmd->add_flag("--json", o->json, "Print JSON");
+  add_json(cmd, o->json, "Write the figures as JSON to FILE");
+  add_quiet(cmd, o->quiet);
+  add_threads(cmd, o->threads);
   cmd->callback([o] { run_embed(*o); });
 }
 

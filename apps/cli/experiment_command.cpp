@@ -28,7 +28,10 @@ namespace {
 using namespace rica::experiments;
 
 struct ExperimentOptions {
+  CLI::App* cmd = nullptr;
   std::string name;
+  std::string json;
+  bool quiet = false, progress = false;
   std::string out;  ///< default out/experiments/<name>
   bool quick = false, no_plot = false, list = false;
   std::vector<std::string> networks, patterns;  ///< empty = all of the set-up (an empty option value is refused)
@@ -36,6 +39,7 @@ struct ExperimentOptions {
   unsigned jobs = 0;                            ///< runs at once; 0 = one per core
   unsigned threads = 1;                         ///< threads per run (0 = all cores)
   std::uint64_t seed = defaults::engine::seed;
+  unsigned seeds = 0;                           ///< --seeds K per point; 0 = the set-up's
 };
 
 /// The set-up's networks (or patterns) named in `filter` (labels or specs), in set-up order.
@@ -101,7 +105,9 @@ void experiment(const ExperimentOptions& o) {
   cfg.seed = o.seed;
   validate(cfg);
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
-  const unsigned seeds_hot = o.quick ? 1 : setup.hotspot_seeds;
+  // Seeds per point: --seeds K for every pattern; else the set-up's (hot spot: several, others: 1).
+  const unsigned seeds_hot = o.seeds ? o.seeds : o.quick ? 1 : setup.hotspot_seeds;
+  const unsigned seeds_other = o.seeds ? o.seeds : 1;
 
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
   prepare_output_dir(out, "--out");
@@ -126,32 +132,24 @@ void experiment(const ExperimentOptions& o) {
       const auto rates = rate_grid(g.load.bound, o.quick, paced, grid_reach(pattern));
       grids[net.label + " " + pattern] = rates;
       g.first = sweep_jobs.size();
-      const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : 1;
+      const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : seeds_other;
       for (unsigned k = 0; k < seeds; ++k)
         for (double r : rates) sweep_jobs.push_back({net.label, t, pattern, r, cfg.seed + k, paced});
       g.count = sweep_jobs.size() - g.first;
       groups.push_back(std::move(g));
     }
-  fmt::print(stderr, "rica experiment {}: {} networks x {} patterns, {} runs of {} cycles, {} at a time\n", setup.name,
-             networks.size(), patterns.size(), sweep_jobs.size(), cfg.cycles, jobs);
+  if (!o.quiet)
+    fmt::print(stderr, "rica experiment {}: {} networks x {} patterns, {} runs of {} cycles, {} at a time\n",
+               setup.name, networks.size(), patterns.size(), sweep_jobs.size(), cfg.cycles, jobs);
 
-  const bool tty = isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
-  std::size_t last_tenth = 0;
-  const auto progress = [&](std::size_t done, std::size_t total, const SweepPoint& p) {
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string eta = done < total ? ", ETA " + duration(el / static_cast<double>(done) * static_cast<double>(total - done)) : "";
-    if (tty) {
-      std::fprintf(stderr, "\r  [%zu/%zu] %s %s rate %.4g: accepted %.4f, latency %.1f  (%s%s)      ", done, total,
-                   p.network.c_str(), p.traffic.c_str(), p.rate, p.accepted, p.latency_mean, duration(el).c_str(),
-                   eta.c_str());
-    } else if (done * 10 / total > last_tenth) {
-      last_tenth = done * 10 / total;
-      std::fprintf(stderr, "  [%zu/%zu] %s%s\n", done, total, duration(el).c_str(), eta.c_str());
-    }
+  Progress bar("runs", sweep_jobs.size(), o.quiet, o.progress);
+  const auto progress = [&](std::size_t done, std::size_t, const SweepPoint& p) {
+    bar.update(done, fmt::format("{} {} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.network, p.traffic, p.rate,
+                                 p.accepted, p.latency_mean));
   };
   const auto points = run_sweep(sweep_jobs, cfg, jobs, progress);
-  if (tty) std::fprintf(stderr, "\n");
+  bar.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string csv = points_csv_header();
@@ -171,20 +169,33 @@ void experiment(const ExperimentOptions& o) {
   for (const auto& n : networks) config["networks_run"].push_back(n.label);
   config["patterns_run"] = patterns;
   config["hotspot_seeds"] = seeds_hot;
+  config["seeds"] = seeds_other;
   config["runs"] = sweep_jobs.size();
   config["jobs"] = jobs;
   config["threads_per_run"] = cfg.threads;
   config["wall_s"] = wall;
   write_file(out + "/config.json", config.dump(2) + "\n");
-
-  fmt::print("{}", table_markdown(setup, rows));
-  fmt::print("\nexperiment written to {} ({} runs in {})\n", out, sweep_jobs.size(), duration(wall));
+  if (!o.json.empty()) {
+    nlohmann::json options = option_config(o.cmd);
+    options["threads"] = cfg.threads;
+    options["cycles"] = cfg.cycles;
+    nlohmann::json j = provenance(options, cfg.seed, cfg.threads);
+    j["setup"] = config;
+    j["table"] = table_json(rows);
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) {
+    fmt::print("{}", table_markdown(setup, rows));
+    fmt::print("\nexperiment written to {} ({} runs in {})\n", out, sweep_jobs.size(), duration(wall));
+  }
   if (!o.no_plot) run_plot_script("plot_experiment.py", {out + "/points.csv", "--config", out + "/config.json"});
 }
 
 // ---- rica bound ----------------------------------------------------------------------------------
 
 struct BoundOptions {
+  CLI::App* cmd = nullptr;
+  bool quiet = false;
   std::vector<std::string> topologies;
   std::string traffic = defaults::traffic::pattern;
   EngineOptions engine;
@@ -196,25 +207,34 @@ void bound(const BoundOptions& o) {
   BoundOptions b = o;
   b.engine.cfg.engine = EngineKind::cycle;  // the bound is in cycles: the cycle engine's link time
   const EngineConfig cfg = engine_config(b.engine);
+  const ThreadLimit limit(o.engine.cfg.threads);
   ChannelLoadOptions opt;
   opt.force_all_pairs = o.all_pairs;
   nlohmann::json all = nlohmann::json::array();
-  fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
+  const bool text = show_text(o.quiet, o.json);
+  if (text)
+    fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
              "max load", "busiest link (cycles)", "bound");
   for (const auto& spec : o.topologies) {
     const Topology t = TopologyRegistry::parse(spec);
-    const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t), cfg, opt);
+    const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t, cfg.seed), cfg, opt);
     const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);
-    fmt::print("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
+    if (text)
+      fmt::print("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
                c.zero_load_latency, c.max_load, busy, c.bound);
     nlohmann::json j = to_json(c, t);
     j["link_cycles"] = link_cycles_text(cfg);
     all.push_back(j);
   }
-  fmt::print("traffic {}, link time {}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
-             "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg));
+  if (text)
+    fmt::print("traffic {}, link time {}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
+               "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg));
   if (!o.json.empty()) {
-    write_text_file(o.json, all.dump(2) + "\n", "--json");
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = limit.threads;
+    nlohmann::json j = provenance(config, cfg.seed, limit.threads);
+    j["bounds"] = all;
+    write_json(o.json, j);
   }
 }
 
@@ -232,8 +252,15 @@ void add_experiment_commands(CLI::App& app) {
   add_jobs(e, o->jobs, "Runs at once, 0 = cores / threads (results do not depend on it)");
   add_threads(e, o->threads, "Threads per run (0 = all cores)");
   add_seed(e, o->seed, "Seed of the first trial");
+  add_uint(e, "--seeds", o->seeds, 0, 1000,
+           "Runs per point, seeds --seed..--seed+K-1, for every pattern (0 = the set-up's: hot spot several, "
+           "others 1); plots draw the mean with 95% CI error bars");
   e->add_flag("--no-plot", o->no_plot, "Write the CSV and tables only");
   e->add_flag("--list", o->list, "List the experiments");
+  o->cmd = e;
+  add_json(e, o->json, "Write the table, the set-up, configuration and provenance as JSON to FILE");
+  add_quiet(e, o->quiet);
+  add_progress(e, o->progress);
   e->callback([o] { experiment(*o); });
 
   auto b = std::make_shared<BoundOptions>();
@@ -241,9 +268,11 @@ void add_experiment_commands(CLI::App& app) {
   add_text(c, "topology", b->topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
   add_text(c, "--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
            "a traffic pattern (see 'rica list')");
-  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words);
+  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words | opt_threads | opt_seed);
   c->add_flag("--all-pairs", b->all_pairs, "Walk every pair even when a symmetry or sampling would do");
-  add_output_file(c, "--json", b->json, "Write the figures as JSON to FILE");
+  b->cmd = c;
+  add_json(c, b->json, "Write the figures, configuration and provenance as JSON to FILE");
+  add_quiet(c, b->quiet);
   c->callback([b] { bound(*b); });
 }
 

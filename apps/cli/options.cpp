@@ -7,7 +7,17 @@
 #include <bit>
 #include <filesystem>
 #include <limits>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <sstream>
 #include <thread>
+#include <unistd.h>
+
+#include "rica/version.hpp"
+
+#include <oneapi/tbb/global_control.h>
 
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
@@ -307,6 +317,52 @@ CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>
       ->type_name("RATES");
 }
 
+CLI::Option* add_source_queue(CLI::App* c, unsigned& target) {
+  return add_uint(c, "--source-queue", target, 0, defaults::traffic::source_queue_max,
+                  "Open-loop sources stop generating while N of their packets wait to enter the network "
+                  "(0 = unbounded, cycle engine only)");
+}
+
+CLI::Option* add_burst(CLI::App* c, double& on, double& off) {
+  return c
+      ->add_option_function<std::string>(
+          "--burst",
+          [&on, &off](const std::string& s) {
+            const auto colon = s.find(':');
+            if (colon == std::string::npos)
+              throw usage_error(fmt::format("--burst: '{}' is not ON:OFF (mean on and off periods in cycles, each >= 1)", s));
+            on = parse_real(s.substr(0, colon), "--burst ON", 1.0, 1e9, false);
+            off = parse_real(s.substr(colon + 1), "--burst OFF", 1.0, 1e9, false);
+          },
+          "On/off (Markov-modulated) sources: mean on and off periods in injection opportunities, e.g. 20:80 "
+          "(each 1..1e9; while on, inject with probability --rate)")
+      ->type_name("ON:OFF");
+}
+
+CLI::Option* add_seeds(CLI::App* c, unsigned& target) {
+  return add_uint(c, "--seeds", target, 1, 1000,
+                  "Runs per point, seeds --seed .. --seed+K-1; figures as mean and 95% confidence interval");
+}
+
+double student_t95(std::size_t df) {
+  static constexpr double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
+}
+
+std::pair<double, double> mean_ci95(const std::vector<double>& v) {
+  if (v.empty()) return {0.0, 0.0};
+  const double n = static_cast<double>(v.size());
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / n;
+  if (v.size() < 2) return {mean, 0.0};
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return {mean, student_t95(v.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
+}
+
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--jobs", target, 0, defaults::limits::jobs, help);
 }
@@ -369,6 +425,381 @@ std::string engine_echo(const EngineConfig& cfg) {
                    cfg.seed, cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.batch, cfg.block);
   if (!cfg.classes) s += " --no-classes";
   if (!cfg.trace.empty()) s += fmt::format(" --trace {}", cfg.trace);
+  return s;
+}
+
+// ---- Shared presentation options ---------------------------------------------------------------
+
+CLI::Option* add_quiet(CLI::App* c, bool& target) {
+  return c->add_flag("--quiet", target, "No progress, configuration echo or header (results are still written)");
+}
+
+CLI::Option* add_json(CLI::App* c, std::string& target, const std::string& help) {
+  const std::string flag = "--json";
+  return c
+      ->add_option_function<std::string>(
+          flag,
+          [&target, flag](const std::string& s) {
+            if (s != "-") check_output_file(s, flag);
+            target = s;
+          },
+          help + " ('-' = standard output)")
+      ->type_name("FILE");
+}
+
+ThreadLimit::ThreadLimit(unsigned requested)
+    : threads(requested ? requested : std::max(1u, std::thread::hardware_concurrency())),
+      control_(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads)) {}
+ThreadLimit::~ThreadLimit() { delete static_cast<tbb::global_control*>(control_); }
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  if (path == "-")
+    std::cout << j.dump(2) << "\n";
+  else
+    write_text_file(path, j.dump(2) + "\n", "--json");
+}
+
+// ---- Progress ---------------------------------------------------------------------------------------
+
+CLI::Option* add_progress(CLI::App* c, bool& target) {
+  return c->add_flag("--progress", target, "Show progress even when standard error is not a terminal");
+}
+
+std::string duration_text(double s) {
+  const auto t = static_cast<long>(s + 0.5);
+  return t >= 60 ? fmt::format("{}m{:02d}s", t / 60, t % 60) : fmt::format("{}s", t);
+}
+
+Progress::Progress(std::string unit, std::size_t total, bool quiet, bool forced)
+    : unit_(std::move(unit)), total_(std::max<std::size_t>(total, 1)), tty_(isatty(STDERR_FILENO) != 0),
+      t0_(std::chrono::steady_clock::now()) {
+  enabled_ = !quiet && (tty_ || forced);
+}
+
+void Progress::update(std::size_t done, const std::string& note) {
+  if (!enabled_) return;
+  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  const double rate = el > 0 ? static_cast<double>(done) / el : 0.0;
+  const std::string eta =
+      done > 0 && done < total_ ? ", ETA " + duration_text(el / static_cast<double>(done) * static_cast<double>(total_ - done))
+                                : "";
+  const std::string line = fmt::format("[{}/{} {}] {:.2f} {}/s, {} elapsed{}{}{}", done, total_, unit_, rate, unit_,
+                                       duration_text(el), eta, note.empty() ? "" : "  ", note);
+  if (tty_) {
+    std::fprintf(stderr, "\r  %s\033[K", line.c_str());
+  } else if (done * 10 / total_ > last_tenth_ || done == total_) {
+    if (done == total_ && last_tenth_ == 10) return;
+    last_tenth_ = done * 10 / total_;
+    std::fprintf(stderr, "  %s\n", line.c_str());
+  }
+}
+
+void Progress::finish() {
+  if (enabled_ && tty_) std::fprintf(stderr, "\n");
+}
+
+// ---- Provenance and configuration files ---------------------------------------------------------
+namespace {
+std::vector<std::string>& invocation_words() {
+  static std::vector<std::string> words;
+  return words;
+}
+std::string& invocation_time() {
+  static std::string t;
+  return t;
+}
+
+/// Options that are outputs or presentation, not configuration.
+bool is_presentation(const std::string& key) {
+  static const char* const keys[] = {"json", "csv", "trace", "dot", "out", "quiet", "progress", "no-plot", "config", "help"};
+  return std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) != std::end(keys);
+}
+
+/// The config key of an option: its first long name, or a positional's name.
+std::string key_of(const CLI::Option* o) {
+  if (!o->get_lnames().empty()) return o->get_lnames().front();
+  return o->get_name();
+}
+
+/// A config value as JSON: digits -> integer, digits.digits -> decimal, else the text.
+nlohmann::json typed(const std::string& v) {
+  if (!v.empty() && v.size() <= 19 && std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
+      (v == "0" || v[0] != '0'))
+    return std::stoull(v);
+  const auto dot = v.find('.');
+  if (dot != std::string::npos && dot > 0 && dot + 1 < v.size() && v.size() < 24 &&
+      std::all_of(v.begin(), v.end(), [](char ch) { return (ch >= '0' && ch <= '9') || ch == '.'; }) &&
+      v.find('.', dot + 1) == std::string::npos)
+    return std::stod(v);
+  return v;
+}
+
+/// The text of a config value for the command line.
+std::string word_of(const nlohmann::json& v, const std::string& key) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number_float()) return v.dump();
+  throw usage_error(fmt::format("--config: key '{}' has a {} value; give a string, a number, a boolean or an array",
+                                key, v.type_name()));
+}
+
+/// The subcommand an argument list selects (nested: "app sort"), and where its arguments start.
+std::pair<CLI::App*, std::size_t> selected_subcommand(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* cur = &app;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    CLI::App* sub = nullptr;
+    try {
+      sub = cur->get_subcommand(args[i]);
+    } catch (const CLI::OptionNotFound&) {
+      break;
+    }
+    if (sub == nullptr) break;
+    cur = sub;
+    ++i;
+  }
+  return {cur, i};
+}
+}  // namespace
+
+void set_invocation(int argc, char** argv) {
+  auto& w = invocation_words();
+  w.assign(argv, argv + argc);
+  if (!w.empty()) w[0] = "rica";
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  invocation_time() = buf;
+}
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=:,./@%") ==
+                           std::string::npos)
+    return word;
+  std::string q = "'";
+  for (char ch : word) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+std::string command_line() {
+  std::string s;
+  for (const auto& w : invocation_words()) {
+    if (!s.empty()) s.push_back(' ');
+    s.append(shell_quote(w));
+  }
+  return s;
+}
+
+std::string start_time() { return invocation_time(); }
+
+CLI::Option* add_config(CLI::App* c) {
+  return c
+      ->add_option_function<std::string>(
+          "--config", [](const std::string&) {},
+          "JSON (or .toml) file of options (keys = option names without dashes; a rica JSON report's 'config' "
+          "works); the command line overrides it")
+      ->type_name("FILE");
+}
+
+std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args) {
+  auto [sub, start] = selected_subcommand(app, args);
+  std::string file;
+  bool found = false;
+  for (std::size_t i = start; i < args.size(); ++i) {
+    if (args[i] == "--config") {
+      if (i + 1 >= args.size()) throw usage_error("--config: give a JSON file of options");
+      file = args[i + 1];
+      found = true;
+    } else if (args[i].starts_with("--config=")) {
+      file = args[i].substr(9);
+      found = true;
+    }
+  }
+  if (!found) return args;
+  if (sub == &app) throw usage_error("--config: name a subcommand first, e.g. rica run --config FILE");
+  if (file.empty()) throw usage_error("--config: empty file name; give a JSON file of options");
+  const std::string text = read_text_file(file, "--config", {std::uint64_t{64} << 20, std::uint64_t{64} << 20});
+  nlohmann::json j;
+  if (file.ends_with(".toml")) {
+    // TOML (CLI11's reader): top-level `key = value` lines; arrays as [a, b]; sections refused.
+    std::istringstream in(text);
+    std::vector<CLI::ConfigItem> items;
+    try {
+      items = CLI::ConfigTOML().from_config(in);
+    } catch (const CLI::Error& e) {
+      throw usage_error(fmt::format("--config: '{}' is not TOML ({})", file, e.what()));
+    }
+    j = nlohmann::json::object();
+    for (const auto& item : items) {
+      if (item.name == "++" || item.name == "--") continue;
+      if (!item.parents.empty())
+        throw usage_error(fmt::format("--config: '{}': section [{}] is not accepted; give top-level keys", file,
+                                      fmt::join(item.parents, ".")));
+      if (item.inputs.size() == 1 && (item.inputs[0] == "true" || item.inputs[0] == "false"))
+        j[item.name] = item.inputs[0] == "true";
+      else if (item.inputs.size() == 1)
+        j[item.name] = item.inputs[0];
+      else
+        j[item.name] = item.inputs;
+    }
+  } else {
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      std::string why = e.what();
+      throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
+    }
+  }
+  if (j.is_object() && j.contains("config") && j.contains("rica_version")) j = j["config"];
+  if (!j.is_object()) throw usage_error(fmt::format("--config: '{}' is not a JSON object of options", file));
+  const std::string path = sub->get_parent() && sub->get_parent()->get_parent()
+                               ? sub->get_parent()->get_name() + " " + sub->get_name()
+                               : sub->get_name();
+  // Words of the command line after the subcommand: which options and positionals it gives.
+  std::vector<std::string> tail(args.begin() + static_cast<std::ptrdiff_t>(start), args.end());
+  auto given_option = [&](const CLI::Option* o) {
+    for (const auto& w : tail) {
+      for (const auto& l : o->get_lnames())
+        if (w == "--" + l || w.starts_with("--" + l + "=")) return true;
+      for (const auto& sn : o->get_snames())
+        if (w == "-" + sn || (w.size() > 2 && w.starts_with("-" + sn) && w[1] != '-')) return true;
+    }
+    return false;
+  };
+  std::size_t free_words = 0;
+  for (std::size_t i = 0; i < tail.size(); ++i) {
+    const std::string& w = tail[i];
+    if (w.size() > 1 && w[0] == '-') {
+      if (w.find('=') != std::string::npos) continue;
+      const CLI::Option* o = nullptr;
+      try {
+        o = sub->get_option_no_throw(w);
+      } catch (...) {
+        o = nullptr;
+      }
+      if (o && o->get_expected_max() > 0) ++i;  // its value
+      continue;
+    }
+    ++free_words;
+  }
+  std::vector<std::string> positional, named;
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_null()) continue;
+    const CLI::Option* o = sub->get_option_no_throw("--" + key);
+    const bool is_pos = o == nullptr && (o = sub->get_option_no_throw(key)) != nullptr && o->get_lnames().empty() &&
+                        o->get_snames().empty();
+    if (o == nullptr || key == "config" || key == "help")
+      throw usage_error(fmt::format("--config: '{}' is not an option of 'rica {}' (see rica {} --help)", key, path, path));
+    if (is_pos) {
+      if (free_words > 0) continue;  // the command line gives the positionals
+      if (value.is_array())
+        for (const auto& v : value) positional.push_back(word_of(v, key));
+      else
+        positional.push_back(word_of(value, key));
+      continue;
+    }
+    if (given_option(o)) continue;
+    if (value.is_boolean()) {
+      if (o->get_expected_max() != 0)
+        throw usage_error(fmt::format("--config: '{}' takes a value, not true/false", key));
+      if (value.get<bool>()) named.push_back("--" + key);
+      continue;
+    }
+    if (o->get_expected_max() == 0)
+      throw usage_error(fmt::format("--config: '{}' is a switch; give true or false", key));
+    if (value.is_array()) {
+      for (const auto& v : value) {
+        named.push_back("--" + key);
+        named.push_back(word_of(v, key));
+      }
+    } else {
+      named.push_back("--" + key);
+      named.push_back(word_of(value, key));
+    }
+  }
+  std::vector<std::string> out(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(start));
+  out.insert(out.end(), positional.begin(), positional.end());
+  out.insert(out.end(), tail.begin(), tail.end());
+  out.insert(out.end(), named.begin(), named.end());
+  return out;
+}
+
+nlohmann::json option_config(const CLI::App* c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const CLI::Option* o : c->get_options()) {
+    const std::string key = key_of(o);
+    if (is_presentation(key) || key.empty()) continue;
+    if (o->get_expected_max() == 0) {  // a flag
+      j[key] = o->count() > 0;
+      continue;
+    }
+    std::vector<std::string> values;
+    if (o->count() > 0)
+      values = o->results();
+    else if (!o->get_default_str().empty())
+      values = {o->get_default_str()};
+    if (values.empty()) continue;
+    if (values.size() == 1 && !(o->get_lnames().empty() && o->get_expected_max() > 1)) {
+      j[key] = typed(values.front());
+    } else {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& v : values) a.push_back(typed(v));
+      j[key] = a;
+    }
+  }
+  return j;
+}
+
+std::string echo_command(const CLI::App* c, const nlohmann::json& config) {
+  std::string s = "rica";
+  if (c->get_parent() && c->get_parent()->get_parent()) s += " " + c->get_parent()->get_name();
+  s += " " + c->get_name();
+  std::string named;
+  for (const CLI::Option* o : c->get_options()) {
+    const std::string key = key_of(o);
+    if (!config.contains(key) || config[key].is_null()) continue;
+    const auto& v = config[key];
+    const bool pos = o->get_lnames().empty() && o->get_snames().empty();
+    auto add = [&](const nlohmann::json& x) {
+      if (pos)
+        s += " " + shell_quote(word_of(x, key));
+      else
+        named += " --" + key + " " + shell_quote(word_of(x, key));
+    };
+    if (v.is_boolean()) {
+      if (v.get<bool>()) named += " --" + key;
+    } else if (v.is_array()) {
+      for (const auto& x : v) add(x);
+    } else {
+      add(v);
+    }
+  }
+  return s + named;
+}
+
+nlohmann::json provenance(const nlohmann::json& config, std::uint64_t seed, unsigned threads) {
+  return {{"rica_version", version_string()}, {"command_line", command_line()}, {"start_time", start_time()},
+          {"seed", seed}, {"threads", threads}, {"config", config}};
+}
+
+std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) {
+  std::string s = fmt::format("engine {}", to_string(cfg.engine));
+  if (cfg.engine == EngineKind::cycle) {
+    const std::string link = cfg.link_cycles_words ? "1 cycle per word"
+                             : cfg.link_cycles == 0 ? "degree (in + out degree cycles per packet)"
+                                                    : fmt::format("{} cycles per packet", cfg.link_cycles);
+    s += fmt::format(", timing {}, link time {}, arbitration {}", to_string(cfg.timing), link,
+                     to_string(cfg.arbitration));
+    if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
+  }
+  s += fmt::format(", buffers {} words/port/class, packets {}+-{} words, classes {}", cfg.buffer_words,
+                   cfg.packet_words, cfg.packet_spread,
+                   !cfg.classes ? std::string("off (1)")
+                   : t          ? fmt::format("{}", t->buffer_classes())
+                                : std::string("each topology's own"));
   return s;
 }
 

@@ -8,13 +8,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "rica/engine.hpp"
+#include "rica/topology.hpp"
 
 namespace rica::cli {
 
@@ -73,6 +78,18 @@ CLI::Option* add_rate(CLI::App* c, double& target);
 /// A rate grid: FROM:TO:STEP (at most defaults::limits::rates points) or a comma list, each in
 /// (0, 1]; no empty element.
 CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help);
+/// --source-queue N: packets a source may hold waiting before it stops generating, [0, 2^20]
+/// (0 = unbounded; the owner refuses 0 on the async engine).
+CLI::Option* add_source_queue(CLI::App* c, unsigned& target);
+/// --burst ON:OFF: on/off sources, mean period lengths in injection opportunities (reals >= 1).
+CLI::Option* add_burst(CLI::App* c, double& on, double& off);
+/// --seeds K: runs per point with seeds seed, seed+1, ..., seed+K-1, [1, 1000]; figures are
+/// reported as mean and 95% confidence interval.
+CLI::Option* add_seeds(CLI::App* c, unsigned& target);
+/// The two-sided 95% Student t quantile for `df` degrees of freedom (df >= 1; 1.96 beyond 30).
+double student_t95(std::size_t df);
+/// Mean and 95% confidence half-width (Student t) of `v` (half-width 0 for fewer than 2 values).
+std::pair<double, double> mean_ci95(const std::vector<double>& v);
 /// --jobs: runs at once, [0, 1024] (0 = cores / threads per run).
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help);
 
@@ -117,5 +134,88 @@ std::string link_cycles_text(const EngineConfig& cfg);
 /// --cycles/--warmup/--link-cycles/--timing/--arbitration (cycle engine only), --threads, --seed,
 /// --buffer-words, --packet-words, --batch, --block, --no-classes, --trace.
 std::string engine_echo(const EngineConfig& cfg);
+
+// ---- Shared presentation options ---------------------------------------------------------------
+/// --quiet: no progress, no echo, no header (results still written).
+CLI::Option* add_quiet(CLI::App* c, bool& target);
+/// --json FILE: the command's JSON report; '-' writes it to standard output.
+CLI::Option* add_json(CLI::App* c, std::string& target, const std::string& help);
+/// Whether a command prints its text report: not when the JSON goes to standard output, and not
+/// with --quiet when a JSON file holds the results.
+inline bool show_text(bool quiet, const std::string& json) { return json != "-" && (!quiet || json.empty()); }
+/// Host threads a serial-or-parallel analysis command uses for --threads N (0 = all cores); the
+/// returned guard limits oneTBB to them while it lives.
+struct ThreadLimit {
+  explicit ThreadLimit(unsigned requested);
+  ~ThreadLimit();
+  ThreadLimit(const ThreadLimit&) = delete;
+  ThreadLimit& operator=(const ThreadLimit&) = delete;
+  unsigned threads;  ///< resolved (>= 1)
+ private:
+  void* control_;
+};
+/// Writes `j` (2-space indent, newline) to `path`, or to standard output when `path` is "-".
+void write_json(const std::string& path, const nlohmann::json& j);
+
+// ---- Progress: the one progress display of every long-running command ------------------------
+/// --progress: show progress even when standard error is not a terminal.
+CLI::Option* add_progress(CLI::App* c, bool& target);
+/// A one-line display on stderr: "[done/total <unit>] <rate>/s, ETA 1m05s  <note>". On a terminal it
+/// redraws one line; with --progress off a terminal it prints a line per tenth of the work (never
+/// more); silent with --quiet or when stderr is not a terminal and --progress is not given.
+/// update() is called from one thread at a time.
+class Progress {
+ public:
+  Progress(std::string unit, std::size_t total, bool quiet, bool forced);
+  void update(std::size_t done, const std::string& note = "");
+  /// Ends the line (terminal) — called once after the last update.
+  void finish();
+  bool enabled() const noexcept { return enabled_; }
+
+ private:
+  std::string unit_;
+  std::size_t total_;
+  bool enabled_, tty_;
+  std::size_t last_tenth_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+};
+/// "1m05s" / "42s".
+std::string duration_text(double seconds);
+
+// ---- Provenance and configuration files (docs: README "Configuration and provenance") -------
+/// Records the command line and the start time; main calls it once, before parsing.
+void set_invocation(int argc, char** argv);
+/// The command line as given, each word shell-quoted ("rica run torus:4x4 --rate 0.1").
+std::string command_line();
+/// When set_invocation ran, ISO 8601 UTC ("2026-11-23T07:37:23Z").
+std::string start_time();
+/// `word` quoted for a POSIX shell when it needs it.
+std::string shell_quote(const std::string& word);
+
+/// --config FILE on c. The file is read by apply_config() before parsing; this declaration
+/// documents the option and checks the file exists.
+CLI::Option* add_config(CLI::App* c);
+/// `args` (argv without the program) with the options of `--config FILE` added that the command
+/// line does not give (the command line overrides the file). FILE is JSON (or TOML when it ends in
+/// .toml: top-level `key = value` lines, the same keys): an object whose keys
+/// are the subcommand's option names without dashes (positionals by name), or a rica JSON report
+/// (its "config" object is used). A value is a string, a number, a boolean (flags) or an array
+/// (a repeated option, or several positionals); null is skipped. Unknown keys, non-JSON text and
+/// other value kinds are refused (usage_error naming --config and the key).
+std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args);
+/// The configuration of parsed subcommand `c`: every option that shapes the result, keyed as for
+/// --config, the given value or the default (options without a default and not given are left
+/// out). Outputs and presentation (--json, --csv, --trace, --dot, --out, --quiet, --progress,
+/// --no-plot, --config) are not configuration. Integers and decimals become JSON numbers.
+nlohmann::json option_config(const CLI::App* c);
+/// The command line that runs `c` with `config`: "rica <path> <positionals> --key value ...".
+std::string echo_command(const CLI::App* c, const nlohmann::json& config);
+/// The provenance block every JSON report carries: rica_version, command_line, start_time,
+/// seed, threads (host threads actually used) and config.
+nlohmann::json provenance(const nlohmann::json& config, std::uint64_t seed, unsigned threads);
+/// The console header's model settings: engine, timing, link time, arbitration (cycle engine),
+/// buffer and packet words, buffer classes; the injection window and warm-up when `window`.
+/// `t` null: several topologies, the class count is each one's own.
+std::string model_line(const EngineConfig& cfg, const Topology* t, bool window = true);
 
 }  // namespace rica::cli

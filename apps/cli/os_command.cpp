@@ -19,7 +19,6 @@
 #include "rica/registry.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
-#include "run_report.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
 
@@ -27,6 +26,7 @@ namespace rica::cli {
 namespace {
 
 struct OsOptions {
+  CLI::App* cmd = nullptr;  ///< the subcommand, for its configuration
   std::string topology;
   std::vector<std::string> jobs{"uniform", "hotspot"};
   std::vector<std::string> policies{"drain", "flush"};
@@ -40,7 +40,7 @@ struct OsOptions {
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
-  bool no_plot = false, quiet = false;
+  bool no_plot = false, quiet = false, progress = false;
 };
 
 /// A job's application on k PEs with local shape `shape`: a traffic pattern, or a named app.
@@ -129,10 +129,10 @@ void run(const OsOptions& o) {
                 cfg.buffer_words, cfg.packet_words, cfg.packet_spread, link_cycles_text(cfg).c_str(), o.io_hop_cycles,
                 o.save_rate);
   std::vector<Point> points;
-  const bool tty = !o.quiet && isatty(STDERR_FILENO);
   const std::size_t total = o.rates.size() * (1 + policies.size() * o.slices.size());
+  Progress progress("runs", total, o.quiet, o.progress);
   auto one = [&](SwitchPolicy policy, double rate, std::uint64_t slice) {
-    if (tty) std::fprintf(stderr, "\r  run %zu / %zu ...", points.size() + 1, total);
+    progress.update(points.size(), fmt::format("{} rate {:g} slice {}", policy_name(policy), rate, slice));
     std::vector<std::unique_ptr<App>> apps;
     std::vector<JobSpec> jobs;
     OsConfig os;
@@ -155,7 +155,8 @@ void run(const OsOptions& o) {
     for (SwitchPolicy policy : policies)
       for (std::uint64_t slice : o.slices) one(policy, rate, slice);
   }
-  if (tty) std::fprintf(stderr, "\r%40s\r", "");
+  progress.update(points.size());
+  progress.finish();
   // The table.
   std::map<double, std::uint64_t> baseline;
   for (const Point& p : points)
@@ -203,11 +204,13 @@ void run(const OsOptions& o) {
                                p.stats.machine.conservation_ok, jobs_ok));
   }
   // JSON: per policy, summed over its runs; every run in full.
-  nlohmann::json j;
+  nlohmann::json config = option_config(o.cmd);
+  config["threads"] = cfg.threads;
+  nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
   j["topology"] = topo.spec();
   j["partition"] = where;
   j["jobs"] = o.jobs;
-  j["config"] = {{"seed", cfg.seed},
+  j["model"] = {{"seed", cfg.seed},
                  {"threads", cfg.threads},
                  {"buffer_words", cfg.buffer_words},
                  {"packet_words", fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread)},
@@ -258,7 +261,7 @@ void run(const OsOptions& o) {
   auto write = [](const std::string& path, const std::string& text, const char* what) {
     write_text_file(path, text, what);
   };
-  if (!o.json.empty()) write(o.json, j.dump(2) + "\n", "--json");
+  if (!o.json.empty()) write_json(o.json, j);
   if (!o.out.empty()) {
     std::string csv = header + "\n";
     for (const auto& r : rows) csv += r + "\n";
@@ -271,7 +274,11 @@ void run(const OsOptions& o) {
                           r.peak_node_packets, r.bound_cycles);
     write(o.out + "/switches.csv", sw, "--out");
     write(o.out + "/os.json", j.dump(2) + "\n", "--out");
-    if (!o.no_plot) experiments::run_plot_script("plot_os.py", {o.out + "/os.csv", "--out", o.out});
+    if (!o.no_plot) experiments::run_plot_script(
+          "plot_os.py", {o.out + "/os.csv", "--out", o.out, "--title",
+                         fmt::format("rica os {} ({}), {} jobs; buffers {} words, packets {}:{}, link {}", topo.spec(), where,
+                                     o.jobs.size(), cfg.buffer_words, cfg.packet_words, cfg.packet_spread,
+                                     link_cycles_text(cfg))});
     if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
   }
   bool ok = true;
@@ -285,6 +292,7 @@ void run(const OsOptions& o) {
 void add_os_command(CLI::App& app) {
   auto o = std::make_shared<OsOptions>();
   auto* c = app.add_subcommand("os", "Time sharing of a partition: drain vs flush over loads and slice lengths");
+  o->cmd = c;
   add_text(c, "topology", o->topology, "Topology spec", "a topology spec (see 'rica list')")->required();
   add_text(c, "--job", o->jobs, "A job: traffic pattern or application spec (repeat; >= 2)",
            "a traffic pattern (uniform, hotspot, ...) or an application spec (reduce, sort, stencil; see 'rica list')");
@@ -299,9 +307,10 @@ void add_os_command(CLI::App& app) {
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
-  add_output_file(c, "--json", o->json, "Write the JSON summary to FILE");
+  add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
-  c->add_flag("--quiet", o->quiet, "Table only");
+  add_quiet(c, o->quiet);
+  add_progress(c, o->progress);
   c->callback([o] { run(*o); });
 }
 

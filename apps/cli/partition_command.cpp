@@ -15,14 +15,17 @@ namespace rica::cli {
 namespace {
 
 struct PartitionOptions {
+  CLI::App* cmd = nullptr;
   std::string spec;
+  std::string json;
+  bool quiet = false;
+  unsigned threads = defaults::engine::threads;
   std::uint32_t parts = 0;
   std::string dims;
   std::vector<std::string> cuts;
   std::string pairs = "auto";
   unsigned samples = defaults::partition::sample_destinations;
   std::uint64_t seed = defaults::partition::seed;
-  bool json = false;
   bool routers = false;
 };
 
@@ -84,11 +87,16 @@ void run_partition(const PartitionOptions& o) {
   }
   r.verify.sample_destinations = o.samples;
   r.verify.seed = o.seed;
+  const ThreadLimit limit(o.threads);
   const PartitionPlan plan = partition(t, r);
-  if (o.json)
-    std::cout << to_json(plan, t, o.routers).dump(2) << "\n";
-  else
-    print_plan(t, plan);
+  if (!o.json.empty()) {
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = limit.threads;
+    nlohmann::json j = provenance(config, o.seed, limit.threads);
+    j.update(to_json(plan, t, o.routers));
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) print_plan(t, plan);
 }
 
 }  // namespace
@@ -97,7 +105,8 @@ void add_partition_command(CLI::App& app) {
   auto opt = std::make_shared<PartitionOptions>();
   auto* cmd = app.add_subcommand(
       "partition", "Cut a topology into K partitions by its rule and verify which are closed (docs/partitions.md)");
-  cmd->add_option("spec", opt->spec, "Topology spec (see 'rica list')")->required();
+  opt->cmd = cmd;
+  add_text(cmd, "spec", opt->spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')")->required();
   add_uint(cmd, "--parts,-k", opt->parts, 1, 1u << 26, "K, the number of partitions");
   cmd->add_option("--dims", opt->dims,
                   "Dimensions of the shape to cut: D or D:B (B high bits = 2^B pieces), comma separated, e.g. 2:1,1:1");
@@ -107,7 +116,9 @@ void add_partition_command(CLI::App& app) {
       ->capture_default_str();
   add_uint(cmd, "--samples", opt->samples, 1, 1u << 20, "Destinations per partition when sampling");
   add_seed(cmd, opt->seed, "Seed of the destination sample");
-  cmd->add_flag("--json", opt->json, "Print JSON: every partition's PEs, closed flag, offending hops");
+  add_json(cmd, opt->json, "Write JSON to FILE: every partition's PEs, closed flag, offending hops");
+  add_quiet(cmd, opt->quiet);
+  add_threads(cmd, opt->threads);
   cmd->add_flag("--routers", opt->routers, "With --json: also every partition's nodes and links (link = node*ports+port)");
   cmd->callback([opt] { run_partition(*opt); });
 }

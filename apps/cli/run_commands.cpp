@@ -14,7 +14,8 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
-#include "run_report.hpp"
+#include "rica/report.hpp"
+#include "rica/version.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
@@ -30,41 +31,54 @@ struct RunOptions {
   double rate = defaults::traffic::rate;
   std::optional<std::uint64_t> packets_opt;  ///< unset: async 200 per PE; cycle: no limit but the window
   std::uint64_t packets = 0;                  ///< resolved
+  unsigned source_queue = defaults::traffic::backlog;
+  unsigned seeds = 1;
+  double burst_on = 0, burst_off = 0;
   std::string app;  ///< an application instead of a traffic pattern
   EngineOptions engine;
   bool quiet = false;
   std::string json, csv;
-  std::string traffic_canonical;  ///< resolved: the canonical traffic spec, or "app SPEC"
-  CLI::Option *traffic_opt = nullptr, *rate_opt = nullptr, *packets_opt_opt = nullptr;  ///< to refuse them with --app
+  CLI::App* cmd = nullptr;  ///< the subcommand (run or demo), for its configuration
+  /// Traffic-only options, refused with --app.
+  std::vector<CLI::Option*> traffic_only;
 };
 
-nlohmann::json result_json(const RunOptions& o, const Topology& t, const EngineConfig& cfg, const RunStats& st,
-                           const App& app, const std::string& traffic) {
-  nlohmann::json j = stats_json(t, cfg, st);
-  j["engine"] = to_string(cfg.engine);
-  j["traffic"] = traffic;
-  j["rate"] = o.rate;
-  j["packets_per_pe"] = o.packets;
+/// The resolved configuration of a run: every option that shapes it, defaults filled in, the
+/// values the run used (threads, packets, the window of a trace); options the run ignores left out.
+nlohmann::json run_config(const RunOptions& o, const EngineConfig& cfg) {
+  nlohmann::json c = option_config(o.cmd);
+  c["threads"] = cfg.threads;
   if (cfg.engine == EngineKind::cycle) {
-    j["cycles"] = cfg.cycles;
-    j["warmup"] = cfg.warmup;
-    j["cycles_run"] = st.cycles_run;
-    j["link_cycles"] = link_cycles_text(cfg);
-    j["timing"] = to_string(cfg.timing);
-    j["arbitration"] = to_string(cfg.arbitration);
-    j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)
-    j["measured"] = st.measured;
+    c["cycles"] = cfg.cycles;
+    c["warmup"] = cfg.warmup;
+  } else {
+    for (const char* k : {"cycles", "warmup", "link-cycles", "timing", "arbitration"}) c.erase(k);
   }
-  j["app"] = app.summary();
-  return j;
+  if (!o.app.empty()) {
+    for (const char* k : {"traffic", "rate", "packets", "source-queue", "burst"}) c.erase(k);
+  } else {
+    c.erase("app");
+    c["packets"] = o.packets;
+  }
+  return c;
 }
 
-/// Everything `rica run` does but print the report: checks, the echo (unless quiet), the run,
+/// What `rica run` computed, for the report it prints.
+struct Executed {
+  RunOutcome out;
+  std::vector<RunStats> more;     ///< the runs of seeds seed+1 .. seed+K-1
+  nlohmann::json seeds_json;      ///< their figures as mean and 95% CI (empty with one seed)
+  std::string traffic;            ///< the canonical traffic spec ("" for --app)
+  std::optional<std::uint64_t> trace_end;  ///< a replayed trace's last injection
+  std::uint64_t replayed = 0;     ///< packets of a replayed trace
+};
+
+/// Everything `rica run` does but print the report: checks, the echo (unless quiet), the runs,
 /// the JSON and CSV files.
-RunOutcome execute(RunOptions& o) {
+Executed execute(RunOptions& o) {
   const Topology t = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
-    for (CLI::Option* opt : {o.traffic_opt, o.rate_opt, o.packets_opt_opt})
+    for (CLI::Option* opt : o.traffic_only)
       if (opt->count() > 0)
         throw usage_error(fmt::format("{} does not apply to --app runs; drop {} or --app", opt->get_name(),
                                       opt->get_name()));
@@ -78,40 +92,114 @@ RunOutcome execute(RunOptions& o) {
     throw usage_error(fmt::format("--rate: {:g} is below the async engine's minimum {:g} (a probability per PE "
                                   "activation); use --engine cycle for lower rates",
                                   o.rate, defaults::traffic::async_min_rate));
+  if (!cycle && o.source_queue == 0)
+    throw usage_error("--source-queue: 0 (unbounded) needs --engine cycle; the async engine has no clock to pace "
+                      "sources, give 1 or more");
   o.packets = o.packets_opt ? *o.packets_opt : (cycle ? cfg.cycles : defaults::traffic::packets);
   TrafficOptions to;
   to.rate = o.rate;
   to.packets = o.packets;
   to.seed = cfg.seed;
-  const auto app = o.app.empty() ? TrafficRegistry::make(o.traffic, t, to) : AppRegistry::make(o.app, t);
-  o.traffic_canonical = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "app " + o.app;
-  // The echo reproduces the run: every option that shapes it, resolved.
-  if (!o.quiet)
-    fmt::print(stderr, "rica run {} {} {}\n", t.spec(),
-               o.app.empty() ? fmt::format("--traffic {} --rate {} --packets {}", o.traffic_canonical, o.rate, o.packets)
-                             : fmt::format("--app {}", o.app),
-               engine_echo(cfg));
-  RunOutcome out{t, cfg, rica::run(t, *app, cfg), {}, 0};
-  const RunStats& st = out.stats;
-  out.json = result_json(o, t, cfg, st, *app, o.traffic_canonical);
-  if (!o.json.empty()) write_text_file(o.json, out.json.dump(2) + "\n", "--json");
-  if (!o.csv.empty()) write_pe_csv(o.csv, t, st);
-  out.status = st.deadlock ? 3 : st.conservation_ok && st.app_ok ? 0 : 1;
-  return out;
+  to.source_queue = o.source_queue;
+  to.burst_on = o.burst_on;
+  to.burst_off = o.burst_off;
+  to.min_words = cfg.packet_words - cfg.packet_spread;
+  to.max_words = cfg.packet_words + cfg.packet_spread;
+  auto make_app = [&](std::uint64_t seed) {
+    TrafficOptions ts = to;
+    ts.seed = seed;
+    return o.app.empty() ? TrafficRegistry::make(o.traffic, t, ts) : AppRegistry::make(o.app, t);
+  };
+  const auto app = make_app(cfg.seed);
+  // A replayed trace runs to its last injection unless --cycles says otherwise.
+  if (cycle && o.app.empty() && !o.engine.given("--cycles"))
+    if (const auto end = traffic_end(*app)) {
+      cfg.cycles = std::max<std::uint64_t>(*end + 1, 1);
+      if (!o.packets_opt) o.packets = cfg.cycles;
+    }
+  const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "";
+  const nlohmann::json config = run_config(o, cfg);
+  // The echo reproduces the run: every option that shapes it, resolved; pasted, it runs again.
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", echo_command(o.cmd, config));
+    fmt::print("rica          {}\n", version_string());
+    fmt::print("model         {}\n", model_line(cfg, &t));
+  }
+  Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg), {}, 0}, {}, {}, traffic, std::nullopt, 0};
+  const RunStats& st = e.out.stats;
+  std::vector<RunStats>& more = e.more;
+  // --seeds K: the same run with seeds seed+1 .. seed+K-1 (no trace); figures as mean and 95% CI.
+  for (unsigned k = 1; k < o.seeds && !st.deadlock; ++k) {
+    EngineConfig c = cfg;
+    c.seed = cfg.seed + k;
+    c.trace.clear();
+    c.progress = false;
+    auto a = make_app(c.seed);
+    more.push_back(rica::run(t, *a, c));
+  }
+  nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
+  j.update(report::run_summary(t, cfg, st));
+  j["traffic"] = o.app.empty() ? nlohmann::json(traffic) : nlohmann::json();
+  j["app_spec"] = o.app.empty() ? nlohmann::json() : nlohmann::json(o.app);
+  j["rate"] = o.rate;
+  j["packets_per_pe"] = o.packets;
+  j["source_queue"] = o.app.empty() ? nlohmann::json(o.source_queue) : nlohmann::json();
+  j["app"] = app->summary();
+  nlohmann::json& seeds_json = e.seeds_json;
+  if (o.seeds > 1) {
+    using Field = double (*)(const RunStats&);
+    const std::pair<const char*, Field> figures[] = {
+        {"latency_mean", [](const RunStats& r) { return r.latency_mean; }},
+        {"latency_p99", [](const RunStats& r) { return r.latency_p99; }},
+        {"net_latency_mean", [](const RunStats& r) { return r.net_latency_mean; }},
+        {"hops_mean", [](const RunStats& r) { return r.hops_mean; }},
+        {"throughput", [](const RunStats& r) { return r.throughput; }},
+        {"delivered", [](const RunStats& r) { return static_cast<double>(r.delivered); }}};
+    seeds_json = {{"count", o.seeds}, {"first", cfg.seed}};
+    for (const auto& [name, f] : figures) {
+      std::vector<double> v = {f(st)};
+      for (const auto& r : more) v.push_back(f(r));
+      const auto [mean, ci] = mean_ci95(v);
+      seeds_json["figures"][name] = {{"mean", mean}, {"ci95", ci}, {"values", v}};
+    }
+    for (const auto& r : more)
+      if (!r.conservation_ok || !r.app_ok || r.deadlock) seeds_json["all_verified"] = false;
+  }
+  j["seeds"] = seeds_json;
+  j["outputs"] = {{"json", o.json}, {"csv", o.csv}, {"links_csv", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
+                  {"trace", cfg.trace}};
+  if (!o.json.empty()) write_json(o.json, j);
+  if (!o.csv.empty()) report::write_run_csv(o.csv, t, st);
+  e.trace_end = o.app.empty() ? traffic_end(*app) : std::nullopt;
+  if (e.trace_end) e.replayed = app->summary().value("packets", std::uint64_t{0});
+  e.out.json = std::move(j);
+  e.out.status = st.deadlock ? 3 : st.conservation_ok && st.app_ok ? 0 : 1;
+  for (const auto& r : more)
+    if (r.deadlock || !r.conservation_ok || !r.app_ok) e.out.status = r.deadlock ? 3 : 1;
+  return e;
 }
 
 int run(RunOptions o) {
-  const RunOutcome out = execute(o);
-  const Topology& t = out.topology;
-  const EngineConfig& cfg = out.config;
-  const RunStats& st = out.stats;
-  const std::string& traffic = o.traffic_canonical;
+  const Executed e = execute(o);
+  const Topology& t = e.out.topology;
+  const EngineConfig& cfg = e.out.config;
+  const RunStats& st = e.out.stats;
+  const std::vector<RunStats>& more = e.more;
+  const nlohmann::json& seeds_json = e.seeds_json;
+  const std::string& traffic = e.traffic;
   const bool cycle = cfg.engine == EngineKind::cycle;
+
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-    if (o.app.empty())
-      fmt::print("traffic       {}, rate {}, {} packets/PE\n", traffic, o.rate, o.packets);
+    if (e.trace_end)
+      fmt::print("traffic       {}: {} packets replayed at their times (last {}); --rate, --packets and "
+                 "--source-queue do not apply\n",
+                 traffic, e.replayed, *e.trace_end);
+    else if (o.app.empty())
+      fmt::print("traffic       {}, rate {}, {} packets/PE, source queue {}{}\n", traffic, o.rate, o.packets,
+                 o.source_queue == 0 ? std::string("unbounded") : std::to_string(o.source_queue),
+                 o.burst_on > 0 ? fmt::format(", bursts on {:g} / off {:g}", o.burst_on, o.burst_off) : std::string());
     else
       fmt::print("application   {}\n", o.app);
     fmt::print("packets       injected {}, delivered {}, in network {}, duplicates {}, lost {} -> {}\n",
@@ -138,25 +226,51 @@ int run(RunOptions o) {
     fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
+    if (o.seeds > 1) {
+      const auto& f = seeds_json["figures"];
+      fmt::print("{} seeds       latency mean {:.4g} +- {:.3g}, p99 {:.4g} +- {:.3g}; hops {:.4g} +- {:.3g}{} "
+                 "(mean +- 95% CI half-width, seeds {}..{})\n",
+                 o.seeds, f["latency_mean"]["mean"].get<double>(), f["latency_mean"]["ci95"].get<double>(),
+                 f["latency_p99"]["mean"].get<double>(), f["latency_p99"]["ci95"].get<double>(),
+                 f["hops_mean"]["mean"].get<double>(), f["hops_mean"]["ci95"].get<double>(),
+                 cycle ? fmt::format("; accepted {:.4g} +- {:.3g}", f["throughput"]["mean"].get<double>(),
+                                     f["throughput"]["ci95"].get<double>())
+                       : std::string(),
+                 cfg.seed, cfg.seed + o.seeds - 1);
+    }
   }
-  if (st.deadlock) std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
-  return out.status;
+  for (const auto& r : more)
+    if (r.deadlock || !r.conservation_ok || !r.app_ok) {
+      std::fprintf(stderr, "rica: a run of --seeds failed: %s\n",
+                   r.deadlock ? "deadlock" : r.conservation_ok ? r.app_message.c_str() : "packets not accounted for");
+      return r.deadlock ? 3 : 1;
+    }
+  if (st.deadlock) {
+    std::fprintf(stderr, "rica: %s", st.deadlock_report.c_str());
+    return 3;
+  }
+  return st.conservation_ok && st.app_ok ? 0 : 1;
 }
 
 void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
-  o.traffic_opt = add_text(c, "--traffic", o.traffic, "Traffic pattern (see 'rica list')",
-                           "a traffic pattern (see 'rica list')");
+  o.cmd = c;
+  o.traffic_only.push_back(add_text(c, "--traffic", o.traffic,
+                                    "Traffic: a pattern (see 'rica list'), matrix:FILE or trace:FILE (docs/traffic.md)",
+                                    "a traffic pattern (see 'rica list'), matrix:FILE or trace:FILE"));
   add_text(c, "--app", o.app, "Run an application instead of traffic, e.g. reduce:rounds=5",
            "an application spec such as reduce:rounds=5 (see 'rica list')");
-  o.rate_opt = add_rate(c, o.rate);
-  o.packets_opt_opt = add_packets(c, o.packets_opt,
-                                  fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the window, "
-                                              "cycle]", defaults::traffic::packets));
+  o.traffic_only.push_back(add_rate(c, o.rate));
+  o.traffic_only.push_back(add_packets(c, o.packets_opt,
+                                       fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the "
+                                                   "window, cycle]", defaults::traffic::packets)));
+  o.traffic_only.push_back(add_source_queue(c, o.source_queue));
+  o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
+  add_seeds(c, o.seeds);
   add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
                                       opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
-  add_output_file(c, "--json", o.json, "Write the JSON summary to FILE");
+  add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
-  if (quiet_flag) c->add_flag("--quiet", o.quiet, "No progress line or configuration echo");
+  if (quiet_flag) add_quiet(c, o.quiet);
 }
 
 }  // namespace
@@ -164,7 +278,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
 void add_run_commands(CLI::App& app, int& status) {
   auto ro = std::make_shared<RunOptions>();
   auto* r = app.add_subcommand("run", "Run a traffic pattern on an emulated machine");
-  r->add_option("topology", ro->topology, "Topology spec")->required();
+  add_text(r, "topology", ro->topology, "Topology spec", "a topology spec (see 'rica list')")->required();
   add_run_options(r, *ro);
   r->callback([ro, &status] { status = run(*ro); });
 
@@ -177,11 +291,15 @@ void add_run_commands(CLI::App& app, int& status) {
 RunOutcome run_outcome(const std::vector<std::string>& args) {
   RunOptions o;
   o.quiet = true;
-  parse_subcommand("run", args, [&](CLI::App* r) {
-    r->add_option("topology", o.topology, "Topology spec")->required();
-    add_run_options(r, o, false);
-  });
-  return execute(o);
+  std::optional<RunOutcome> out;
+  parse_subcommand(
+      "run", args,
+      [&](CLI::App* r) {
+        add_text(r, "topology", o.topology, "Topology spec", "a topology spec (see 'rica list')")->required();
+        add_run_options(r, o, false);
+      },
+      [&] { out.emplace(execute(o).out); });  // o.cmd and the options' CLI11 handles are alive here
+  return std::move(*out);
 }
 
 }  // namespace rica::cli

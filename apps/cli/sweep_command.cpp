@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
+#include "rica/report.hpp"
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
@@ -20,31 +22,47 @@ namespace rica::cli {
 namespace {
 
 struct SweepOptions {
+  CLI::App* cmd = nullptr;
   std::vector<std::string> topologies;
   std::string traffic = defaults::traffic::pattern;
   std::vector<double> rates = experiments::parse_rates("0.01:0.1:0.01");
   std::string out = "out/sweep";
+  std::string json;
   unsigned jobs = 1;
+  unsigned source_queue = defaults::traffic::backlog;
+  unsigned seeds = 1;
   EngineOptions engine;
-  bool no_plot = false;
+  bool no_plot = false, quiet = false, progress = false;
 };
+
+/// Mean and 95% confidence half-width of `field` over the points of one (topology, rate).
+template <class Field>
+std::pair<double, double> mean_ci(const std::vector<experiments::SweepPoint>& g, Field field) {
+  std::vector<double> v;
+  for (const auto& p : g) v.push_back(field(p));
+  return mean_ci95(v);
+}
 
 /// The sweep's jobs and configuration, every input checked before any run.
 std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   const auto& rates = o.rates;
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
   cfg = engine_config(o.engine);
+  // Warm-up: a tenth of the window unless given (the network fills before it is measured).
+  if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
     const Topology t = TopologyRegistry::parse(s);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
-    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true};
+    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue};
     (void)experiments::make_app(job, cfg);
-    for (double r : rates) {
-      job.rate = r;
-      jobs.push_back(job);
-    }
+    for (double r : rates)
+      for (unsigned k = 0; k < o.seeds; ++k) {  // seeds seed, seed+1, ... per point
+        job.rate = r;
+        job.seed = cfg.seed + k;
+        jobs.push_back(job);
+      }
   }
   return jobs;
 }
@@ -59,35 +77,96 @@ void sweep(SweepOptions o) {
   prepare_output_dir(o.out, "--out");
   const std::string csv = o.out + "/sweep.csv";
   check_output_file(csv, "--out");  // fail now, not after the sweep
-  const bool tty = isatty(STDERR_FILENO);
+  check_output_file(o.out + "/sweep_mean.csv", "--out");
+  Progress progress("runs", jobs.size(), o.quiet, o.progress);
   const unsigned parallel = parallel_runs(o, cfg);
-  const auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t total,
+  const auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t,
                                                                       const experiments::SweepPoint& p) {
-    if (tty)
-      std::fprintf(stderr, "\r  [%zu/%zu] %s rate %.4g: accepted %.4f, latency %.1f      ", done, total,
-                   p.topology.c_str(), p.rate, p.accepted, p.latency_mean);
+    progress.update(done, fmt::format("{} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.topology, p.rate,
+                                      p.accepted, p.latency_mean));
   });
-  std::string text = "topology,traffic,offered,accepted,delivered,latency_mean,latency_p99,hops_mean,cycles,seed\n";
-  for (const auto& p : points)
-    text += fmt::format("{},{},{:.6g},{:.6g},{},{:.4f},{:.1f},{:.4f},{},{}\n", experiments::csv_field(p.topology),
-                        experiments::csv_field(o.traffic), p.offered, p.accepted, p.delivered, p.latency_mean,
-                        p.latency_p99, p.hops_mean, p.cycles, p.seed);
+  progress.finish();
+  const std::string link = link_cycles_text(cfg);
+  const std::string pw = fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread);
+  std::string text = report::csv_row({"topology", "traffic", "offered", "generated", "accepted", "delivered",
+                                      "latency_mean", "latency_p99", "hops_mean", "cycles", "warmup", "link_cycles",
+                                      "timing", "arbitration", "buffer_words", "packet_words", "source_queue", "seed"});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : points) {
+    text += report::csv_row({p.topology, o.traffic, fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.generated),
+                             fmt::format("{:.6g}", p.accepted), std::to_string(p.delivered),
+                             fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p99),
+                             fmt::format("{:.4f}", p.hops_mean), std::to_string(p.cycles), std::to_string(p.warmup),
+                             link, to_string(cfg.timing), to_string(cfg.arbitration), std::to_string(cfg.buffer_words),
+                             pw, std::to_string(o.source_queue), std::to_string(p.seed)});
+    rows.push_back({{"topology", p.topology}, {"offered", p.offered}, {"generated", p.generated},
+                    {"accepted", p.accepted}, {"delivered", p.delivered}, {"latency_mean", p.latency_mean},
+                    {"latency_p99", p.latency_p99}, {"hops_mean", p.hops_mean}, {"cycles_run", p.cycles_run},
+                    {"seed", p.seed}});
+  }
   write_text_file(csv, text, "--out");
-  if (tty) std::fprintf(stderr, "\n");
-  fmt::print("sweep written to {}\n", csv);
+  // Per point over its seeds: mean and 95% confidence half-width (Student t, K-1 degrees of freedom).
+  std::string mean_text = report::csv_row({"topology", "traffic", "offered", "seeds", "generated_mean", "accepted_mean",
+                                           "accepted_ci95", "latency_mean", "latency_ci95", "latency_p99_mean",
+                                           "latency_p99_ci95", "hops_mean"});
+  nlohmann::json means = nlohmann::json::array();
+  for (std::size_t i = 0; i < points.size(); i += o.seeds) {
+    const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 points.begin() + static_cast<std::ptrdiff_t>(i + o.seeds));
+    auto stat = [&](auto field) { return mean_ci(g, field); };
+    const auto acc = stat([](const auto& p) { return p.accepted; });
+    const auto gen = stat([](const auto& p) { return p.generated; });
+    const auto lat = stat([](const auto& p) { return p.latency_mean; });
+    const auto p99 = stat([](const auto& p) { return p.latency_p99; });
+    const auto hops = stat([](const auto& p) { return p.hops_mean; });
+    mean_text += report::csv_row({g[0].topology, o.traffic, fmt::format("{:.6g}", g[0].offered), std::to_string(o.seeds),
+                                  fmt::format("{:.6g}", gen.first), fmt::format("{:.6g}", acc.first),
+                                  fmt::format("{:.6g}", acc.second), fmt::format("{:.4f}", lat.first),
+                                  fmt::format("{:.4f}", lat.second), fmt::format("{:.2f}", p99.first),
+                                  fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first)});
+    means.push_back({{"topology", g[0].topology}, {"offered", g[0].offered}, {"seeds", o.seeds},
+                     {"generated", gen.first}, {"accepted", acc.first}, {"accepted_ci95", acc.second},
+                     {"latency_mean", lat.first}, {"latency_ci95", lat.second}, {"latency_p99", p99.first},
+                     {"latency_p99_ci95", p99.second}});
+  }
+  write_text_file(o.out + "/sweep_mean.csv", mean_text, "--out");
+  if (!o.json.empty()) {
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = cfg.threads;
+    config["warmup"] = cfg.warmup;
+    nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
+    j["model"] = {{"engine", "cycle"}, {"timing", to_string(cfg.timing)}, {"arbitration", to_string(cfg.arbitration)},
+                  {"link_cycles", link}, {"buffer_words", cfg.buffer_words}, {"packet_words", pw},
+                  {"cycles", cfg.cycles}, {"warmup", cfg.warmup}, {"source_queue", o.source_queue}};
+    j["traffic"] = o.traffic;
+    j["points"] = rows;
+    j["means"] = means;
+    write_json(o.json, j);
+  }
+  if (!o.quiet) fmt::print("sweep written to {}\n", csv);
   if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
 }
 
 void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
+  o.cmd = s;
   add_text(s, "topology", o.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
   add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)",
            "a traffic pattern (see 'rica list')");
-  add_rates(s, "--rates", o.rates, "Offered loads");
-  if (files) add_output_dir(s, "--out", o.out, "Output directory");
+  add_rates(s, "--rate,--rates", o.rates, "Offered loads");
+  add_source_queue(s, o.source_queue);
+  add_seeds(s, o.seeds);
+  if (files) {
+    add_output_dir(s, "--out", o.out, "Output directory");
+    add_json(s, o.json, "Write every point, the configuration and provenance as JSON to FILE");
+  }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
   add_engine_options(s, o.engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
                                       opt_packet_words);
-  if (files) s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
+  if (files) {
+    s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
+    add_quiet(s, o.quiet);
+    add_progress(s, o.progress);
+  }
 }
 
 }  // namespace
@@ -101,9 +180,10 @@ void add_sweep_command(CLI::App& app) {
 
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args) {
   SweepOptions o;
-  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); });
   EngineConfig cfg;
-  const auto jobs = jobs_of(o, cfg);
+  std::vector<experiments::SweepJob> jobs;
+  // jobs_of reads the options' CLI11 handles: while the subcommand is alive.
+  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); }, [&] { jobs = jobs_of(o, cfg); });
   return experiments::run_sweep(jobs, cfg, parallel_runs(o, cfg));
 }
 

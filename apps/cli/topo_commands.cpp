@@ -22,8 +22,11 @@ namespace rica::cli {
 namespace {
 
 struct TopoOptions {
+  CLI::App* cmd = nullptr;
   std::string spec = defaults::topology;
-  bool json = false;
+  std::string json;
+  bool quiet = false;
+  unsigned threads = defaults::engine::threads;
   std::string dot;
   unsigned samples = defaults::metrics::sample_sources;
   std::uint64_t seed = defaults::metrics::seed;
@@ -89,19 +92,26 @@ void run_topo(const TopoOptions& o) {
       write_text_file(o.dot, dot.str(), "--dot");
     if (o.dot == "-") return;
   }
+  const ThreadLimit limit(o.threads);
   const TopologyMetrics m = metrics_of(t, o);
-  if (o.json)
-    std::cout << to_json(m).dump(2) << "\n";
-  else
-    print_metrics(m);
+  if (!o.json.empty()) {
+    nlohmann::json config = option_config(o.cmd);
+    config["threads"] = limit.threads;
+    nlohmann::json j = provenance(config, o.seed, limit.threads);
+    j.update(to_json(m));
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) print_metrics(m);
 }
 
 struct RouteOptions {
+  CLI::App* cmd = nullptr;
   std::string spec, src, dst;
-  bool json = false;
+  std::string json;
+  bool quiet = false;
 };
 
-/// The path of a route: the JSON `rica route --json` prints, and the text lines.
+/// The path of a route: the JSON `rica route --json` writes (without provenance), and the text lines.
 nlohmann::json route_of(const RouteOptions& o, std::string& text) {
   const Topology t = TopologyRegistry::parse(o.spec);
   const node_t s = t.parse_node(o.src), d = t.parse_node(o.dst);
@@ -129,58 +139,102 @@ nlohmann::json route_of(const RouteOptions& o, std::string& text) {
 
 void run_route(const RouteOptions& o) {
   std::string text;
-  const nlohmann::json j = route_of(o, text);
-  if (o.json) {
-    std::cout << j.dump(2) << "\n";
-  } else {
-    const std::size_t n = j["hops"].get<std::size_t>();
-    fmt::print("route {}: {} -> {}, {} hop{}\n{}", j["topology"].get<std::string>(), j["src"].get<std::string>(),
-               j["dst"].get<std::string>(), n, n == 1 ? "" : "s", text);
+  const nlohmann::json path = route_of(o, text);
+  if (!o.json.empty()) {
+    nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
+    j.update(path);
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) {
+    const std::size_t n = path["hops"].get<std::size_t>();
+    fmt::print("route {}: {} -> {}, {} hop{}\n{}", path["topology"].get<std::string>(), path["src"].get<std::string>(),
+               path["dst"].get<std::string>(), n, n == 1 ? "" : "s", text);
   }
 }
 
-void declare_topo(CLI::App* topo, TopoOptions& o, bool files) {
-  add_text(topo, "spec", o.spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
-  if (files) {
-    topo->add_flag("--json", o.json, "Print JSON instead of text");
-    add_output_file(topo, "--dot", o.dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
+struct ListOptions {
+  CLI::App* cmd = nullptr;
+  std::string json;
+  bool quiet = false;
+};
+
+template <class Entries>
+nlohmann::json entries_json(const Entries& entries) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& e : entries) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : e.params)
+      params.push_back({{"name", p.name}, {"accepts", p.accepts}, {"default", p.default_value}, {"help", p.help}});
+    a.push_back({{"name", e.name}, {"summary", e.summary}, {"example", e.example}, {"params", params}});
   }
+  return a;
+}
+
+void run_list(const ListOptions& o) {
+  if (!o.json.empty()) {
+    nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
+    j["topologies"] = entries_json(TopologyRegistry::available());
+    j["traffic"] = entries_json(TrafficRegistry::available());
+    j["traffic_files"] = {"matrix:FILE", "trace:FILE"};
+    j["apps"] = entries_json(AppRegistry::available());
+    nlohmann::json pol = nlohmann::json::array();
+    for (const auto& [name, doc] : switch_policies()) pol.push_back({{"name", name}, {"summary", doc}});
+    j["switch_policies"] = pol;
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) {
+    std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
+              << AppRegistry::help_text() << "\nSwitch policies (rica os --policy a,b,...):\n\n";
+    for (const auto& [name, doc] : switch_policies()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
+  }
+}
+
+/// The options `rica topo` and topo_json() share (the files, --quiet and --threads are the CLI's).
+void declare_topo_measures(CLI::App* topo, TopoOptions& o) {
+  add_text(topo, "spec", o.spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')");
   add_uint(topo, "--samples", o.samples, 1, 1u << 20, "Sources sampled when the network is too large for exact analysis");
   add_seed(topo, o.seed, "Seed of the sample");
   topo->add_flag("--all-pairs", o.all_pairs, "Ignore the topology's symmetry and product structure: every PE is a source");
 }
 
 void declare_route(CLI::App* route, RouteOptions& o) {
-  route->add_option("spec", o.spec, "Topology spec")->required();
-  route->add_option("src", o.src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"")->required();
-  route->add_option("dst", o.dst, "Destination PE")->required();
+  add_text(route, "spec", o.spec, "Topology spec", "a topology spec (see 'rica list')")->required();
+  add_text(route, "src", o.src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"", "a PE number or label")->required();
+  add_text(route, "dst", o.dst, "Destination PE", "a PE number or label")->required();
 }
 
 }  // namespace
 
 void add_topology_commands(CLI::App& app) {
+  auto list_opt = std::make_shared<ListOptions>();
   auto* list = app.add_subcommand("list", "List every topology with its parameters (generated from the registry)");
-  list->callback([] {
-    std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
-              << AppRegistry::help_text() << "\nSwitch policies (rica os --policy a,b,...):\n\n";
-    for (const auto& [name, doc] : switch_policies()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
-  });
+  list_opt->cmd = list;
+  add_json(list, list_opt->json, "Write every topology, traffic pattern and application with its parameters as JSON to FILE");
+  add_quiet(list, list_opt->quiet);
+  list->callback([list_opt] { run_list(*list_opt); });
 
   auto topo_opt = std::make_shared<TopoOptions>();
   auto* topo = app.add_subcommand("topo", "Static measures of a topology: the papers' ten measures, routed figures");
-  declare_topo(topo, *topo_opt, true);
+  topo_opt->cmd = topo;
+  declare_topo_measures(topo, *topo_opt);
+  add_json(topo, topo_opt->json, "Write the measures (with configuration and provenance) as JSON to FILE");
+  add_quiet(topo, topo_opt->quiet);
+  add_threads(topo, topo_opt->threads);
+  add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
   topo->callback([topo_opt] { run_topo(*topo_opt); });
 
   auto route_opt = std::make_shared<RouteOptions>();
   auto* route = app.add_subcommand("route", "Print the self-routed path between two PEs");
+  route_opt->cmd = route;
   declare_route(route, *route_opt);
-  route->add_flag("--json", route_opt->json, "Print JSON");
+  add_json(route, route_opt->json, "Write the path as JSON to FILE");
+  add_quiet(route, route_opt->quiet);
   route->callback([route_opt] { run_route(*route_opt); });
 }
 
 nlohmann::json topo_json(const std::vector<std::string>& args) {
   TopoOptions o;
-  parse_subcommand("topo", args, [&](CLI::App* c) { declare_topo(c, o, false); });
+  parse_subcommand("topo", args, [&](CLI::App* c) { declare_topo_measures(c, o); });
   return to_json(metrics_of(TopologyRegistry::parse(o.spec), o));
 }
 

@@ -2,6 +2,8 @@
 // grids and saturation figures (experiment.hpp).
 #include "experiment.hpp"
 
+#include "rica/report.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -331,9 +333,11 @@ std::string points_csv_header() {
 }
 
 std::string points_csv_row(const SweepPoint& p, const std::string& pattern) {
-  return fmt::format("\"{}\",{},\"{}\",\"{}\",{:.6g},{:.6g},{:.6g},{},{:.4f},{:.1f},{:.1f},{:.4f},{},{},{}\n", p.network,
-                     pattern, p.topology, p.traffic, p.rate, p.offered, p.accepted, p.delivered, p.latency_mean,
-                     p.latency_p50, p.latency_p99, p.hops_mean, p.cycles, p.cycles_run, p.seed);
+  return report::csv_row({p.network, pattern, p.topology, p.traffic, fmt::format("{:.6g}", p.rate),
+                          fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.accepted), std::to_string(p.delivered),
+                          fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p50),
+                          fmt::format("{:.1f}", p.latency_p99), fmt::format("{:.4f}", p.hops_mean),
+                          std::to_string(p.cycles), std::to_string(p.cycles_run), std::to_string(p.seed)});
 }
 
 std::string table_csv(const std::vector<Summary>& rows) {
@@ -342,10 +346,13 @@ std::string table_csv(const std::vector<Summary>& rows) {
       "offered_at_saturation,delivered_at_saturation,knee,knee_reached,bound,saturation_over_bound,max_link_load,"
       "bound_method\n";
   for (const Summary& s : rows)
-    out += fmt::format("\"{}\",\"{}\",{},{},{:.2f},{:.2f},{:.5f},{:.5f},{:.5f},{:.5f},{},{:.5f},{},{:.5f},{:.3f},{:.4f},{}\n",
-                       s.network, s.topology, s.pattern, s.seeds, s.zero_load, s.zero_load_routed, s.saturation,
-                       s.saturation_min, s.saturation_max, s.offered_at_saturation, s.delivered_at_saturation, s.knee,
-                       s.knee_reached ? 1 : 0, s.bound, s.saturation / s.bound, s.max_load, s.bound_method);
+    out += report::csv_row(
+        {s.network, s.topology, s.pattern, std::to_string(s.seeds), fmt::format("{:.2f}", s.zero_load),
+         fmt::format("{:.2f}", s.zero_load_routed), fmt::format("{:.5f}", s.saturation),
+         fmt::format("{:.5f}", s.saturation_min), fmt::format("{:.5f}", s.saturation_max),
+         fmt::format("{:.5f}", s.offered_at_saturation), std::to_string(s.delivered_at_saturation),
+         fmt::format("{:.5f}", s.knee), s.knee_reached ? "1" : "0", fmt::format("{:.5f}", s.bound),
+         fmt::format("{:.3f}", s.saturation / s.bound), fmt::format("{:.4f}", s.max_load), s.bound_method});
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Latency-throughput sweeps on the cycle engine (sweep.hpp).
 #include "sweep.hpp"
 
+#include "rica/report.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -56,6 +58,9 @@ std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
   to.rate = job.rate;
   to.packets = cfg.cycles;
   to.seed = job.seed;
+  to.source_queue = job.source_queue;
+  to.min_words = cfg.packet_words - cfg.packet_spread;
+  to.max_words = cfg.packet_words + cfg.packet_spread;
   return TrafficRegistry::make(job.traffic, job.topology, to);
 }
 
@@ -78,6 +83,8 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   p.seed = job.seed;
   p.accepted = st.throughput;
   const double window = static_cast<double>(cfg.cycles - cfg.warmup);
+  p.generated = static_cast<double>(st.measured) / (window * job.topology.pes());
+  p.warmup = cfg.warmup;
   p.delivered = static_cast<std::uint64_t>(st.throughput * window * job.topology.pes() + 0.5);
   p.latency_mean = st.latency_mean;
   p.latency_p50 = st.latency_p50;
@@ -196,16 +203,7 @@ void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string
   cfg.packet_spread = spread;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string q = "\"";
-  for (char c : text) {
-    if (c == '"') q.push_back('"');
-    q.push_back(c);
-  }
-  q.push_back('"');
-  return q;
-}
+std::string csv_field(const std::string& text) { return report::csv_field(text); }
 
 namespace {
 std::string& scripts_dir() {

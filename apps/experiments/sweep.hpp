@@ -22,6 +22,7 @@ struct SweepJob {
   double rate = 0;      ///< open loop: injection probability per PE per cycle; paced mesh: round-start probability
   std::uint64_t seed = 1;
   bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop
+  unsigned source_queue = defaults::traffic::backlog;  ///< open-loop sources: --source-queue (0 = unbounded)
 };
 
 /// What one run measured. Latencies in cycles, generation to delivery (source queueing included).
@@ -30,7 +31,9 @@ struct SweepPoint {
   double rate = 0;
   double offered = 0;          ///< packets per PE per cycle offered while nothing throttles (paced mesh: 4 x rate)
   std::uint64_t seed = 0;
+  double generated = 0;        ///< packets generated per PE per cycle in [warm-up, window) (below `offered` when sources throttle)
   double accepted = 0;         ///< packets delivered per PE per cycle within [warm-up, window)
+  std::uint64_t warmup = 0;    ///< cycles left out of the statistics
   std::uint64_t delivered = 0; ///< packets delivered within [warm-up, window) (the MDCE paper's x axis)
   double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, hops_mean = 0;
   std::uint64_t cycles = 0;    ///< injection window

@@ -13,6 +13,9 @@ void check_options(const TrafficOptions& opt) {
   if (!(opt.rate > 0.0 && opt.rate <= 1.0))
     throw usage_error(fmt::format("traffic: rate = {} is out of range (0, 1]", opt.rate));
   if (opt.packets < 1) throw usage_error("traffic: packets per PE = 0; at least 1 is needed");
+  if ((opt.burst_on > 0) != (opt.burst_off > 0) || (opt.burst_on > 0 && (opt.burst_on < 1 || opt.burst_off < 1)))
+    throw usage_error(fmt::format("--burst: on {} / off {} opportunities; both must be >= 1 (or no bursts)",
+                                  opt.burst_on, opt.burst_off));
 }
 
 node_t pattern_pes(const traffic::Pattern& p) {
@@ -42,8 +45,14 @@ node_t pattern_pes(const traffic::Pattern& p) {
 // ---- OpenLoopTraffic ------------------------------------------------------------------------------
 
 OpenLoopTraffic::OpenLoopTraffic(traffic::Pattern pattern, std::string spec, const TrafficOptions& opt)
-    : pattern_(std::move(pattern)), spec_(std::move(spec)), rate_(opt.rate), packets_(opt.packets) {
+    : pattern_(std::move(pattern)), spec_(std::move(spec)), rate_(opt.rate), packets_(opt.packets),
+      source_queue_(opt.source_queue) {
   check_options(opt);
+  if (opt.burst_on > 0) {
+    p_on_off_ = 1.0 / opt.burst_on;
+    p_off_on_ = 1.0 / opt.burst_off;
+    start_on_ = opt.burst_on / (opt.burst_on + opt.burst_off);
+  }
 }
 
 void OpenLoopTraffic::setup(Machine& m) {
@@ -55,6 +64,7 @@ void OpenLoopTraffic::setup(Machine& m) {
   quota_.assign(n, packets_);
   sent_.assign(n, 0);
   received_.assign(n, 0);
+  on_.assign(n, 2);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
   if (!traffic::is_random(pattern_)) {
     Rng unused;  // deterministic patterns draw nothing
     for (node_t pe = 0; pe < n; ++pe)
@@ -66,7 +76,15 @@ bool OpenLoopTraffic::generate(Context& ctx) {
   const node_t pe = ctx.pe();
   std::uint64_t& sent = sent_[pe];
   if (sent >= quota_[pe]) return false;
-  if (ctx.backlog() < defaults::traffic::backlog) {
+  if (p_on_off_ > 0) {  // on/off source: switch state, then inject only while on
+    std::uint8_t& on = on_[pe];
+    if (on == 2)
+      on = ctx.rng().uniform() < start_on_;
+    else if (ctx.rng().uniform() < (on ? p_on_off_ : p_off_on_))
+      on = !on;
+    if (!on) return true;
+  }
+  if (source_queue_ == 0 || ctx.backlog() < source_queue_) {
     if (rate_ >= 1.0 || ctx.rng().uniform() < rate_) {
       ctx.send(traffic::destination(pattern_, pe, ctx.rng()), handler_);
       ++sent;
@@ -109,6 +127,8 @@ nlohmann::json OpenLoopTraffic::summary() const {
   return {{"pattern", spec_},
           {"rate", rate_},
           {"packets_per_pe", packets_},
+          {"source_queue", source_queue_},
+          {"burst", p_on_off_ > 0 ? nlohmann::json{{"on", 1.0 / p_on_off_}, {"off", 1.0 / p_off_on_}} : nlohmann::json()},
           {"silent_pes", silent},
           {"sent", std::accumulate(sent_.begin(), sent_.end(), std::uint64_t{0})},
           {"received", std::accumulate(received_.begin(), received_.end(), std::uint64_t{0})}};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 namespace rica {
 namespace {
@@ -110,6 +111,14 @@ std::string canonical_of(const Parsed& p) {
   return fmt::format("{}:{}", e.name, fmt::join(kv, ","));
 }
 
+/// The FILE of "matrix:FILE" / "trace:FILE" (kind = "matrix" / "trace"), nothing for other specs.
+std::optional<std::string> file_traffic(const std::string& spec, const std::string& kind) {
+  if (!spec.starts_with(kind + ":")) return std::nullopt;
+  std::string file = spec.substr(kind.size() + 1);
+  if (file.empty()) throw usage_error(fmt::format("traffic '{}:': give a file, e.g. {}:examples/{}.csv", kind, kind, kind));
+  return file;
+}
+
 Pattern pattern_of(const Parsed& p, const PeSpace& space, std::uint64_t seed) {
   if (p.entry->closed_loop)
     throw usage_error(fmt::format("traffic '{}' is closed loop: it has no destination function", p.entry->name));
@@ -155,12 +164,19 @@ std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const Topolo
 }
 
 std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const PeSpace& space, const TrafficOptions& opt) {
+  if (const auto file = file_traffic(spec, "matrix"))
+    return std::make_unique<MatrixTraffic>(MatrixTraffic::load(*file, space.pes, opt));
+  if (const auto file = file_traffic(spec, "trace"))
+    return std::make_unique<TraceReplay>(TraceReplay::load(*file, space.pes, opt));
   const Parsed p = parse_spec(spec);
   if (p.entry->closed_loop) return std::make_unique<MeshEmulation>(traffic::MeshLayout(space), opt);
   return std::make_unique<OpenLoopTraffic>(pattern_of(p, space, opt.seed), canonical_of(p), opt);
 }
 
 traffic::Pattern TrafficRegistry::pattern(const std::string& spec, const PeSpace& space, std::uint64_t seed) {
+  if (file_traffic(spec, "matrix") || file_traffic(spec, "trace"))
+    throw usage_error(fmt::format("traffic '{}': a file's traffic has no destination function here; give a pattern "
+                                  "(see 'rica list')", spec));
   return pattern_of(parse_spec(spec), space, seed);
 }
 
@@ -168,14 +184,21 @@ traffic::Pattern TrafficRegistry::pattern(const std::string& spec, const Topolog
   return pattern(spec, PeSpace::of(topo), seed);
 }
 
-std::string TrafficRegistry::canonical(const std::string& spec) { return canonical_of(parse_spec(spec)); }
+std::string TrafficRegistry::canonical(const std::string& spec) {
+  if (file_traffic(spec, "matrix") || file_traffic(spec, "trace")) return spec;
+  return canonical_of(parse_spec(spec));
+}
 
 std::string TrafficRegistry::help_text() {
   std::string out = fmt::format(
       "Traffic patterns (spec = name[:args]; args = positional value and/or key=value,...).\n"
       "Open-loop patterns: every PE sends `packets` packets (default {}), one per injection opportunity\n"
-      "with probability `rate` (default {}) while its injection backlog is below {}. PEs a\n"
-      "deterministic pattern maps to themselves send nothing.\n",
+      "with probability `rate` (default {}) while fewer than --source-queue (default {}) of its packets\n"
+      "wait to enter the network. `--burst ON:OFF` makes every source on/off (Markov-modulated). PEs a\n"
+      "deterministic pattern maps to themselves send nothing.\n"
+      "From files (docs/traffic.md): matrix:FILE (a PE x PE rate matrix or a src,dst,rate list, e.g.\n"
+      "matrix:examples/matrix8.txt) and trace:FILE (time,src,dst,words replayed exactly, e.g.\n"
+      "trace:examples/trace8.csv; rica run --trace output is accepted).\n",
       defaults::traffic::packets, defaults::traffic::rate, defaults::traffic::backlog);
   for (const auto& e : available()) {
     out += fmt::format("\n  {:<10} {}\n", e.name, e.summary);

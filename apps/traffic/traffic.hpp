@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -213,11 +214,20 @@ struct TrafficOptions {
   double rate = defaults::traffic::rate;              ///< Bernoulli injection probability, (0, 1]
   std::uint64_t packets = defaults::traffic::packets;  ///< packets per PE, >= 1
   std::uint64_t seed = defaults::engine::seed;         ///< run seed (randperm's permutation)
+  /// A source generates only while fewer of its packets wait in its source queue (0 = unbounded).
+  unsigned source_queue = defaults::traffic::backlog;
+  /// Bursty on/off sources (Markov-modulated): mean lengths of the on and off periods in
+  /// injection opportunities; a source injects (with probability `rate`) only while on. 0, 0 =
+  /// always on. Each PE starts on with probability on / (on + off).
+  double burst_on = 0, burst_off = 0;
+  /// The configured packet lengths [min_words, max_words] (trace replay checks its lengths).
+  unsigned min_words = defaults::engine::packet_words - defaults::engine::packet_spread;
+  unsigned max_words = defaults::engine::packet_words + defaults::engine::packet_spread;
 };
 
 /// Open-loop generator. Every PE not mapped to itself sends `packets` packets; at each injection
-/// opportunity it sends one with probability `rate` if its injection backlog is below
-/// defaults::traffic::backlog. Destinations come from the pattern (random ones from ctx.rng()).
+/// opportunity it sends one with probability `rate` if its source queue holds fewer than
+/// `source_queue` packets (0: no limit) and, with bursts, if its on/off source is on. Destinations come from the pattern (random ones from ctx.rng()).
 /// Deliveries are counted per destination PE by a sink handler.
 class OpenLoopTraffic : public App {
  public:
@@ -244,6 +254,10 @@ class OpenLoopTraffic : public App {
   std::string spec_;
   double rate_;
   std::uint64_t packets_;
+  unsigned source_queue_;
+  double p_on_off_ = 0, p_off_on_ = 0;   ///< bursts: per-opportunity switch probabilities (0: no bursts)
+  double start_on_ = 1;                  ///< bursts: probability a source starts on
+  std::vector<std::uint8_t> on_;         ///< bursts: 1 while the PE's source is on (PE-local)
   handler_t handler_ = 0;
   std::vector<std::uint64_t> quota_;     ///< packets this PE sends: packets_, or 0 if self-mapped
   std::vector<std::uint64_t> sent_;      ///< written by the source PE only
@@ -289,6 +303,77 @@ class MeshEmulation : public App {
   handler_t handler_ = 0;
   std::vector<PeState> pe_;
 };
+
+/// Traffic from a source/destination rate matrix (`--traffic matrix:FILE`, docs/traffic.md). A
+/// dense file has one row per PE of N rates (whitespace or commas); a sparse one starts with the
+/// line `src,dst,rate`. Rate (s, d) is packets per cycle from s to d; a row sums to at most 1 and
+/// the diagonal is 0. Each injection opportunity PE s sends with probability rate x sum of its row
+/// (`rate` = the --rate scale, default 1), to d with probability proportional to (s, d); at most
+/// `packets` per PE, throttled by `source_queue` like OpenLoopTraffic.
+class MatrixTraffic : public App {
+ public:
+  /// Reads and checks the file for `pes` PEs (usage_error naming the file, line and what is wrong).
+  static MatrixTraffic load(const std::string& path, node_t pes, const TrafficOptions& opt);
+  void setup(Machine& m) override;
+  bool generate(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override { return packets_; }
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+  /// Rate of (src, dst) as loaded (tests).
+  double rate(node_t src, node_t dst) const;
+
+ private:
+  struct Row {
+    std::vector<node_t> dst;   ///< destinations with a positive rate, ascending
+    std::vector<double> cum;   ///< cumulative rates, cum.back() == rate
+    double rate = 0;           ///< the row's sum
+  };
+  MatrixTraffic(std::string path, const TrafficOptions& opt);
+  std::string path_;
+  double scale_;
+  std::uint64_t packets_;
+  unsigned source_queue_;
+  handler_t handler_ = 0;
+  std::vector<Row> rows_;
+  std::vector<std::uint64_t> sent_, received_;  ///< written by the owning PE only
+};
+
+/// Exact replay of a packet trace (`--traffic trace:FILE`, docs/traffic.md): CSV whose header
+/// names the columns time,src,dst[,words] in any order (rica run --trace output is accepted:
+/// `inject` is the time). Each packet is sent at its time (cycle engine: that cycle; async: that
+/// many ns after the start) from src to dst with its words (or a drawn length without a words
+/// column); source queues do not throttle a replay. verify() checks every packet was sent and
+/// each PE received exactly what the trace sends it.
+class TraceReplay : public App {
+ public:
+  static TraceReplay load(const std::string& path, node_t pes, const TrafficOptions& opt);
+  void setup(Machine& m) override;
+  bool generate(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override;
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+  /// The latest time in the trace.
+  std::uint64_t last_time() const noexcept { return end_; }
+  std::uint64_t packets() const noexcept { return total_; }
+
+ private:
+  struct Entry {
+    std::uint64_t time;
+    node_t dst;
+    unsigned words;  ///< 0: drawn from the configured lengths
+  };
+  explicit TraceReplay(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+  std::vector<std::vector<Entry>> per_pe_;  ///< per source, by time (file order at equal times)
+  std::vector<std::size_t> next_;           ///< per source: the next entry to send (PE-local)
+  std::vector<std::uint64_t> received_;     ///< per destination (PE-local)
+  std::uint64_t end_ = 0, total_ = 0;
+  handler_t handler_ = 0;
+};
+
+/// The last injection time of a trace replay (the run's window then defaults to it + 1), or
+/// nothing for any other App.
+std::optional<std::uint64_t> traffic_end(const App& app);
 
 /// One traffic pattern of the registry, with its documentation.
 struct TrafficEntry {

@@ -78,6 +78,10 @@ class Context {
   /// Sends a packet from this PE (it joins this PE's injection queue; never fails). The length
   /// is drawn from the configured packet-length distribution.
   void send(node_t dst, handler_t handler, std::uint64_t w0 = 0, std::uint64_t w1 = 0);
+  /// The same with a given length (trace replay): `words` must lie in the configured range
+  /// [packet_words - spread, packet_words + spread] (buffers are sized for it); std::logic_error
+  /// otherwise. Draws from rng() as send() does, so the rest of the run is unchanged.
+  void send_words(node_t dst, unsigned words, handler_t handler, std::uint64_t w0 = 0, std::uint64_t w1 = 0);
   /// Packets waiting in this PE's injection queue (open-loop generators throttle on it).
   std::size_t backlog() const noexcept;
   /// This PE's random stream, seeded from (run seed, PE): deterministic per PE.

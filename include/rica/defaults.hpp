@@ -38,11 +38,22 @@ inline constexpr const char* pattern = "uniform";
 inline constexpr double rate = 1.0;             ///< packets per PE per injection opportunity
 inline constexpr std::uint64_t packets = 200;   ///< packets per PE
 inline constexpr double hotspot_fraction = 0.05;
-inline constexpr unsigned backlog = 8;          ///< open-loop generators pause above this backlog
+/// --source-queue: an open-loop source generates nothing while this many of its packets wait to
+/// enter the network (0 = unbounded, cycle engine only). Offered load above saturation is then
+/// throttled to what the network accepts; sweeps report offered and generated load beside it.
+inline constexpr unsigned backlog = 8;
+inline constexpr unsigned source_queue_max = 1u << 20;  ///< --source-queue in [0, 2^20]
 /// The async engine's smallest --rate (a probability per PE activation): at most 10,000 activations
 /// per packet, so a run always progresses (issue 11, item 8).
 inline constexpr double async_min_rate = 1e-4;
 }  // namespace traffic
+
+// ---- Sweeps (rica sweep) --------------------------------------------------------------------
+namespace sweep {
+/// Without --warmup a sweep leaves the first cycles / 10 of its window out of the statistics (the
+/// network fills first; with the default 10,000-cycle window, 1,000 cycles).
+inline constexpr std::uint64_t warmup_divisor = 10;
+}  // namespace sweep
 
 // ---- Application kernels (rica app sort|stencil, apps/sort, apps/stencil; docs/apps.md) -------
 namespace apps {

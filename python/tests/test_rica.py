@@ -15,6 +15,8 @@ import sys
 RICA = os.environ.get("RICA_BINARY", os.path.join(os.path.dirname(__file__), "../../build/rica"))
 # Wall-clock and memory figures differ between any two runs; everything else must not.
 NONDETERMINISTIC = {"wall_s", "packets_per_s", "packet_hops_per_s", "peak_rss_kb", "bytes_per_pe"}
+# Provenance that names the invocation (file paths, command line, start time), not the run.
+INVOCATION = {"config", "command_line", "start_time", "outputs"}
 
 
 def cli(*args):
@@ -35,11 +37,12 @@ def test_topology_describe_measures_route():
     assert (t.pes, t.nodes, t.ports) == (16, 16, 4)
     m = t.measures()
     assert m["diameter"] == 4 and m["links"] == 32
-    c = json.loads(cli("topo", "torus:4x4", "--json").stdout)
-    assert {k: v for k, v in m.items() if k != "seconds"} == {k: v for k, v in c.items() if k != "seconds"}
+    c = json.loads(cli("topo", "torus:4x4", "--json", "-", "--quiet").stdout)
+    assert {k: v for k, v in m.items() if k != "seconds"} == {k: c[k] for k in m if k != "seconds"}
     r = t.route(0, 5)
     assert r["hops"] == 2 and len(r["path"]) == 2 and r["src"] == t.label(0)
-    assert r == json.loads(cli("route", "torus:4x4", "0", "5", "--json").stdout)
+    c = json.loads(cli("route", "torus:4x4", "0", "5", "--json", "-", "--quiet").stdout)
+    assert r == {k: c[k] for k in r}
     ind = rica.Topology("omega:4")
     assert ind.nodes > ind.pes and not ind.direct
 
@@ -79,7 +82,7 @@ def test_cycle_engine_identical_to_cli(tmp_path):
     for ext in (".csv", ".links.csv", ".trace"):
         assert (tmp_path / f"py{ext}").read_bytes() == (tmp_path / f"cli{ext}").read_bytes(), ext
     cj, pj = json.loads((tmp_path / "cli.json").read_text()), json.loads((tmp_path / "py.json").read_text())
-    strip = lambda j: {k: v for k, v in j.items() if k not in NONDETERMINISTIC}  # noqa: E731
+    strip = lambda j: {k: v for k, v in j.items() if k not in NONDETERMINISTIC | INVOCATION}  # noqa: E731
     assert strip(cj) == strip(pj) == strip(r.summary)
     assert r.status == 0 and r.delivered == cj["delivered"] > 0
     # The tables are the CSV files' columns.
@@ -97,7 +100,7 @@ def test_cycle_engine_identical_to_cli(tmp_path):
 def test_async_engine_and_tables():
     r = rica.run("hypercube:5", traffic="uniform", packets=30, threads=2, seed=3, trace=True)
     s = r.summary
-    assert s["engine"] == "async" and s["conservation_ok"] and s["injected"] == s["delivered"] == 32 * 30
+    assert s["model"]["engine"] == "async" and s["conservation_ok"] and s["injected"] == s["delivered"] == 32 * 30
     assert int(r.pes["delivered"].sum()) == s["delivered"] and int(r.pes["injected"].sum()) == s["injected"]
     assert int(r.links["packets"].sum()) == s["packet_hops"]
     assert len(r.trace["src"]) == s["delivered"] and (r.trace["deliver"] >= r.trace["inject"]).all()
@@ -117,11 +120,12 @@ def test_sweep_matches_cli(tmp_path):
     p = cli("sweep", "torus:4x4", "mesh:4x4", "--rates", "0.05,0.2", "--cycles", "300", "--seed", "5",
             "--out", str(tmp_path), "--no-plot")
     assert p.returncode == 0, p.stderr
-    rows = (tmp_path / "sweep.csv").read_text().splitlines()[1:]
-    for i, row in enumerate(rows):
-        f = row.split(",")
-        assert f[0] == s["topology"][i] and f"{s['accepted'][i]:.6g}" == f[3] and int(f[4]) == s["delivered"][i]
-        assert f"{s['latency_mean'][i]:.4f}" == f[5]
+    with open(tmp_path / "sweep.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4
+    for i, f in enumerate(rows):
+        assert f["topology"] == s["topology"][i] and f"{s['accepted'][i]:.6g}" == f["accepted"]
+        assert int(f["delivered"]) == s["delivered"][i] and f"{s['latency_mean'][i]:.4f}" == f["latency_mean"]
 
 
 def test_gil_released_while_running():

@@ -1,0 +1,77 @@
+// `rica plot links|sweep|os`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
+// one plotting module; matplotlib).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "rica/core.hpp"
+#include "rica/io.hpp"
+#include "sweep.hpp"
+
+namespace rica::cli {
+namespace {
+
+struct PlotOptions {
+  CLI::App* cmd = nullptr;
+  std::string kind;  ///< links, sweep, os
+  std::string input, csv, out, json, title, x = "accepted";
+  bool quiet = false;
+};
+
+void plot(const PlotOptions& o) {
+  // The input must be a readable regular file (read_text_file checks kind and size).
+  (void)read_text_file(o.input, fmt::format("plot {} <input>", o.kind), {std::uint64_t{1} << 30, std::uint64_t{1} << 30});
+  const std::string out =
+      o.out.empty() ? std::filesystem::absolute(o.input).parent_path().string() : o.out;
+  prepare_output_dir(out, "--out");
+  std::vector<std::string> args = {o.kind, o.input, "--out", out};
+  if (o.kind == "links" && !o.csv.empty()) args.insert(args.end(), {"--csv", o.csv});
+  if (o.kind != "links" && !o.title.empty()) args.insert(args.end(), {"--title", o.title});
+  if (o.kind == "sweep") args.insert(args.end(), {"--x", o.x});
+  if (!experiments::run_plot_script("rica_plot.py", args))
+    throw usage_error(fmt::format("plot {}: could not draw '{}' (see the message above)", o.kind, o.input));
+  if (!o.json.empty()) {
+    nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
+    j["plots"] = o.kind == "links" ? std::vector<std::string>{out + "/links.png", out + "/links.svg"}
+                                   : std::vector<std::string>{out};
+    write_json(o.json, j);
+  }
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app) {
+  auto* p = app.add_subcommand("plot", "Figures (PNG 1600 px + SVG) from a run's JSON, a sweep's or os's CSV");
+  p->require_subcommand(1);
+  for (const char* kind : {"links", "sweep", "os"}) {
+    auto o = std::make_shared<PlotOptions>();
+    o->kind = kind;
+    const std::string k = kind;
+    auto* c = p->add_subcommand(
+        kind, k == "links"   ? "Link-load heat map of a run (rica run --json R.json --csv R.csv): grid layout for "
+                               "meshes and tori, node x port otherwise"
+              : k == "sweep" ? "Latency against accepted throughput (default), offered load or packets delivered"
+                             : "Switch cost and completion of rica os");
+    o->cmd = c;
+    add_text(c, "input", o->input, k == "links" ? "The run's JSON (its per-PE CSV is found from it)" : "The CSV",
+             "a file written by rica")
+        ->required();
+    add_output_dir(c, "--out", o->out, "Directory of the figures [default: the input's]");
+    if (k == "links")
+      add_text(c, "--csv", o->csv, "The run's per-PE CSV (default: the one its JSON names)", "a CSV file");
+    if (k != "links") add_text(c, "--title", o->title, "Figure title", "a title");
+    if (k == "sweep") add_text(c, "--x", o->x, "x axis: accepted, offered or delivered", "accepted, offered, delivered");
+    add_json(c, o->json, "Write the list of figures as JSON to FILE");
+    add_quiet(c, o->quiet);
+    c->callback([o] {
+      if (o->kind == "sweep" && o->x != "accepted" && o->x != "offered" && o->x != "delivered")
+        throw usage_error(fmt::format("--x: '{}'; accepted: accepted, offered, delivered", o->x));
+      plot(*o);
+    });
+  }
+}
+
+}  // namespace rica::cli

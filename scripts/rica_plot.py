@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""rica's one plotting module: the figure style of every plot and the plots themselves.
+
+Usage:
+  scripts/rica_plot.py sweep SWEEP.csv [--out DIR] [--title TEXT] [--x accepted|offered|delivered]
+  scripts/rica_plot.py links RUN.json [--csv PER_PE.csv] [--out DIR]
+  scripts/rica_plot.py os OS.csv [--out DIR] [--title TEXT]
+
+Every figure is written as PNG 1600 px wide and SVG (style: FIG_INCHES x DPI), with axis labels and
+legends at readable sizes, legends naming networks by their spec and titles stating the network,
+traffic and model settings. plot_sweep.py, plot_os.py and plot_experiment.py use this module.
+Needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+FIG_INCHES = (8.0, 5.0)  # x DPI = 1600 x 1000 px
+DPI = 200
+
+
+def figure(size=FIG_INCHES):
+    """A figure and axes in rica's style."""
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
+                         "xtick.labelsize": 9, "ytick.labelsize": 9})
+    return plt.subplots(figsize=size)
+
+
+def save(fig, out, name):
+    """DIR/name.png (1600 px wide) and DIR/name.svg."""
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=DPI)
+    plt.close(fig)
+
+
+def t95(n):
+    """Two-sided 95% Student t quantile for n - 1 degrees of freedom (n >= 2)."""
+    t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+    return t[n - 2] if 2 <= n <= 31 else 1.96
+
+
+def sweep(csv_path, out, title=None, x="accepted"):
+    """Latency against load, one line per topology spec; error bars (95% CI over seeds) when the CSV
+    has several seeds per point."""
+    groups = defaultdict(lambda: defaultdict(list))
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    if not rows:
+        sys.exit(f"{csv_path}: no rows")
+    for r in rows:
+        groups[r["topology"]][float(r["offered"])].append(r)
+    r0 = rows[0]
+    settings = ", ".join(f"{k} {r0[k]}" for k in ("link_cycles", "timing", "arbitration", "buffer_words",
+                                                    "packet_words", "source_queue") if k in r0)
+    head = title or r0.get("traffic", "")
+    seeds = max(len(v) for g in groups.values() for v in g.values())
+    xlabels = {"accepted": "accepted throughput (packets/PE/cycle)", "offered": "offered load (packets/PE/cycle)",
+               "delivered": "packets delivered in the measured window"}
+    names = [x] + [k for k in ("offered", "delivered") if k != x] if x == "accepted" else [x]
+    for xkey in names:
+        fig, ax = figure()
+        for topo, pts in groups.items():
+            xs, ys, es = [], [], []
+            for offered in sorted(pts):
+                rs = pts[offered]
+                vx = [float(r[xkey]) for r in rs]
+                vy = [float(r["latency_mean"]) for r in rs]
+                n = len(vy)
+                my = sum(vy) / n
+                sd = math.sqrt(sum((v - my) ** 2 for v in vy) / (n - 1)) if n > 1 else 0.0
+                xs.append(sum(vx) / n)
+                ys.append(my)
+                es.append(t95(n) * sd / math.sqrt(n) if n > 1 else 0.0)
+            ax.errorbar(xs, ys, yerr=es if seeds > 1 else None, marker="o", ms=4, capsize=3, label=topo)
+        if xkey == "delivered":
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabels[xkey])
+        ax.set_ylabel("mean latency (cycles)" + (f", mean and 95% CI of {seeds} seeds" if seeds > 1 else ""))
+        ax.set_title(f"{head} traffic\n{settings}" if settings else head)
+        ax.grid(True, alpha=0.3)
+        ax.legend(title="network")
+        save(fig, out, f"latency_vs_{xkey}")
+    print(f"plots written to {out}")
+
+
+def coordinates(label):
+    """(x, y) of a grid label such as "(3,4)" or "(1,2,3)" (first two coordinates), else None."""
+    m = re.fullmatch(r"\((\d+),(\d+)(?:,(\d+))*\)", label.strip())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def links(run_json, out, pe_csv=None):
+    """Link-load heat map of a run: per node, the packets its out-links carried. Meshes, tori and
+    other networks whose labels are grid coordinates are drawn on their grid; the rest as a
+    node x port matrix."""
+    j = json.load(open(run_json))
+    outputs = j.get("outputs", {})
+    pe_csv = pe_csv or outputs.get("csv")
+    if not pe_csv:
+        sys.exit(f"{run_json}: no per-PE CSV recorded; run with --csv FILE or give --csv")
+    if not os.path.isabs(pe_csv) and not os.path.exists(pe_csv):
+        pe_csv = os.path.join(os.path.dirname(os.path.abspath(run_json)), os.path.basename(pe_csv))
+    link_csv = pe_csv[:-4] + ".links.csv" if pe_csv.endswith(".csv") else pe_csv + ".links.csv"
+    labels = {int(r["pe"]): r["label"] for r in csv.DictReader(open(pe_csv, newline=""))}
+    load = defaultdict(int)
+    ports = defaultdict(dict)
+    for r in csv.DictReader(open(link_csv, newline="")):
+        load[int(r["node"])] += int(r["packets"])
+        ports[int(r["node"])][int(r["port"])] = int(r["packets"])
+    cfg = j.get("config", {})
+    title = (f"{j.get('topology', '')}: packets per node's out-links; traffic {j.get('traffic') or j.get('app_spec')}, "
+             f"rate {cfg.get('rate', '-')}, engine {cfg.get('engine', '')}")
+    xy = {v: coordinates(labels[v]) for v in labels}
+    fig, ax = figure((8.0, 6.5))
+    if labels and all(xy[v] is not None for v in labels):
+        w = max(p[0] for p in xy.values()) + 1
+        h = max(p[1] for p in xy.values()) + 1
+        grid = [[0.0] * w for _ in range(h)]
+        for v, (x, y) in xy.items():
+            grid[y][x] += load.get(v, 0)
+        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="equal")
+        ax.set_xlabel("first coordinate")
+        ax.set_ylabel("second coordinate (higher ones summed)")
+    else:
+        nodes = sorted(labels)
+        np_ = max((max(p) for p in ports.values() if p), default=0) + 1
+        grid = [[ports[v].get(p, 0) for v in nodes] for p in range(np_)]
+        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", interpolation="nearest")
+        ax.set_xlabel("node")
+        ax.set_ylabel("out-port")
+    fig.colorbar(im, ax=ax, label="packets")
+    ax.set_title(title)
+    save(fig, out, "links")
+    print(f"link heat map written to {out}/links.png, .svg")
+
+
+def os_plots(csv_path, out, title=None):
+    """rica os: switch cost and completion against the injection rate, per policy and slice."""
+    lines = defaultdict(list)
+    for r in csv.DictReader(open(csv_path, newline="")):
+        if r["policy"] != "baseline":
+            lines[(r["policy"], int(r["slice"]))].append(r)
+    if not lines:
+        sys.exit(f"{csv_path}: no time-sharing rows")
+    rates = sorted({float(r["rate"]) for rs in lines.values() for r in rs})
+    for name, key, ylabel in [("switch_cost", "switch_mean", "cycles per context switch (mean)"),
+                              ("completion", "vs_baseline", "completion time / back-to-back")]:
+        fig, ax = figure()
+        for (policy, slice_), rs in sorted(lines.items()):
+            rs.sort(key=lambda r: float(r["rate"]))
+            ax.plot([float(r["rate"]) for r in rs], [float(r[key]) for r in rs], marker="o" if policy == "drain" else "s",
+                    linestyle="-" if policy == "drain" else "--", label=f"{policy}, slice {slice_}")
+        if len(rates) > 1 and rates[-1] / rates[0] >= 10:
+            ax.set_xscale("log")
+        ax.set_xticks(rates)
+        ax.set_xticklabels([f"{r:g}" for r in rates])
+        ax.set_xlabel("injection rate (packets/PE/cycle)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title or f"time sharing: {ylabel} by policy and slice length")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        save(fig, out, name)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="kind", required=True)
+    s = sub.add_parser("sweep")
+    s.add_argument("csv")
+    s.add_argument("--out")
+    s.add_argument("--title")
+    s.add_argument("--x", choices=("accepted", "offered", "delivered"), default="accepted")
+    l = sub.add_parser("links")
+    l.add_argument("json")
+    l.add_argument("--csv")
+    l.add_argument("--out")
+    o = sub.add_parser("os")
+    o.add_argument("csv")
+    o.add_argument("--out")
+    o.add_argument("--title")
+    a = ap.parse_args(argv)
+    src = a.csv if a.kind != "links" else a.json
+    out = a.out or os.path.dirname(os.path.abspath(src))
+    os.makedirs(out, exist_ok=True)
+    if a.kind == "sweep":
+        sweep(a.csv, out, a.title, a.x)
+    elif a.kind == "links":
+        links(a.json, out, a.csv)
+    else:
+        os_plots(a.csv, out, a.title)
+
+
+if __name__ == "__main__":
+    main()
