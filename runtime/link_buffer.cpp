@@ -17,10 +17,10 @@ PacketPool::PacketPool(std::uint64_t slots) : capacity_(slots) {
   if (slots > 0xffffffffULL) throw std::bad_alloc();  // slot_t is 32-bit
   // Anonymous and not reserved against swap: a page becomes resident when a slot in it is first
   // written, so untouched capacity costs address space only.
-  bytes_ = static_cast<std::size_t>(slots) * sizeof(Packet);
+  bytes_ = static_cast<std::size_t>(slots) * sizeof(PacketSlot);
   void* m = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
-  base_ = static_cast<Packet*>(m);
+  base_ = static_cast<PacketSlot*>(m);
 }
 
 PacketPool::~PacketPool() {
@@ -68,7 +68,7 @@ double LinkBufferSet::fixed_bytes(std::size_t n, unsigned capacity_words, unsign
 
 double LinkBufferSet::pool_bytes(std::size_t n, unsigned capacity_words, unsigned min_packet_words) {
   return (static_cast<double>(n) * LinkBuffer::slots_for(capacity_words, min_packet_words) + kCacheSlack) *
-         sizeof(Packet);
+         sizeof(PacketSlot);
 }
 
 LinkBufferSet::LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned min_packet_words)

@@ -236,7 +236,7 @@ void Machine::check_memory() const {
   const double nodes = nodes_, ports = static_cast<double>(nodes_) * ports_;
   const double buffers = nodes * n_buf_;
   double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_) +
-                 buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(Packet);
+                 buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
   const auto jobs = static_cast<double>(jobs_.size());
   bytes += nodes * (2.0 * sizeof(PeState) + 16.0 * ((n_buf_ + 63) / 64) + 8 + 16.0 * jobs);
   bytes += ports * (4 + 8 + (cycle_mode_ ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));

@@ -43,6 +43,12 @@ namespace rica {
 
 using slot_t = std::uint32_t;
 
+/// One packet slot: a cache line of its own, so two threads writing neighbouring slots (slots
+/// migrate between threads' caches) never share a line.
+struct alignas(64) PacketSlot {
+  Packet packet;
+};
+
 /// The packet slots of a machine: one anonymous mapping, made resident as slots are first used.
 /// Slots travel between threads in batches (a mutex-guarded list, taken once per kBatch hops at
 /// most), never one by one. Capacity: every slot every buffer could hold at once, so a take never
@@ -56,7 +62,9 @@ class PacketPool {
   PacketPool(const PacketPool&) = delete;
   PacketPool& operator=(const PacketPool&) = delete;
 
-  Packet& operator[](slot_t k) const noexcept { return base_[k]; }
+  Packet& operator[](slot_t k) const noexcept { return base_[k].packet; }
+  /// The slots, for a buffer that indexes them itself.
+  PacketSlot* slots() const noexcept { return base_; }
   std::uint64_t capacity() const noexcept { return capacity_; }
   /// Slots ever handed out (an upper bound of the slots the run touched).
   std::uint64_t touched() const noexcept { return fresh_.load(std::memory_order_relaxed); }
@@ -67,7 +75,7 @@ class PacketPool {
   void give_back(std::vector<slot_t>& from);
 
  private:
-  Packet* base_ = nullptr;
+  PacketSlot* base_ = nullptr;
   std::uint64_t capacity_ = 0;
   std::size_t bytes_ = 0;
   std::atomic<std::uint64_t> fresh_{0};  ///< slots below this were handed out at least once
@@ -119,7 +127,7 @@ class alignas(64) LinkBuffer {
 
   /// capacity_words >= the longest packet; the index ring holds capacity / shortest packet.
   LinkBuffer(const PacketPool& pool, unsigned capacity_words, unsigned min_packet_words)
-      : q_(slots_for(capacity_words, min_packet_words)), pool_(&pool[0]), capacity_(capacity_words) {}
+      : q_(slots_for(capacity_words, min_packet_words)), pool_(pool.slots()), capacity_(capacity_words) {}
   LinkBuffer(const LinkBuffer&) = delete;
   LinkBuffer& operator=(const LinkBuffer&) = delete;
   /// Packets a buffer of capacity_words can hold at once (its index ring; at least 1).
@@ -148,7 +156,7 @@ class alignas(64) LinkBuffer {
   /// Precondition: fits(c, p.words). The packet goes into a slot from the producer's cache.
   void push(Credit& c, const Packet& p, SlotCache& cache) {
     const slot_t k = cache.take();
-    pool_[k] = p;
+    pool_[k].packet = p;
     c.pushed += p.words;
     const bool ok = q_.push(k);  // release: publishes the slot's contents
     RICA_LB_ASSERT(ok, "index ring full although the credit said the packet fits");
@@ -168,8 +176,8 @@ class alignas(64) LinkBuffer {
 
   // ---- consumer side ----
   bool empty() const noexcept { return q_.read_available() == 0; }
-  const Packet& front() const noexcept { return pool_[q_.front()]; }
-  Packet& front() noexcept { return pool_[q_.front()]; }
+  const Packet& front() const noexcept { return pool_[q_.front()].packet; }
+  Packet& front() noexcept { return pool_[q_.front()].packet; }
   /// Pops the front packet, its slot going to the consumer's cache; returns true when the
   /// producer asked to be woken (it then must be).
   /// No fence here (it would cost as much as the hop): in the rare race where the producer
@@ -177,7 +185,7 @@ class alignas(64) LinkBuffer {
   /// pop emptied the buffer — from the engine's quiescence re-check, which never loses a packet.
   bool pop_and_check(SlotCache& cache) {
     const slot_t k = q_.front();
-    const unsigned w = pool_[k].words;
+    const unsigned w = pool_[k].packet.words;
     q_.pop();
     cache.give(k);
     popped_.store(popped_.load(std::memory_order_relaxed) + w, std::memory_order_release);
@@ -196,7 +204,7 @@ class alignas(64) LinkBuffer {
   boost::lockfree::spsc_queue<slot_t> q_;
   std::atomic<std::uint32_t> popped_{0};   ///< words popped, ever: consumer-written
   std::atomic<std::uint32_t> waiting_{0};  ///< set by the producer, cleared by the consumer
-  Packet* pool_;
+  PacketSlot* pool_;
   std::uint32_t capacity_;
 };
 
