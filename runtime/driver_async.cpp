@@ -217,9 +217,9 @@ struct AsyncDriver {
       blocks[b].pending.fetch_or(n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1));
       if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);  // else a running task has it
     }
-    const bool tty = cfg.progress && isatty(STDERR_FILENO);
     std::uint64_t expected = 0;  // packets the applications will send, if they know (progress total)
     for (const JobRt& j : m.jobs_) expected += j.app->max_sends_per_pe() * j.size;
+    Progress progress_line("packets delivered", expected, !cfg.progress, false);
     auto last_print = std::chrono::steady_clock::now();
     std::uint64_t progress_at_kick = ~std::uint64_t{0};
     while (true) {
@@ -230,19 +230,11 @@ struct AsyncDriver {
           continue;
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
-        if (tty && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+        if (progress_line.enabled() && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
           last_print = std::chrono::steady_clock::now();
           std::uint64_t d = 0;
           for (node_t v = 0; v < m.pes_; ++v) d += m.pe_[v].delivered_now.load(std::memory_order_relaxed);
-          const double secs = std::chrono::duration<double>(last_print - t0).count();
-          const double rate = static_cast<double>(d) / secs;
-          if (expected)
-            std::fprintf(stderr, "\r  %.1f s  delivered %llu / %llu packets (%.2f M/s, ETA %.0f s)   ", secs,
-                         static_cast<unsigned long long>(d), static_cast<unsigned long long>(expected), rate / 1e6,
-                         rate > 0 && expected > d ? static_cast<double>(expected - d) / rate : 0.0);
-          else
-            std::fprintf(stderr, "\r  %.1f s  delivered %llu packets (%.2f M/s)   ", secs,
-                         static_cast<unsigned long long>(d), rate / 1e6);
+          progress_line.update(d);
         }
       }
       // Quiescent: no task runs or is queued, so every PE's state is ours to read. Done, or are
@@ -267,7 +259,7 @@ struct AsyncDriver {
         if (wake[b]) signal_remote(b, wake[b]);
     }
     const auto t1 = std::chrono::steady_clock::now();
-    if (tty) std::fprintf(stderr, "\r%78s\r", "");
+    progress_line.finish();
     st.wall_s = std::chrono::duration<double>(t1 - t0).count();
     local_arena.terminate();
     arena = nullptr;

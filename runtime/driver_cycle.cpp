@@ -184,7 +184,8 @@ void CycleDriver::run(const T& t, RunStats& st) {
   const std::uint64_t quick_limit = 2ull * max_len + 4;
   const std::uint64_t stall_limit = std::max<std::uint64_t>(2000, 200ull * max_len);
   const auto t0 = std::chrono::steady_clock::now();
-  const bool tty = cfg.progress && isatty(STDERR_FILENO);
+  // Cycles of the injection window; the drain after it counts on past the total (no ETA then).
+  Progress progress_line("cycles", cfg.cycles, !cfg.progress, false);
   auto last_print = t0;
   std::uint64_t last_progress = 0, stalled = 0;
   // Livelock guard: packets keep moving (an OS policy may move them around for ever) but none is
@@ -275,18 +276,15 @@ void CycleDriver::run(const T& t, RunStats& st) {
       }
       stalled = 0;  // an idle network (low load), not a stall
     }
-    if (tty && (cycle & 255) == 0 && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+    if (progress_line.enabled() && (cycle & 255) == 0 &&
+        std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
       last_print = std::chrono::steady_clock::now();
       std::uint64_t hops = 0;
       for (const ThreadStats& ts : m.tstats_) hops += ts.hops;
-      const double secs = std::chrono::duration<double>(last_print - t0).count();
-      std::fprintf(stderr, "\r  cycle %llu / %llu  delivered %llu packets  %llu packet-hops (%.1f M hops/s)   ",
-                   static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(cfg.cycles),
-                   static_cast<unsigned long long>(delivered), static_cast<unsigned long long>(hops),
-                   static_cast<double>(hops) / secs / 1e6);
+      progress_line.update(cycle, fmt::format("{} packets delivered, {} packet-hops", delivered, hops));
     }
   }
-  if (tty) std::fprintf(stderr, "\r%90s\r", "");
+  progress_line.finish();
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

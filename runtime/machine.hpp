@@ -27,6 +27,7 @@
 #include <tuple>
 
 #include "rica/link_buffer.hpp"
+#include "rica/progress.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

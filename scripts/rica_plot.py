@@ -115,9 +115,11 @@ def links(run_json, out, pe_csv=None):
     labels = {int(r["pe"]): r["label"] for r in csv.DictReader(open(pe_csv, newline=""))}
     load = defaultdict(int)
     ports = defaultdict(dict)
+    edges = []
     for r in csv.DictReader(open(link_csv, newline="")):
         load[int(r["node"])] += int(r["packets"])
         ports[int(r["node"])][int(r["port"])] = int(r["packets"])
+        edges.append((int(r["node"]), int(r["peer"]), int(r["packets"])))
     cfg = j.get("config", {})
     title = (f"{j.get('topology', '')}: packets per node's out-links; traffic {j.get('traffic') or j.get('app_spec')}, "
              f"rate {cfg.get('rate', '-')}, engine {cfg.get('engine', '')}")
@@ -143,6 +145,33 @@ def links(run_json, out, pe_csv=None):
     ax.set_title(title)
     save(fig, out, "links")
     print(f"link heat map written to {out}/links.png, .svg")
+    links_dot(edges, labels, title, out)
+
+
+def links_dot(edges, labels, title, out):
+    """The same loads as a Graphviz graph (every network, grid or not): links.dot, one edge per link,
+    colour (viridis) and width by packets carried; rendered to links_graph.svg when Graphviz's
+    `dot` is installed (it is optional: the .dot file is the output)."""
+    import shutil
+    import subprocess
+    from matplotlib import cm, colors
+    top = max((p for _, _, p in edges), default=0) or 1
+    name = lambda v: labels.get(v, f"n{v}")  # noqa: E731 (router-only switches have no PE label)
+    lines = ["digraph links {", f"  label={json.dumps(title)}; labelloc=t;",
+             "  node [shape=circle, fontsize=8, width=0.3, fixedsize=true];", "  edge [arrowsize=0.4];"]
+    for u, v, p in edges:
+        rgb = colors.to_hex(cm.viridis(p / top))
+        lines.append(f"  {json.dumps(name(u))} -> {json.dumps(name(v))} "
+                     f"[color=\"{rgb}\", penwidth={0.3 + 3.0 * p / top:.2f}, tooltip=\"{p} packets\"];")
+    lines.append("}")
+    path = os.path.join(out, "links.dot")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    if shutil.which("dot") and len(edges) <= 20000:
+        subprocess.run(["dot", "-Kneato" if len(edges) > 2000 else "-Kdot", "-Tsvg", path, "-o",
+                        os.path.join(out, "links_graph.svg")], check=False)
+    print(f"link graph written to {path}" + (" and links_graph.svg" if shutil.which("dot") else
+                                              " (render with Graphviz: dot -Tsvg links.dot)"))
 
 
 def os_plots(csv_path, out, title=None):

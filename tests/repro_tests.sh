@@ -228,6 +228,8 @@ if "$PLOTPY" -c "import matplotlib" 2> /dev/null; then
   "$RICA" plot sweep ss/sweep.csv --out figs --quiet > /dev/null || failed "plot sweep"
   "$RICA" run torus:4x4 --packets 20 --quiet --json r.json --csv r.csv > /dev/null || failed "run for plot links"
   "$RICA" plot links r.json --out figs --quiet > /dev/null || failed "plot links"
+  # The Graphviz graph: one edge per link of torus:4x4 (64), each with its packet count.
+  [ "$(grep -c -- ' -> .*packets' figs/links.dot)" = 64 ] || failed "plot links: links.dot with one edge per link"
   python3 - figs <<'PY' || failed "figures: 1600 px wide PNG and SVG"
 import os, struct, sys
 for name in ("latency_vs_accepted", "latency_vs_offered", "latency_vs_delivered", "links"):

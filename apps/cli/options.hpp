@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rica/engine.hpp"
+#include "rica/progress.hpp"
 #include "rica/topology.hpp"
 
 namespace rica::cli {
@@ -160,27 +161,9 @@ void write_json(const std::string& path, const nlohmann::json& j);
 // ---- Progress: the one progress display of every long-running command ------------------------
 /// --progress: show progress even when standard error is not a terminal.
 CLI::Option* add_progress(CLI::App* c, bool& target);
-/// A one-line display on stderr: "[done/total <unit>] <rate>/s, ETA 1m05s  <note>". On a terminal it
-/// redraws one line; with --progress off a terminal it prints a line per tenth of the work (never
-/// more); silent with --quiet or when stderr is not a terminal and --progress is not given.
-/// update() is called from one thread at a time.
-class Progress {
- public:
-  Progress(std::string unit, std::size_t total, bool quiet, bool forced);
-  void update(std::size_t done, const std::string& note = "");
-  /// Ends the line (terminal) — called once after the last update.
-  void finish();
-  bool enabled() const noexcept { return enabled_; }
-
- private:
-  std::string unit_;
-  std::size_t total_;
-  bool enabled_, tty_;
-  std::size_t last_tenth_ = 0;
-  std::chrono::steady_clock::time_point t0_;
-};
-/// "1m05s" / "42s".
-std::string duration_text(double seconds);
+/// Progress (the one display of every long-running command) is rica::Progress, rica/progress.hpp.
+using rica::Progress;
+using rica::duration_text;
 
 // ---- Provenance and configuration files (docs: README "Configuration and provenance") -------
 /// Records the command line and the start time; main calls it once, before parsing.
