@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <numeric>
+
 namespace rica {
 
 CircularOmegaTopology::CircularOmegaTopology(unsigned n, unsigned ring) : bits_(n), ring_(ring) {
@@ -9,7 +11,9 @@ CircularOmegaTopology::CircularOmegaTopology(unsigned n, unsigned ring) : bits_(
   detail::check_range("comega", "S", ring, n, 64);
   detail::check_node_count("comega", std::uint64_t{ring} << n);
   div_ = detail::FastDiv(ring);
-  symmetric_ = ring % n == 0;
+  period_ = std::gcd(ring, n);
+  spread_ = 0;
+  for (unsigned i = 0; i < n; i += period_) spread_ |= node_t{1} << i;
 }
 
 std::string CircularOmegaTopology::label(node_t v) const { return fmt::format("({},{})", v % ring_, v / ring_); }

@@ -55,12 +55,19 @@ class CircularOmegaTopology {
   std::string spec() const;
   Shape shape() const { return {ring_, node_t{1} << bits_}; }
 
-  /// When n divides S, XOR-ing the rows of column x with rotl^x(c), for any n-bit c, commutes
-  /// with links and routing (the shuffle maps rotl^x(c) onto rotl^(x+1)(c), and the wrap needs
-  /// rotl^S(c) = c): the orbits are the S columns. Otherwise no symmetry is declared.
-  std::uint32_t orbit_count() const noexcept { return symmetric_ ? ring_ : 0; }
-  std::uint32_t orbit(node_t v) const noexcept { return symmetric_ ? v % ring_ : v; }
-  node_t orbit_rep(std::uint32_t k) const noexcept { return k; }
+  /// XOR-ing the rows of column x with rotl^x(c) commutes with links and routing (the shuffle maps
+  /// rotl^x(c) onto rotl^(x+1)(c), swapping the two out-ports where the shifted-out bit is 1) as
+  /// long as the wrap from column S-1 to 0 closes: rotl^S(c) = c, i.e. c is periodic with period
+  /// g = gcd(S, n). Those c form a group H of 2^g elements, closed under rotation, so the orbit of
+  /// (x, y) is {(x, y XOR h) : h in H}: S * 2^(n-g) orbits of 2^g nodes (n | S: g = n, the orbits
+  /// are the columns). Orbit index = (y' >> g) * S + x, y' = y with its lowest g bits cleared by h.
+  std::uint32_t orbit_count() const noexcept { return ring_ << (bits_ - period_); }
+  std::uint32_t orbit(node_t v) const noexcept {
+    const node_t y = div_(v), x = v - y * ring_;
+    const node_t low = y & ((node_t{1} << period_) - 1);
+    return static_cast<std::uint32_t>(((y ^ (low * spread_)) >> period_) * ring_ + x);
+  }
+  node_t orbit_rep(std::uint32_t k) const noexcept { return ((k / ring_) << period_) * ring_ + k % ring_; }
   /// Isomorphic to c-Banyan (vertex-transitive) when S == n.
   bool vertex_transitive() const noexcept { return ring_ == bits_; }
 
@@ -70,7 +77,8 @@ class CircularOmegaTopology {
  private:
   unsigned bits_, ring_;
   detail::FastDiv div_;  // division by ring_
-  bool symmetric_;
+  unsigned period_;      // g = gcd(S, n)
+  node_t spread_;        // sum of 2^(i g), i < n/g: low * spread_ repeats a g-bit block over n bits
 };
 
 }  // namespace rica
