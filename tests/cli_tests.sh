@@ -257,7 +257,7 @@ check_exit 2 "experiment no name" experiment
 check_exit 2 "experiment bad out" experiment mdce-1024 --quick --out /dev/null/x
 check_exit 2 "experiment bad network" experiment mdce-1024 --networks CCCB,XY
 check_exit 2 "experiment pattern not in set-up" experiment rwc1 --patterns localized
-expect_in "unknown experiment 'mdce'; valid: mdce-1024, rwc1" "experiment lists names" experiment mdce
+expect_in "unknown experiment 'mdce'; valid: mdce-1024, rwc1, mdce-delta" "experiment lists names" experiment mdce
 expect_in "exact-symmetry" "bound" bound torus:8x8 cccb:n=3
 expect_in "0.05534" "bound torus 16x16" bound torus:16x16
 check_exit 2 "bound bad link time" bound torus:4x4 --link-cycles fast

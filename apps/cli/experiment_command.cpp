@@ -243,7 +243,7 @@ void bound(const BoundOptions& o) {
 void add_experiment_commands(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
   auto* e = app.add_subcommand("experiment", "Reproduce a paper's dynamic experiment: sweeps, figures, tables");
-  add_text(e, "name", o->name, "Experiment: mdce-1024 or rwc1 (see --list)", "mdce-1024, rwc1 (see --list)");
+  add_text(e, "name", o->name, "Experiment: mdce-1024, rwc1 or mdce-delta (see --list)", "mdce-1024, rwc1, mdce-delta (see --list)");
   add_output_dir(e, "--out", o->out, "Output directory [default: out/experiments/<name>]");
   e->add_flag("--quick", o->quick, "4 rates per sweep, 2,000 cycles, one hot-spot seed");
   add_name_list(e, "--networks", o->networks, "Only these networks (labels or specs, comma separated)");

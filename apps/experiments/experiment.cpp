@@ -229,7 +229,22 @@ const std::vector<Setup>& setups() {
         "Adaptive CB (the paper's adaptive-routing c-Banyan) is not modelled: every routing here is deterministic.",
         "The paper does not state its run length: 10,000 cycles as in the MDCE paper.",
         "Mesh emulation is paced as in mdce-1024; the hot-spot sweep uses seeds 1..3."};
-    return std::vector<Setup>{mdce, rwc};
+    // MDCE paper, Appendix A, Fig. 12: DCE(n = 7, delta) at 8 x 128 under the set-up of §5.
+    Setup delta = mdce;
+    delta.name = "mdce-delta";
+    delta.title = "MDCE paper, Appendix A: DCE 8x128 for cross-link step delta = 0..3, link time = in+out degree";
+    delta.source = "dce-mdce-networks Appendix A, Fig. 12";
+    delta.networks = {{"delta=0 (CCC)", "dce:n=7,delta=0,S=8"},
+                      {"delta=1 (CB)", "dce:n=7,delta=1,S=8"},
+                      {"delta=2", "dce:n=7,delta=2,S=8"},
+                      {"delta=3", "dce:n=7,delta=3,S=8"}};
+    delta.patterns = {"uniform"};
+    delta.figures = {{"uniform", "Fig. 12"}};
+    delta.notes = {
+        "The paper plots uniform (random) traffic; the set-up is mdce-1024's (3 +- 1-word packets, 32-word "
+        "buffers, link time = in+out degree, 10,000 cycles).",
+        "delta = 0 is CCC and delta = 1 c-Banyan (flip wiring, the added 8th column's cross link flips bit 0)."};
+    return std::vector<Setup>{mdce, rwc, delta};
   }();
   return all;
 }

@@ -92,7 +92,7 @@ struct Network {
 };
 
 struct Setup {
-  std::string name;    ///< "mdce-1024", "rwc1"
+  std::string name;    ///< "mdce-1024", "rwc1", "mdce-delta"
   std::string title;
   std::string source;  ///< paper and section
   std::vector<Network> networks;
@@ -108,7 +108,7 @@ struct Setup {
 
 /// Every set-up, in documentation order.
 const std::vector<Setup>& setups();
-/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1" when unknown.
+/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1, mdce-delta" when unknown.
 const Setup& setup_by_name(const std::string& name);
 
 /// The engine configuration of a set-up (threads and seed left at their defaults).
