@@ -8,7 +8,7 @@
 //   GraphTopology::table_limit nodes;
 // - a UserTopology (rica/topology/user.hpp): the user's own routing rule as a callable, one
 //   indirect call per hop (no allocation); links in a table built once; the routing checked at
-//   construction (delivery, classes, acyclic channel dependencies) for up to 4096 x 4096 PEs x nodes;
+//   construction (delivery, classes, acyclic channel dependencies) when PEs x nodes <= 4096^2;
 // - or a composition of built-in families (ProductTopology, HierTopology).
 // Contract: its spec() parses back to the same network, so give GraphTopology and UserTopology
 // the canonical "name:key=value,..." text.
