@@ -47,6 +47,8 @@ cmake --build "$TMP/ext" -j 2 >/dev/null
 cd "$TMP"
 "$TMP/ext/ring_driver" torus:4x4 3 | tee "$TMP/driver.txt"
 [ "$(grep -c verified "$TMP/driver.txt")" = 2 ] || fail "ring_driver: both engines must verify"
+"$TMP/ext/ring_driver" uring:8 2 | tee "$TMP/udriver.txt"
+[ "$(grep -c "uring:n=8 .* verified" "$TMP/udriver.txt")" = 2 ] || fail "ring_driver uring:8: both engines must verify"
 "$TMP/ext/ring_driver" nosuch:1 2>"$TMP/err" && fail "ring_driver accepted a bad spec"
 grep -q "unknown topology 'nosuch'" "$TMP/err" || fail "ring_driver: $(cat "$TMP/err")"
 
@@ -63,6 +65,16 @@ grep -q "^  dring " "$TMP/list.txt" || fail "rica_ring list: no dring topology"
 python3 -c "import json,sys; j=json.load(open('$TMP/dring.json')); sys.exit(0 if j['verified'] and j['topology']=='dring:n=12' and j['delivered']==24 else 1)" ||
   fail "rica_ring run dring:12: $(head -c 300 "$TMP/dring.json")"
 "$R" topo dring:12 --json - --quiet | grep -q '"diameter": 6' || fail "rica_ring topo dring:12"
+# The user's routing function (uring.cpp, a UserTopology): listed, run by name on both engines, measured.
+grep -q "^  uring " "$TMP/list.txt" || fail "rica_ring list: no uring topology"
+for engine in async cycle; do
+  "$R" run uring:12 --app ring:laps=2 --engine $engine --quiet --json "$TMP/uring.json"
+  python3 -c "import json,sys; j=json.load(open('$TMP/uring.json')); sys.exit(0 if j['verified'] and j['topology']=='uring:n=12' and j['delivered']==24 else 1)" ||
+    fail "rica_ring run uring:12 --engine $engine: $(head -c 300 "$TMP/uring.json")"
+done
+"$R" topo uring:12 --json - --quiet | grep -q '"routed_diameter": 6' || fail "rica_ring topo uring:12"
+"$R" run uring:2 --app ring 2>"$TMP/err" && fail "rica_ring accepted uring:2"
+[ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "uring" "$TMP/err" || fail "rica_ring uring:2: $(cat "$TMP/err")"
 "$R" run torus:4x4 --traffic reverse --engine cycle --cycles 200 --quiet --json "$TMP/rev.json"
 python3 -c "import json,sys; j=json.load(open('$TMP/rev.json')); sys.exit(0 if j['traffic']=='reverse' and j['delivered']>0 else 1)" ||
   fail "rica_ring run --traffic reverse"
@@ -83,6 +95,8 @@ python3 -c "import json,sys; j=json.load(open('$TMP/app.json')); sys.exit(0 if j
 PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --exists rica || fail "pkg-config: rica not found"
 # shellcheck disable=SC2046
 g++ -std=c++20 -O1 -o "$TMP/driver_pc" "$SRC/examples/external/driver.cpp" "$SRC/examples/external/ring.cpp" \
+  "$SRC/examples/external/uring.cpp" \
   $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs rica) -Wl,-rpath,"$P/lib"
 "$TMP/driver_pc" hypercube:4 1 >/dev/null || fail "driver built with pkg-config"
+"$TMP/driver_pc" uring:6 1 >/dev/null || fail "driver built with pkg-config: uring:6"
 echo "install_tests: ok (prefix layout, examples/external via find_package and pkg-config)"

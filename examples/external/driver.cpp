@@ -1,5 +1,7 @@
 // A user's own driver: no CLI, the runtime's API only (rica::runtime). Runs the user's RingToken
-// on a topology given on the command line with both engines and prints the figures.
+// on a topology given on the command line with both engines and prints the figures. The user's
+// topology family "uring" (uring.cpp: a ring with the user's routing function) is registered
+// first, so SPEC may be any built-in spec or uring:N.
 //   ring_driver [SPEC] [LAPS]
 #include <cstdio>
 #include <cstdlib>
@@ -7,11 +9,14 @@
 
 #include <rica/engine.hpp>
 #include <rica/registry.hpp>
+#include <rica/user_topology.hpp>
 
 #include "ring.hpp"
+#include "uring.hpp"
 
 int main(int argc, char** argv) {
   try {
+    rica::register_topology(user::uring_entry());
     const rica::Topology t = rica::TopologyRegistry::parse(argc > 1 ? argv[1] : "torus:4x4");
     const unsigned laps = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : 2;
     int status = 0;

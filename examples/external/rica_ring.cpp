@@ -1,7 +1,8 @@
 // A one-file user binary: rica's whole command line with the user's own application ("ring"),
-// traffic pattern ("reverse") and topology family ("dring") added by name:
+// traffic pattern ("reverse") and topology families ("dring": an edge list; "uring": the user's
+// own routing function) added by name:
 //   rica_ring list | run torus:4x4 --app ring:laps=3 | sweep mesh:4x4 --traffic reverse | os ... --job ring
-//   rica_ring run dring:12 --app ring:laps=2 | topo dring:12
+//   rica_ring run dring:12 --app ring:laps=2 | topo dring:12 | run uring:12 --app ring:laps=2
 #include <memory>
 
 #include <app_registry.hpp>  // rica::register_app, rica::AppRegistration
@@ -10,6 +11,7 @@
 #include <traffic.hpp>       // rica::TrafficRegistration
 
 #include "ring.hpp"
+#include "uring.hpp"
 
 namespace {
 
@@ -49,6 +51,9 @@ rica::Topology make_dring(const rica::SpecArgs& a) {
 const rica::TopologyRegistration dring{
     {"dring", "bidirectional ring of n PEs (examples/external)", "dring:16", {{"n", "3..4096", "", "PEs"}}, "n",
      make_dring}};
+
+// The same ring with the user's own routing function (uring.cpp): a UserTopology.
+const rica::TopologyRegistration uring{user::uring_entry()};
 
 }  // namespace
 

@@ -2,7 +2,9 @@
 // rica::Topology — any topology, as a std::variant of the concrete value types. Dispatch once:
 // code on the packet path calls visit() and runs a loop templated on the concrete type, so
 // route() inlines. The forwarding member functions below visit per call (for setup, tools and
-// tests, not for per-hop loops).
+// tests, not for per-hop loops). UserTopology is the one type-erased member: its route() is one
+// indirect call to a user's routing callable (rica/topology/user.hpp); every other family's
+// route() inlines.
 
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 #include "rica/topology/neighbor8.hpp"
 #include "rica/topology/periodic.hpp"
 #include "rica/topology/table.hpp"
+#include "rica/topology/user.hpp"
 
 namespace rica {
 
@@ -27,7 +30,7 @@ class Topology {
   using variant_type =
       std::variant<DceTopology, CircularOmegaTopology, MdceTopology, CubeTopology, HypercubeTopology, Neighbor8Topology,
                    PeriodicTopology, DeBruijnTopology, OmegaTopology, FatTreeTopology, GraphTopology,
-                   ProductTopology, HierTopology>;
+                   ProductTopology, HierTopology, UserTopology>;
 
   template <TopologyModel T>
   Topology(T t) : v_(std::move(t)) {}  // NOLINT(google-explicit-constructor): value-like wrapper
