@@ -56,6 +56,7 @@ struct CycleDriver {
   struct Cand {
     std::uint32_t input;
     HopPlan hop;
+    std::uint64_t age;  ///< the head's generation time (oldest-first arbitration), read once
     bool tried;
   };
 
@@ -79,6 +80,7 @@ struct CycleDriver {
     if (!any) return v < m.pes_ && s.generating;
     thread_local std::vector<Cand> cand;
     cand.clear();
+    std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
     Policy pol{*this, ts, cycle};
     // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
     auto consider = [&](std::uint32_t i) {
@@ -90,7 +92,11 @@ struct CycleDriver {
         m.deliver_head(s, v, i, ts, pol);  // one packet per input per cycle
         return;
       }
-      cand.push_back({i, hop, false});
+      // The move, if any, comes after every input was considered: start fetching the peer's
+      // buffer now, so the cold lines of several hops arrive together instead of one by one.
+      __builtin_prefetch(&m.peer_buffer(hop.peer, hop.in), 1);
+      cand.push_back({i, hop, h.inject_ns, false});
+      ports_wanted |= std::uint64_t{1} << (hop.port & 63);
     };
     auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
       for (std::uint32_t w = from >> 6; w < m.mask_words_ && (w << 6) < to; ++w) {
@@ -108,17 +114,19 @@ struct CycleDriver {
     scan(rr, n_buf);
     if (inject) consider(n_buf);
     scan(0, rr);
-    if (!cand.empty()) arbitrate(v, s, ts, pol, cand);
+    if (!cand.empty()) arbitrate(v, s, ts, pol, cand, ports_wanted);
     return true;
   }
 
   /// Each free output link takes one waiting head that fits: the first in its own round robin
   /// over the inputs, or the oldest (generation time; ties: round-robin order).
-  void arbitrate(node_t v, PeState& s, ThreadStats& ts, Policy& pol, std::vector<Cand>& cand) {
+  void arbitrate(node_t v, PeState& s, ThreadStats& ts, Policy& pol, std::vector<Cand>& cand,
+                 std::uint64_t ports_wanted) {
     const std::uint32_t n_in = m.n_buf_ + 1;
     const bool oldest = m.cfg_.arbitration == Arbitration::oldest;
     const std::uint64_t cycle = m.cycle_;
     for (port_t p = 0; p < m.ports_; ++p) {
+      if (!(ports_wanted >> (p & 63) & 1)) continue;  // no head waits for it
       const std::size_t op = std::size_t{v} * m.ports_ + p;
       if (m.busy_until_[op] > cycle) continue;
       const std::uint32_t prr = port_rr[op];
@@ -129,7 +137,7 @@ struct CycleDriver {
         for (Cand& c : cand) {
           if (c.tried || c.hop.port != p) continue;
           const std::uint32_t dd = c.input >= prr ? c.input - prr : c.input + n_in - prr;
-          const std::uint64_t age = oldest ? m.head(s, c.input).inject_ns : 0;
+          const std::uint64_t age = oldest ? c.age : 0;
           if (age < best_age || (age == best_age && dd < best_d)) best_d = dd, best_age = age, best = &c;
         }
         if (!best) break;
@@ -210,6 +218,11 @@ void CycleDriver::run(const T& t, RunStats& st) {
       while (bits) {
         const unsigned i = static_cast<unsigned>(std::countr_zero(bits));
         bits &= bits - 1;
+        if (bits) {  // the next active node's state, fetched while this one steps
+          const std::size_t nv = w * 64 + static_cast<unsigned>(std::countr_zero(bits));
+          __builtin_prefetch(&m.pe_[nv]);
+          __builtin_prefetch(&m.work_words_[nv * m.mask_words_]);
+        }
         if (step(t, static_cast<node_t>(w * 64 + i), ts)) keep |= std::uint64_t{1} << i;
       }
       next[w] |= keep;  // this word is this thread's alone in this cycle

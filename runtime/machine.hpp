@@ -338,6 +338,9 @@ class Machine {
   }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
+  /// The same without reading v's state: every node's inputs are one block of n_buf_ buffers in
+  /// node order (allocate()), so a hop reaches the peer's buffer with one cold line, not two.
+  LinkBuffer& peer_buffer(node_t v, std::uint32_t in) noexcept { return buffers_->data()[std::size_t{v} * n_buf_ + in]; }
   /// The head of v's input i (i == source_input(): the source queue). Precondition: not empty.
   Packet& head(PeState& s, std::uint32_t i) noexcept { return i == n_buf_ ? s.injq[s.injq_head] : s.inputs[i].front(); }
   std::uint32_t source_input() const noexcept { return n_buf_; }
@@ -355,7 +358,7 @@ class Machine {
     d.stamp(p, src, v, h.port);
     take(s, v, i, p, ts, d);
     if (i < n_buf_) ++s.forwarded;
-    pe_[h.peer].inputs[h.in].push(s.credits[h.out], p, ts.slots);
+    peer_buffer(h.peer, h.in).push(s.credits[h.out], p, ts.slots);
     ++s.link_packets[h.port];
     if (!job_link_.empty()) ++job_link_[(std::size_t{p.job} * nodes_ + v) * ports_ + h.port];
     ++ts.hops;
