@@ -28,6 +28,14 @@ struct CycleDriver {
   /// (arrivals, nodes the OS touched). Threads take fixed word ranges (static partition), so a
   /// node stays on one core from cycle to cycle.
   std::vector<std::uint64_t> active, next;
+  /// Sleeping generators (Context::skip_opportunities): a node with nothing to move whose app
+  /// skips its next opportunities leaves the active set until its next generate() call — or an
+  /// arrival, whichever is first. Wake-up cycles sit in a wheel of `wheel_size` buckets (those
+  /// further ahead in `far`, moved in once per turn of the wheel). Main thread only.
+  static constexpr std::uint64_t wheel_size = 1024;
+  std::vector<std::vector<node_t>> wheel = std::vector<std::vector<node_t>>(wheel_size);
+  std::vector<std::pair<std::uint64_t, node_t>> far;
+  std::int64_t asleep = 0;  ///< nodes asleep now (their wake-up is pending)
 
   /// Per-thread effects on other nodes, applied between cycles (so no decision in a cycle depends
   /// on how far another thread got in it): credits returned upstream, arrivals downstream.
@@ -69,6 +77,15 @@ struct CycleDriver {
     if (m.halted_[v]) return true;  // the OS holds this node (drain): nothing moves here
     PeState& s = m.pe_[v];
     const std::uint64_t cycle = m.cycle_;
+    const std::uint32_t n_in_all = m.n_buf_ + 1;
+    if (s.asleep) {  // account for the cycles slept as if stepped idle: skipped turns, round robin
+      const std::uint64_t slept = cycle - s.slept_at - 1;
+      RICA_ASSERT(slept <= s.gen_skip, "a node slept past its next generator turn");
+      s.gen_skip -= slept;
+      s.rr = static_cast<std::uint32_t>((s.rr + slept) % n_in_all);
+      s.asleep = false;
+      --ts.asleep;
+    }
     if (v < m.pes_) m.app_turn(s, v, cycle < m.cfg_.cycles);
     const std::uint32_t n_buf = m.n_buf_;
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
@@ -77,7 +94,19 @@ struct CycleDriver {
     for (std::uint32_t w = 0; w < m.mask_words_ && !any; ++w) any = s.work[w] != 0;
     const std::uint32_t rr = s.rr;
     s.rr = rr + 1 >= n_in ? 0 : rr + 1;
-    if (!any) return v < m.pes_ && s.generating;
+    if (!any) {
+      if (v >= m.pes_ || !s.generating) return false;
+      if (s.gen_skip == 0 || m.hook_) return true;  // it generates next cycle (or the OS may act)
+      // Idle until its app's next turn: sleep, waking then (or at the end of the window, where
+      // the generator stops), unless an arrival comes first.
+      std::uint64_t wake = cycle + s.gen_skip + 1;
+      if (cycle < m.cfg_.cycles) wake = std::min<std::uint64_t>(wake, m.cfg_.cycles);
+      s.asleep = true;
+      s.slept_at = cycle;
+      ++ts.asleep;
+      ts.wakeups.emplace_back(wake, v);
+      return false;
+    }
     thread_local std::vector<Cand> cand;
     cand.clear();
     std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
@@ -167,7 +196,26 @@ struct CycleDriver {
       }
       ts.credit_returns.clear();
       ts.arrivals.clear();
+      for (const auto& wv : ts.wakeups) {
+        if (wv.first - m.cycle_ <= wheel_size) wheel[wv.first % wheel_size].push_back(wv.second);
+        else far.push_back(wv);
+      }
+      ts.wakeups.clear();
+      asleep += ts.asleep;
+      ts.asleep = 0;
     }
+    // Wake-ups due in the next cycle (m.cycle_ + 1) join its active set.
+    const std::uint64_t next_cycle = m.cycle_ + 1;
+    if (next_cycle % wheel_size == 0 && !far.empty()) {
+      std::erase_if(far, [&](const std::pair<std::uint64_t, node_t>& wv) {
+        if (wv.first >= next_cycle + wheel_size) return false;
+        wheel[wv.first % wheel_size].push_back(wv.second);
+        return true;
+      });
+    }
+    std::vector<node_t>& due = wheel[next_cycle % wheel_size];
+    for (node_t v : due) list(v);  // a stale entry (woken early since) only steps an idle node
+    due.clear();
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
@@ -265,7 +313,7 @@ void CycleDriver::run(const T& t, RunStats& st) {
     bool any_next = false;
     for (std::uint64_t w : next) any_next = any_next || w != 0;
     // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
-    if (!any_next && !busy_os) {
+    if (!any_next && !busy_os && asleep == 0) {
       ++m.cycle_;
       break;
     }

@@ -25,6 +25,11 @@ void Context::send_words(node_t dst, unsigned words, handler_t handler, std::uin
 }
 std::size_t Context::backlog() const noexcept { return state_.injq.size() - state_.injq_head; }
 Rng& Context::rng() noexcept { return state_.rng; }
+void Context::skip_opportunities(std::uint64_t k) noexcept {
+  RICA_ASSERT(look_ahead_allowed(), "skip_opportunities without look-ahead allowed");
+  state_.gen_skip += k;
+}
+bool Context::look_ahead_allowed() const noexcept { return !engine_.os_hooked(); }
 
 namespace detail {
 
@@ -64,6 +69,10 @@ void Machine::app_turn(PeState& s, node_t v, bool window_open) {
   if (!s.generating) return;
   if (!window_open) {
     s.generating = false;
+    return;
+  }
+  if (s.gen_skip) {  // an opportunity the app already drew for (Context::skip_opportunities)
+    --s.gen_skip;
     return;
   }
   s.generating = j.app->generate(ctx);
@@ -127,6 +136,7 @@ void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t
   PeState& s = pe_[v];
   s.started = st.started;
   s.generating = st.generating;
+  s.gen_skip = st.gen_skip;
   s.rng = st.rng;
   requeue(v, st.injq, now);
 }
@@ -142,8 +152,10 @@ PeAppState Machine::switch_out(node_t v) {
   if (v < pes_) {
     st.started = s.started;
     st.generating = s.generating;
+    st.gen_skip = s.gen_skip;
     st.rng = s.rng;
     s.generating = false;
+    s.gen_skip = 0;
     s.started = false;
   }
   return st;

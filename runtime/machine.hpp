@@ -110,6 +110,11 @@ struct PeState {
   std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
   std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
   bool started = false, generating = true;
+  /// Cycle engine: asleep since cycle slept_at (idle, generator skipping, not in the active set).
+  bool asleep = false;
+  /// Injection opportunities to pass without calling the app (Context::skip_opportunities).
+  std::uint64_t gen_skip = 0;
+  std::uint64_t slept_at = 0;
   Rng rng;
   std::uint64_t injected = 0, delivered = 0, forwarded = 0, blocked = 0;
   std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
@@ -138,6 +143,8 @@ struct alignas(64) ThreadStats {
   // no decision in a cycle depends on how far another thread got in it).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)
   std::vector<std::pair<node_t, std::uint32_t>> arrivals;                // (node, input index)
+  std::vector<std::pair<std::uint64_t, node_t>> wakeups;                 // (cycle, node) to wake
+  std::int64_t asleep = 0;                                               // nodes put to sleep - woken
   SlotCache slots;  ///< this thread's free packet slots (rica/link_buffer.hpp)
 };
 
@@ -214,6 +221,7 @@ struct HopPlan {
 struct PeAppState {
   std::vector<Packet> injq;  ///< its send queue (not yet in the network)
   bool started = false, generating = true;
+  std::uint64_t gen_skip = 0;  ///< opportunities the app already drew for
   Rng rng;
 };
 
@@ -316,6 +324,7 @@ class Machine {
     return job_link_.empty() ? 0 : job_link_[(j * nodes_ + v) * ports_ + port];
   }
   void set_hook(CycleHook* h) noexcept { hook_ = h; }
+  bool os_hooked() const noexcept { return hook_ != nullptr; }
 
   // ---- the hop kernel (the node's own task) ----
   /// Where the head packet p at v goes next.

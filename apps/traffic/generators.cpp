@@ -64,7 +64,8 @@ void OpenLoopTraffic::setup(Machine& m) {
   quota_.assign(n, packets_);
   sent_.assign(n, 0);
   received_.assign(n, 0);
-  on_.assign(n, 2);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
+  on_.assign(n, 2);
+  drawn_.assign(n, 0);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
   if (!traffic::is_random(pattern_)) {
     Rng unused;  // deterministic patterns draw nothing
     for (node_t pe = 0; pe < n; ++pe)
@@ -85,12 +86,36 @@ bool OpenLoopTraffic::generate(Context& ctx) {
     if (!on) return true;
   }
   if (source_queue_ == 0 || ctx.backlog() < source_queue_) {
-    if (rate_ >= 1.0 || ctx.rng().uniform() < rate_) {
+    bool go = rate_ >= 1.0;
+    if (!go && drawn_[pe]) {  // this opportunity's draw was made ahead (look_ahead) and succeeded
+      drawn_[pe] = 0;
+      go = true;
+    } else if (!go) {
+      go = ctx.rng().uniform() < rate_;
+    }
+    if (go) {
       ctx.send(traffic::destination(pattern_, pe, ctx.rng()), handler_);
       ++sent;
+    } else if (p_on_off_ == 0 && ctx.look_ahead_allowed()) {
+      look_ahead(ctx, pe);
     }
   }
   return sent < quota_[pe];
+}
+
+// After a failed draw at opportunity t (the backlog was below the source-queue bound, and only
+// this PE's own sends raise it), every opportunity until the next success draws exactly one
+// uniform and sends nothing: make those draws now, in the same order, and let the machine skip
+// the opportunities. The next call is the success (drawn_), or, past the cap, a fresh draw.
+void OpenLoopTraffic::look_ahead(Context& ctx, node_t pe) {
+  constexpr std::uint64_t cap = std::uint64_t{1} << 16;
+  std::uint64_t k = 0;
+  for (; k < cap; ++k)
+    if (ctx.rng().uniform() < rate_) {
+      drawn_[pe] = 1;
+      break;
+    }
+  if (k) ctx.skip_opportunities(k);
 }
 
 bool OpenLoopTraffic::verify(std::string& why) const {

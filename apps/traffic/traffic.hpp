@@ -258,6 +258,8 @@ class OpenLoopTraffic : public App {
   double p_on_off_ = 0, p_off_on_ = 0;   ///< bursts: per-opportunity switch probabilities (0: no bursts)
   double start_on_ = 1;                  ///< bursts: probability a source starts on
   std::vector<std::uint8_t> on_;         ///< bursts: 1 while the PE's source is on (PE-local)
+  std::vector<std::uint8_t> drawn_;      ///< 1: the next opportunity's draw was made and succeeded (PE-local)
+  void look_ahead(Context& ctx, node_t pe);
   handler_t handler_ = 0;
   std::vector<std::uint64_t> quota_;     ///< packets this PE sends: packets_, or 0 if self-mapped
   std::vector<std::uint64_t> sent_;      ///< written by the source PE only

@@ -86,6 +86,15 @@ class Context {
   std::size_t backlog() const noexcept;
   /// This PE's random stream, seeded from (run seed, PE): deterministic per PE.
   Rng& rng() noexcept;
+  /// Look-ahead for open-loop generators: the app has already made (from rng()) the draws of this
+  /// PE's next k injection opportunities and knows they send nothing, so the machine skips its
+  /// generate() calls for them, and the cycle engine lets the PE, if otherwise idle, sleep through
+  /// them (idle generators cost nothing). The app's random stream and results must be exactly
+  /// those of k calls that draw and send nothing. Precondition: look_ahead_allowed().
+  void skip_opportunities(std::uint64_t k) noexcept;
+  /// False while something other than the app can add to this PE's injection queue (an OS
+  /// switch policy requeues packets), which would change what the skipped opportunities do.
+  bool look_ahead_allowed() const noexcept;
 
  private:
   friend class detail::Machine;
