@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -79,8 +80,51 @@ Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
         if (!oriented) g.arcs.emplace_back(c, k);
       }
     g.spec = fmt::format("tree:{}", h);
+    g.height = static_cast<unsigned>(h);
+  } else if (name == "double-tree") {
+    g.kind = Guest::Kind::double_tree;
+    const unsigned lp = log2_exact(host_pes);
+    const std::uint64_t h = !arg.empty() ? parse_count(arg, "double-tree height")
+                                         : (lp != ~0u && lp >= 3 ? lp - 2 : 0);
+    if (h < 1 || h > 24)
+      throw usage_error(fmt::format("embed: guest 'double-tree' height must be 1..24 (got {})", h));
+    g.height = static_cast<unsigned>(h);
+    const node_t leaves = node_t{1} << h, inner = leaves - 1, a_nodes = 2 * leaves - 1;
+    g.nodes = a_nodes + inner;  // 3 * 2^H - 2
+    // Tree B's heap index i: its own node below 2^H - 1, else the shared leaf (A's node i).
+    const auto b_node = [&](node_t i) { return i < inner ? a_nodes + i : i; };
+    for (node_t k = 0; k < inner; ++k)
+      for (node_t c : {2 * k + 1, 2 * k + 2})
+        for (const auto& [u, v] : {std::pair{k, c}, std::pair{b_node(k), b_node(c)}}) {
+          g.arcs.emplace_back(u, v);
+          if (!oriented) g.arcs.emplace_back(v, u);
+        }
+    g.spec = fmt::format("double-tree:{}", h);
+  } else if (name == "shuffle-exchange") {
+    g.kind = Guest::Kind::shuffle_exchange;
+    const unsigned lp = log2_exact(host_pes);
+    const std::uint64_t n = !arg.empty() ? parse_count(arg, "shuffle-exchange bits") : (lp != ~0u ? lp : 0);
+    if (n < 2 || n > 24)
+      throw usage_error(fmt::format("embed: guest 'shuffle-exchange' needs 2..24 address bits (got {})", n));
+    g.height = static_cast<unsigned>(n);
+    g.nodes = node_t{1} << n;
+    const node_t mask = g.nodes - 1;
+    std::vector<std::pair<node_t, node_t>> arcs;
+    for (node_t v = 0; v < g.nodes; ++v) {
+      const node_t s = ((v << 1) | (v >> (n - 1))) & mask;  // rotl
+      if (s != v) {
+        arcs.emplace_back(v, s);
+        if (!oriented) arcs.emplace_back(s, v);
+      }
+      if (!oriented || (v & 1) == 0) arcs.emplace_back(v, v ^ 1);
+    }
+    std::sort(arcs.begin(), arcs.end());
+    arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());  // n = 2: 01 - 10 twice
+    g.arcs = std::move(arcs);
+    g.spec = fmt::format("shuffle-exchange:{}", n);
   } else {
-    throw usage_error(fmt::format("embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H]", name));
+    throw usage_error(fmt::format(
+        "embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n]", name));
   }
   if (oriented) g.spec += " (oriented)";
   return g;
@@ -109,7 +153,8 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
     const bool shuffle = host.spec().rfind("shuffle:", 0) == 0;
     if (std::holds_alternative<DeBruijnTopology>(v) || shuffle)
       map = EmbedMap::debruijn;
-    else if (std::holds_alternative<HypercubeTopology>(v) && guest.kind != Guest::Kind::tree)
+    else if (std::holds_alternative<HypercubeTopology>(v) &&
+             (guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array))
       map = EmbedMap::gray;
     else
       map = EmbedMap::identity;
@@ -136,6 +181,31 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
           throw usage_error(fmt::format("embed: --map debruijn places a tree of at most {} nodes (height {}) on '{}'",
                                         P - 1, n - 1, r.host));
         for (node_t k = 0; k < guest.nodes; ++k) r.placement[k] = k + 1;
+      } else if (guest.kind == Guest::Kind::double_tree) {
+        // Tree A in heap order from PE 1: depth-d node of path x on 0^(n-d-1) 1 x, below 2^(n-1).
+        // Tree B rooted at R = 1^H 0^(n-H-1) 1: its depth-d node of path x on (R mod 2^(n-d)) x,
+        // i.e. 1^(H-d) 0^(n-H-1) 1 x: top bit 1 for d < H (so off tree A), a run of H-d leading
+        // ones (so distinct per depth), and at d = H exactly A's leaf 0^(n-H-1) 1 x. Parent to
+        // child is a left shift in both trees: every arc is a de Bruijn arc.
+        const unsigned H = guest.height;
+        if (H + 2 > n)
+          throw usage_error(fmt::format("embed: --map debruijn places a double tree of height at most {} ({} nodes) "
+                                        "on '{}'", n - 2, 3 * (P / 4) - 2, r.host));
+        const node_t leaves = node_t{1} << H, inner = leaves - 1, a_nodes = 2 * leaves - 1;
+        for (node_t k = 0; k < a_nodes; ++k) r.placement[k] = k + 1;
+        for (node_t i = 0; i < inner; ++i) {
+          const unsigned d = static_cast<unsigned>(std::bit_width(i + 1)) - 1;  // depth of heap index i
+          const node_t x = (i + 1) - (node_t{1} << d);                        // its path, d bits
+          const node_t top = (((node_t{1} << (H - d)) - 1) << (n - H)) | 1;   // 1^(H-d) 0^(n-H-1) 1
+          r.placement[a_nodes + i] = (top << d) | x;
+        }
+      } else if (guest.kind == Guest::Kind::shuffle_exchange) {
+        // Node v on PE v: a shuffle v -> rotl(v) is the de Bruijn arc v -> 2v + msb(v); an
+        // exchange v -> v^1 is a right shift then a left shift (2 links) on the undirected host.
+        if (guest.nodes != P)
+          throw usage_error(fmt::format("embed: --map debruijn places a shuffle-exchange graph of exactly {} nodes "
+                                        "(shuffle-exchange:{}) on '{}'", P, n, r.host));
+        for (node_t v = 0; v < guest.nodes; ++v) r.placement[v] = v;
       } else {
         if (guest.nodes > P)
           throw usage_error(fmt::format("embed: --map debruijn places at most {} ring/array nodes on '{}'", P, r.host));
@@ -150,7 +220,8 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
       break;
     }
     case EmbedMap::gray:
-      if (guest.kind == Guest::Kind::tree) throw usage_error("embed: --map gray places rings and arrays, not trees");
+      if (guest.kind != Guest::Kind::ring && guest.kind != Guest::Kind::array)
+        throw usage_error("embed: --map gray places rings and arrays, not trees or shuffle-exchange graphs");
       if (n == ~0u) throw usage_error(fmt::format("embed: --map gray needs 2^n PEs; '{}' has {}", r.host, P));
       if (guest.nodes > P)
         throw usage_error(fmt::format("embed: --map gray places at most {} nodes on '{}'", P, r.host));

@@ -60,6 +60,16 @@ bad "--jobs" sweep torus:4x4 --jobs -1 --no-plot
 bad "--jobs" experiment rwc1 --jobs 1025
 bad "unknown application 'nosuch'" app run nosuch -t torus:4x4
 bad "rounds" app run reduce:rounds=0 -t torus:4x4
+bad "nothing after ':'" run torus:4x4 --app reduce:
+bad "source" run torus:4x4 --app broadcast:source=16
+bad "rule" run torus:4x4 --app broadcast:rule=star
+bad "wrap" run torus:4x4 --traffic mesh:wrap=2
+bad "wrap" sweep torus:4x4 --traffic mesh:wrap=yes --no-plot
+bad "square" run hypercube:3 --traffic mesh:wrap=0
+bad "double-tree" embed double-tree:0 ubruijn:4
+bad "double tree of height at most 2" embed double-tree:3 ubruijn:4
+bad "shuffle-exchange" embed shuffle-exchange:1 ubruijn:4
+bad "exactly 16 nodes" embed shuffle-exchange:3 ubruijn:4 --map debruijn
 bad "--map" app run reduce --map embed -t torus:4x4
 bad "--keys" app sort -t torus:4x4 --keys -1
 bad "--keys" app sort -t torus:4x4 --keys 4294967296

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 
 #include "rica/embed.hpp"
@@ -80,6 +81,142 @@ TEST(Embed, ShuffleExchangeDilationIsTheBfsDistance) {
   }
 }
 
+/// Walks the host's routing for every guest arc independently of embed(): each step must be a
+/// host link (checked by adjacency), the walk must end on the placed destination; returns the
+/// longest walk, the total length and the busiest (node, next node) link.
+struct Walk {
+  unsigned longest = 0, busiest = 0;
+  std::uint64_t total = 0;
+};
+Walk walk_arcs(const Topology& host, const Guest& g, const std::vector<node_t>& placement) {
+  Walk w;
+  std::map<std::pair<node_t, node_t>, unsigned> use;
+  host.visit([&](const auto& t) {
+    for (const auto& [u, v] : g.arcs) {
+      const node_t s = placement[u], d = placement[v];
+      node_t cur = s;
+      class_t cls = 0;
+      unsigned len = 0;
+      for (;;) {
+        const Hop h = t.route(cur, d, cls);
+        if (h.delivers()) break;
+        const node_t next = t.out_link(cur, h.port()).peer;
+        EXPECT_TRUE(adjacent(host, cur, next)) << host.spec() << ": " << cur << " -> " << next;
+        w.busiest = std::max(w.busiest, ++use[{cur, next}]);
+        cur = next;
+        cls = h.next_class();
+        if (++len > host.nodes()) {
+          ADD_FAILURE() << "routing loop";
+          return;
+        }
+      }
+      EXPECT_EQ(cur, d);
+      w.longest = std::max(w.longest, len);
+      w.total += len;
+    }
+  });
+  return w;
+}
+
+// The guest's own structure, counted independently: a double tree of height H has 3 * 2^H - 2
+// nodes, 2 (2^(H+1) - 2) edges; the two roots and the 2^H leaves have degree 2, every other node 3.
+TEST(Embed, DoubleTreeGuestStructure) {
+  for (unsigned H = 1; H <= 6; ++H) {
+    const Guest g = parse_guest(fmt::format("double-tree:{}", H), 8, false);
+    const node_t leaves = node_t{1} << H;
+    ASSERT_EQ(g.nodes, 3 * leaves - 2);
+    ASSERT_EQ(g.arcs.size(), 2u * 2 * (2 * leaves - 2));
+    std::vector<unsigned> degree(g.nodes, 0);
+    std::set<std::pair<node_t, node_t>> arcs(g.arcs.begin(), g.arcs.end());
+    ASSERT_EQ(arcs.size(), g.arcs.size()) << "no parallel arcs";
+    for (const auto& [u, v] : g.arcs) {
+      ASSERT_TRUE(arcs.count({v, u})) << "undirected";
+      ++degree[u];
+    }
+    unsigned two = 0;
+    for (node_t v = 0; v < g.nodes; ++v) {
+      ASSERT_TRUE(degree[v] == 2 || degree[v] == 3) << v;
+      two += degree[v] == 2;
+    }
+    EXPECT_EQ(two, leaves + 2);
+  }
+  // The paper's size: 3N/4 - 2 nodes by default (N = 1,024: height 8, 766 nodes).
+  EXPECT_EQ(parse_guest("double-tree", 1024, false).nodes, 766u);
+  EXPECT_EQ(parse_guest("double-tree", 1024, true).arcs.size(), 2u * (512 - 2));
+}
+
+// §4 (8): a double tree of 3N/4 - 2 nodes in the de Bruijn network: dilation 1 (a subgraph),
+// directed (both trees' arcs are left shifts) and undirected, n = 3..10.
+TEST(Embed, DoubleTreeHasDilationOneInDeBruijn) {
+  for (unsigned n = 3; n <= 10; ++n) {
+    for (const char* kind : {"debruijn", "ubruijn"}) {
+      const Topology host = TopologyRegistry::parse(fmt::format("{}:{}", kind, n));
+      const bool oriented = std::string(kind) == "debruijn";
+      const Guest guest = parse_guest("double-tree", host.pes(), oriented);
+      ASSERT_EQ(guest.nodes, 3 * host.pes() / 4 - 2);
+      const EmbedResult r = embed(guest, host);
+      EXPECT_EQ(r.map, "debruijn");
+      EXPECT_EQ(r.load, 1u) << host.spec();
+      EXPECT_EQ(r.dilation, 1u) << host.spec();
+      EXPECT_EQ(r.congestion, 1u) << host.spec();
+      std::set<node_t> used(r.placement.begin(), r.placement.end());
+      EXPECT_EQ(used.size(), guest.nodes) << "one guest node per PE";
+      for (const auto& [u, v] : guest.arcs)
+        ASSERT_TRUE(adjacent(host, r.placement[u], r.placement[v])) << host.spec() << " arc " << u << "->" << v;
+      const Walk w = walk_arcs(host, guest, r.placement);
+      EXPECT_EQ(w.longest, r.dilation);
+      EXPECT_EQ(w.total, r.arcs);
+    }
+  }
+  // Too big a double tree for the host: a one-line error.
+  EXPECT_THROW((void)embed(parse_guest("double-tree:3", 16, false), TopologyRegistry::parse("ubruijn:4")),
+               usage_error);
+}
+
+// §4 (11): the de Bruijn network emulates the shuffle-exchange network. Node v on PE v: a shuffle
+// is one de Bruijn arc, an exchange v - v^1 two (right shift, left shift) on UB(2,n): dilation 2,
+// the BFS distance, so the host's routing finds it.
+TEST(Embed, ShuffleExchangeGuestInDeBruijn) {
+  for (unsigned n = 3; n <= 10; ++n) {
+    const Topology host = TopologyRegistry::parse(fmt::format("ubruijn:{}", n));
+    const Guest guest = parse_guest("shuffle-exchange", host.pes(), false);
+    ASSERT_EQ(guest.nodes, host.pes());
+    // Independent edge count: N/2 exchange edges and N - 2 shuffle edges (0 and 1..1 are fixed
+    // points of rotl), one fewer for even n (0101.. and 1010.. are each other's rotation).
+    EXPECT_EQ(guest.arcs.size(), 2u * (host.pes() / 2 + host.pes() - 2 - (n % 2 == 0 ? 1 : 0))) << n;
+    const EmbedResult r = embed(guest, host);
+    EXPECT_EQ(r.map, "debruijn");
+    EXPECT_EQ(r.dilation, 2u) << host.spec();
+    EXPECT_EQ(r.load, 1u);
+    const Graph g = build_graph(host);
+    std::vector<std::uint32_t> dist;
+    std::vector<node_t> queue;
+    unsigned bfs_max = 0;
+    for (const auto& [u, v] : guest.arcs) {
+      bfs(g, r.placement[u], dist, queue);
+      bfs_max = std::max(bfs_max, dist[r.placement[v]]);
+      // A shuffle arc (v -> rotl v or back) is a host link.
+      const node_t mask = host.pes() - 1, rot = ((u << 1) | (u >> (n - 1))) & mask;
+      if (v == rot) {
+        ASSERT_TRUE(adjacent(host, r.placement[u], r.placement[v]));
+      }
+    }
+    EXPECT_EQ(bfs_max, 2u);
+    const Walk w = walk_arcs(host, guest, r.placement);
+    EXPECT_EQ(w.longest, r.dilation);
+    EXPECT_DOUBLE_EQ(static_cast<double>(w.total) / static_cast<double>(r.arcs), r.mean_dilation);
+    EXPECT_EQ(w.busiest, r.congestion);
+  }
+  // On the shuffle-exchange network itself, identity: every guest arc is a host link.
+  for (unsigned n = 3; n <= 8; ++n) {
+    const Topology host = TopologyRegistry::parse(fmt::format("shuffle:{}", n));
+    const EmbedResult r = embed(parse_guest("shuffle-exchange", host.pes(), false), host, EmbedMap::identity);
+    EXPECT_EQ(r.dilation, 1u) << host.spec();
+    EXPECT_EQ(r.congestion, 1u) << host.spec();
+  }
+  EXPECT_EQ(parse_guest("shuffle-exchange:2", 4, false).arcs.size(), 6u);  // 01 - 10 merged
+}
+
 TEST(Embed, GrayCodeRingInHypercube) {
   const Topology host = TopologyRegistry::parse("hypercube:6");
   const EmbedResult r = embed(parse_guest("ring", 64, false), host);
@@ -124,6 +261,10 @@ TEST(Embed, Errors) {
   EXPECT_NE(message([] { (void)embed(parse_guest("tree:2", 8, false), TopologyRegistry::parse("hypercube:3"),
                                      EmbedMap::gray); })
                 .find("not trees"),
+            std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("double-tree:0", 8, false); }).find("height"), std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("shuffle-exchange:1", 8, false); }).find("2..24"), std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("star", 8, false); }).find("double-tree[:H], shuffle-exchange[:n]"),
             std::string::npos);
   EXPECT_NE(message([] { (void)parse_embed_map("best"); }).find("--map"), std::string::npos);
 }

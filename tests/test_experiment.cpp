@@ -184,6 +184,42 @@ TEST(PacedMesh, MoreRoundsAtHigherRateAndEveryPacketAccountedFor) {
   }
 }
 
+TEST(PacedMesh, NonWrappingRoundsWaitForEachPesOwnNeighbours) {
+  const Topology t = TopologyRegistry::parse("mesh:4x4");
+  EngineConfig cfg;
+  cfg.threads = 1;
+  cfg.cycles = 1500;
+  for (double rate : {0.05, 1.0}) {
+    const auto layout = TrafficRegistry::mesh_layout("mesh:wrap=0", traffic::PeSpace::of(t));
+    ASSERT_TRUE(layout && !layout->wrap);
+    PacedMeshEmulation app(*layout, rate, cfg.cycles);
+    const RunStats st = run_cycles(t, app, cfg);
+    ASSERT_TRUE(st.conservation_ok && st.app_ok && !st.deadlock) << rate << ": " << st.app_message;
+    const auto started = app.started(), completed = app.completed();
+    // Degrees of the open 4 x 4 mesh: corners 2, edges 3, interior 4, counted independently.
+    std::uint64_t expect = 0;
+    for (node_t v = 0; v < 16; ++v) {
+      const unsigned x = v % 4, y = v / 4;
+      const unsigned d = (x > 0) + (x < 3) + (y > 0) + (y < 3);
+      expect += std::uint64_t{d} * started[v];
+      EXPECT_LE(completed[v], started[v] + 1);
+      EXPECT_LE(started[v], completed[v] + 1);
+    }
+    EXPECT_EQ(st.delivered, expect);
+    EXPECT_GT(expect, 0u);
+  }
+  // The channel-load matrix spreads each PE's unit over its own neighbours.
+  const auto m = traffic_matrix("mesh:wrap=0", t);
+  EXPECT_EQ(m.name(), "mesh:wrap=0");
+  TrafficMatrix::Row row;
+  m.row(0, 16, row);
+  EXPECT_EQ(row, (TrafficMatrix::Row{{1, 0.5}, {4, 0.5}}));
+  row.clear();
+  m.row(1, 16, row);
+  ASSERT_EQ(row.size(), 3u);
+  for (const auto& [d, w] : row) EXPECT_DOUBLE_EQ(w, 1.0 / 3) << d;
+}
+
 TEST(Sweep, PointsDoNotDependOnRunsAtOnceOrThreads) {
   std::vector<SweepJob> jobs;
   for (const char* spec : {"torus:4x4", "hypercube:4", "omega:4"})

@@ -104,7 +104,8 @@ TEST(TrafficRegistry, BadParams) {
   EXPECT_EQ(err("uniform:3"), "traffic 'uniform': '3' must be key=value (parameters: none)");
   EXPECT_EQ(err("uniform:x=3"), "traffic 'uniform': unknown parameter 'x'; accepted: none");
   EXPECT_EQ(err("uniform:"), "traffic 'uniform': nothing after ':' (parameters: none)");
-  EXPECT_EQ(err("mesh:3"), "traffic 'mesh': '3' must be key=value (parameters: none)");
+  EXPECT_EQ(err("mesh:3"), "traffic 'mesh': parameter 'wrap' = '3' is not one of: 0, 1");
+  EXPECT_EQ(err("mesh:wrap=1,3"), "traffic 'mesh': '3' must be key=value (parameters: wrap)");
   EXPECT_EQ(err("hotspot:0.5"), "(no error)");
   EXPECT_EQ(err("hotspot:fraction=1,hot=63"), "(no error)");
 }
@@ -405,16 +406,22 @@ TEST(TrafficPatterns, RandPermIsAFixedPermutation) {
   EXPECT_GT(moved, 48u);  // a random permutation has ~1 fixed point
 }
 
+std::vector<node_t> nbs(const rica::traffic::MeshLayout& m, node_t pe) {
+  const auto n = m.neighbours(pe);
+  return {n.begin(), n.end()};
+}
+
 TEST(TrafficPatterns, MeshLayout) {
   const rica::traffic::MeshLayout m(PeSpace::of(topo("mesh:4x4")));
   EXPECT_EQ(m.side, 4u);
-  EXPECT_EQ(m.neighbours(5), (std::array<node_t, 4>{6, 4, 9, 1}));
-  EXPECT_EQ(m.neighbours(0), (std::array<node_t, 4>{1, 3, 4, 12}));
-  EXPECT_EQ(m.neighbours(15), (std::array<node_t, 4>{12, 14, 3, 11}));
+  EXPECT_TRUE(m.wrap);
+  EXPECT_EQ(nbs(m, 5), (std::vector<node_t>{6, 4, 9, 1}));
+  EXPECT_EQ(nbs(m, 0), (std::vector<node_t>{1, 3, 4, 12}));
+  EXPECT_EQ(nbs(m, 15), (std::vector<node_t>{12, 14, 3, 11}));
   // The layout is by address only: a 1,024-PE hypercube is a 32 x 32 mesh too.
   EXPECT_EQ(rica::traffic::MeshLayout(PeSpace::of(topo("hypercube:10"))).side, 32u);
   const rica::traffic::MeshLayout two(PeSpace::of(topo("hypercube:2")));
-  EXPECT_EQ(two.neighbours(0), (std::array<node_t, 4>{1, 1, 2, 2}));
+  EXPECT_EQ(nbs(two, 0), (std::vector<node_t>{1, 1, 2, 2}));
   // Every PE is the neighbour of exactly 4 (counted with multiplicity): each waits for 4.
   for (const char* net : {"mesh:5x5", "hypercube:2", "mxx:8"}) {
     const rica::traffic::MeshLayout l(PeSpace::of(topo(net)));
@@ -426,6 +433,61 @@ TEST(TrafficPatterns, MeshLayout) {
       }
     for (int c : in) EXPECT_EQ(c, 4) << net;
   }
+}
+
+/// Independent count of a PE's neighbours on a non-wrapping side x side mesh: the coordinates
+/// (x, y) with |dx| + |dy| = 1 inside the square, found by scanning every PE.
+std::vector<node_t> open_mesh_neighbours(node_t side, node_t pe) {
+  std::vector<node_t> out;
+  const long x = pe % side, y = pe / side;
+  for (node_t q = 0; q < side * side; ++q) {
+    const long qx = q % side, qy = q / side;
+    if (std::labs(qx - x) + std::labs(qy - y) == 1) out.push_back(q);
+  }
+  return out;
+}
+
+TEST(TrafficPatterns, NonWrappingMeshLayout) {
+  for (const node_t side : {2u, 3u, 4u, 7u, 32u}) {
+    SCOPED_TRACE(side);
+    const rica::traffic::MeshLayout m(PeSpace::of_shape({side * side}), false);
+    EXPECT_FALSE(m.wrap);
+    std::uint64_t total = 0;
+    std::vector<unsigned> in(side * side, 0);
+    for (node_t pe = 0; pe < side * side; ++pe) {
+      auto got = nbs(m, pe);
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, open_mesh_neighbours(side, pe)) << pe;  // no wrap-around, no duplicates
+      EXPECT_EQ(m.degree(pe), got.size());
+      total += got.size();
+      for (node_t nb : got) ++in[nb];
+    }
+    for (node_t pe = 0; pe < side * side; ++pe) EXPECT_EQ(in[pe], m.degree(pe)) << "symmetric: receives = sends";
+    // Closed form: 2 side (side - 1) mesh edges, each carrying one packet each way per round.
+    EXPECT_EQ(total, 4ULL * side * (side - 1));
+    EXPECT_EQ(m.packets_per_round(), 4ULL * side * (side - 1));
+  }
+  // Corners 2, edges 3, interior 4 (4 x 4: PEs 0, 1, 5).
+  const rica::traffic::MeshLayout m(PeSpace::of(topo("mesh:4x4")), false);
+  EXPECT_EQ(nbs(m, 0), (std::vector<node_t>{1, 4}));
+  EXPECT_EQ(nbs(m, 1), (std::vector<node_t>{2, 0, 5}));
+  EXPECT_EQ(nbs(m, 5), (std::vector<node_t>{6, 4, 9, 1}));
+  EXPECT_EQ(nbs(m, 15), (std::vector<node_t>{14, 11}));
+}
+
+TEST(TrafficRegistry, MeshWrapParameter) {
+  EXPECT_EQ(TrafficRegistry::canonical("mesh"), "mesh:wrap=1");
+  EXPECT_EQ(TrafficRegistry::canonical("mesh:0"), "mesh:wrap=0");
+  EXPECT_EQ(TrafficRegistry::canonical("mesh:wrap=0"), "mesh:wrap=0");
+  const PeSpace s = PeSpace::of(topo("torus:4x4"));
+  EXPECT_TRUE(TrafficRegistry::mesh_layout("mesh", s)->wrap);
+  EXPECT_FALSE(TrafficRegistry::mesh_layout("mesh:wrap=0", s)->wrap);
+  EXPECT_FALSE(TrafficRegistry::mesh_layout("uniform", s).has_value());
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::canonical("mesh:wrap=2"); }).find("wrap"), std::string::npos);
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::canonical("mesh:side=3"); }).find("side"), std::string::npos);
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::make("mesh:wrap=0", topo("hypercube:3")); }).find("square"),
+            std::string::npos);
+  EXPECT_NE(TrafficRegistry::help_text().find("wrap"), std::string::npos);
 }
 
 // ---- The Apps --------------------------------------------------------------------------------------
@@ -510,6 +572,40 @@ TEST(TrafficApps, MeshEmulationCompletesEveryIteration) {
       EXPECT_EQ(m.iterations(), 10u);
       for (auto done : m.completed()) ASSERT_EQ(done, 10u);
       EXPECT_EQ(st.delivered, std::uint64_t{t.pes()} * 40);
+    }
+  }
+}
+
+TEST(TrafficApps, NonWrappingMeshEmulationWaitsForItsOwnNeighbours) {
+  for (const char* net : {"mesh:4x4", "torus:8x8", "hypercube:2", "fattree:4", "mesh:5x5", "omega:4"}) {
+    SCOPED_TRACE(net);
+    const Topology t = topo(net);
+    const auto side = static_cast<node_t>(std::lround(std::sqrt(t.pes())));
+    for (std::uint64_t seed : {1u, 2u}) {
+      auto app = TrafficRegistry::make("mesh:wrap=0", t, TrafficOptions{1.0, 40, seed});
+      const auto& m = dynamic_cast<const rica::MeshEmulation&>(*app);
+      ASSERT_FALSE(m.layout().wrap);
+      const rica::RunStats st = seed == 1 ? rica::run_async(t, *app, small_engine(seed))
+                                          : rica::run_cycles(t, *app, small_engine(seed));
+      ASSERT_FALSE(st.deadlock) << st.deadlock_report;
+      EXPECT_TRUE(st.conservation_ok);
+      EXPECT_TRUE(st.app_ok) << st.app_message;
+      EXPECT_EQ(m.iterations(), 10u);
+      const auto join = m.join_counts();
+      const auto rec = m.received(), sent = m.sent();
+      for (node_t pe = 0; pe < t.pes(); ++pe) {
+        const auto d = open_mesh_neighbours(side, pe).size();
+        ASSERT_EQ(join[pe], d) << "PE " << pe << " waits for its own neighbour count";
+        EXPECT_EQ(rec[pe], 10 * d) << "PE " << pe << ": one packet per neighbour per round, exactly once";
+        EXPECT_EQ(sent[pe], 10 * d);
+      }
+      for (auto done : m.completed()) ASSERT_EQ(done, 10u);
+      // Closed form: 4 side (side - 1) packets a round.
+      EXPECT_EQ(st.delivered, 10 * 4ULL * side * (side - 1));
+      EXPECT_EQ(st.injected, st.delivered);
+      EXPECT_EQ(app->summary().at("packets").get<std::uint64_t>(), st.delivered);
+      std::string why;
+      EXPECT_TRUE(app->verify(why)) << why;
     }
   }
 }

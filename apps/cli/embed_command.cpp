@@ -1,5 +1,6 @@
-// `rica embed GUEST HOST`: a ring, linear array or complete binary tree placed on a host
-// topology and routed by the host's routing (the de Bruijn paper §4).
+// `rica embed GUEST HOST`: a ring, linear array, complete binary tree, double tree or
+// shuffle-exchange graph placed on a host topology and routed by the host's routing (the de
+// Bruijn paper §4).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -49,12 +50,14 @@ void run_embed(const EmbedOptions& o) {
 void add_embed_command(CLI::App& app) {
   auto o = std::make_shared<EmbedOptions>();
   auto* cmd = app.add_subcommand(
-      "embed", "Embed a ring, linear array or binary tree in a topology: dilation, congestion, load");
+      "embed", "Embed a ring, array, binary tree, double tree or shuffle-exchange graph in a topology: dilation, "
+               "congestion, load");
   o->cmd = cmd;
-  add_text(cmd, "guest", o->guest, "ring[:N] | array[:N] | tree[:H] (default size: fills the host)",
-           "ring[:N], array[:N] or tree[:H]")->required();
+  add_text(cmd, "guest", o->guest,
+           "ring[:N] | array[:N] | tree[:H] | double-tree[:H] | shuffle-exchange[:n] (default size: fills the host)",
+           "ring[:N], array[:N], tree[:H], double-tree[:H] or shuffle-exchange[:n]")->required();
   add_text(cmd, "host", o->host, "Host topology spec (see 'rica list')", "a topology spec (see 'rica list')")->required();
-  cmd->add_option("--map", o->map, "auto | identity | debruijn (de Bruijn sequence / heap order) | gray")
+  cmd->add_option("--map", o->map, "auto | identity | debruijn (de Bruijn sequence / heap order / shifts) | gray")
       ->capture_default_str();
   cmd->add_flag("--oriented", o->oriented, "Route each guest edge one way only (i -> i+1, parent -> child)");
   add_json(cmd, o->json, "Write the figures as JSON to FILE");

@@ -71,6 +71,7 @@ struct Executed {
   std::string traffic;            ///< the canonical traffic spec ("" for --app)
   std::optional<std::uint64_t> trace_end;  ///< a replayed trace's last injection
   std::uint64_t replayed = 0;     ///< packets of a replayed trace
+  nlohmann::json app_summary;     ///< the application's summary() (--app)
 };
 
 /// Everything `rica run` does but print the report: checks, the echo (unless quiet), the runs,
@@ -145,6 +146,7 @@ Executed execute(RunOptions& o) {
   j["packets_per_pe"] = o.packets;
   j["source_queue"] = o.app.empty() ? nlohmann::json(o.source_queue) : nlohmann::json();
   j["app"] = app->summary();
+  if (!o.app.empty()) e.app_summary = j["app"];
   nlohmann::json& seeds_json = e.seeds_json;
   if (o.seeds > 1) {
     using Field = double (*)(const RunStats&);
@@ -226,6 +228,12 @@ int run(RunOptions o) {
     fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
+    if (e.app_summary.is_object()) {  // the application's own figures, as in the JSON's "app"
+      std::string line;
+      for (const auto& [k, v] : e.app_summary.items())
+        if (k != "app") line += fmt::format("{}{} {}", line.empty() ? "" : ", ", k, v.dump());
+      fmt::print("app figures   {}\n", line);
+    }
     if (o.seeds > 1) {
       const auto& f = seeds_json["figures"];
       fmt::print("{} seeds       latency mean {:.4g} +- {:.3g}, p99 {:.4g} +- {:.3g}; hops {:.4g} +- {:.3g}{} "

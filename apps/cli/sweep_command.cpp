@@ -150,7 +150,7 @@ void sweep(SweepOptions o) {
 void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
   o.cmd = s;
   add_text(s, "topology", o.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
-  add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh: paced mesh emulation, rate = round-start probability)",
+  add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh, mesh:wrap=0: paced mesh emulation, rate = round-start probability)",
            "a traffic pattern (see 'rica list')");
   add_rates(s, "--rate,--rates", o.rates, "Offered loads");
   add_source_queue(s, o.source_queue);

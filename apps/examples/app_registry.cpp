@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "broadcast.hpp"
 #include "reduce.hpp"
 #include "rica/defaults.hpp"
 #include "sort.hpp"
@@ -15,6 +16,14 @@ std::unique_ptr<App> make_reduce(const SpecArgs& a, const Topology&) {
   const unsigned rounds = a.uint("rounds");
   detail::check_range("app 'reduce'", "rounds", rounds, 1, 1u << 20);
   return std::make_unique<examples::TreeReduce>(rounds);
+}
+
+std::unique_ptr<App> make_broadcast(const SpecArgs& a, const Topology& t) {
+  const unsigned source = a.uint("source");
+  detail::check_range("app 'broadcast'", "source", source, 0, std::int64_t{t.pes()} - 1);
+  const auto rule = a.choice("rule", {"flood", "tree"}) == 1 ? examples::BroadcastRule::tree
+                                                             : examples::BroadcastRule::flood;
+  return std::make_unique<examples::Broadcast>(source, rule);
 }
 
 // The application kernels (apps/sort, apps/stencil; docs/apps.md). `rica app` compares them
@@ -54,6 +63,12 @@ std::vector<AppEntry> build() {
   return {
       {"reduce", "binomial-tree sum of one value per PE, broadcast back (docs/programming.md)", "reduce:rounds=5",
        {{"rounds", "1..2^20", "1", "reductions, one after the other"}}, "rounds", make_reduce},
+      {"broadcast", "one PE's message to all: flooding over the PE graph (or its BFS tree); time, depth, duplicates",
+       "broadcast:source=0,rule=flood",
+       {{"source", "0..N-1", "0", "the broadcasting PE"},
+        {"rule", "flood|tree", "flood",
+         "flood: forward once to every neighbour (duplicates counted); tree: BFS spanning tree, N-1 messages"}},
+       "source", make_broadcast},
       {"sort", "sort keys spread over the PEs: bitonic, shear or sample sort (docs/apps.md)",
        "sort:algorithm=sample,keys=100000,kpp=3",
        {{"algorithm", "bitonic|shear|sample", defaults::apps::sort_algorithm, "the sorting algorithm"},
@@ -120,7 +135,10 @@ std::unique_ptr<App> AppRegistry::make(const std::string& spec, const Topology& 
   const AppEntry& e = by_name(name);
   SpecArgs args(fmt::format("app '{}'", name), colon == std::string::npos ? "" : spec.substr(colon + 1));
   args.docs = &e.params;
-  if (!args.raw().empty() || !e.positional.empty()) args.parse(args.raw(), e.positional);
+  if (colon != std::string::npos && args.raw().empty())
+    throw usage_error(fmt::format("app '{}': nothing after ':' (see 'rica list')", name));
+  // A bare name takes every default (parsing "" would ask for a positional value).
+  if (!args.raw().empty()) args.parse(args.raw(), e.positional);
   return e.make(args, topo);
 }
 

@@ -38,7 +38,7 @@ bool PacedMeshEmulation::generate(Context& ctx) {
   if (s.started >= max_rounds_) return false;
   // Our last round's 4 packets are in (neighbours may already have sent the round we start).
   if (s.completed >= s.started && (rate_ >= 1.0 || ctx.rng().uniform() < rate_)) {
-    for (node_t nb : layout_.neighbours(ctx.pe())) ctx.send(nb, handler_, s.started);
+    for (node_t nb : layout_.neighbours(ctx.pe())) ctx.send(nb, handler_, s.started);  // 4, or 2-4 not wrapping
     ++s.started;
   }
   return true;
@@ -53,8 +53,9 @@ void PacedMeshEmulation::on_packet(Context& ctx, const Packet& p) {
     return;
   }
   ++s.arrived[round & 1];
-  while (s.arrived[s.completed & 1] >= 4) {  // a round's 4 packets are in; the next may be too
-    s.arrived[s.completed & 1] -= 4;
+  const unsigned d = layout_.degree(ctx.pe());  // one packet a round from each neighbour
+  while (s.arrived[s.completed & 1] >= d) {     // a round's packets are in; the next may be too
+    s.arrived[s.completed & 1] -= d;
     ++s.completed;
   }
 }
@@ -94,7 +95,8 @@ bool PacedMeshEmulation::verify(std::string& why) const {
 nlohmann::json PacedMeshEmulation::summary() const {
   std::uint64_t started = 0, completed = 0;
   for (const auto& s : pe_) started += s.started, completed += s.completed;
-  return {{"pattern", "mesh"}, {"paced", true}, {"side", layout_.side}, {"rate", rate_},
+  return {{"pattern", layout_.wrap ? "mesh:wrap=1" : "mesh:wrap=0"}, {"paced", true}, {"side", layout_.side},
+          {"wrap", layout_.wrap}, {"rate", rate_},
           {"rounds_started", started}, {"rounds_completed", completed}};
 }
 
@@ -126,10 +128,10 @@ std::vector<double> localized_offsets(std::uint32_t k) {
 
 TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::uint64_t seed) {
   const std::string name = TrafficRegistry::canonical(spec);
-  if (TrafficRegistry::by_name(name.substr(0, name.find(':'))).closed_loop) {  // the mesh emulation
-    const traffic::MeshLayout mesh(traffic::PeSpace::of(t));
-    return TrafficMatrix(name, [mesh](node_t s, TrafficMatrix::Row& r) {
-      for (node_t nb : mesh.neighbours(s)) r.emplace_back(nb, 0.25);
+  if (const auto mesh = TrafficRegistry::mesh_layout(spec, traffic::PeSpace::of(t))) {  // the mesh emulation
+    return TrafficMatrix(name, [mesh = *mesh](node_t s, TrafficMatrix::Row& r) {
+      const auto nbs = mesh.neighbours(s);
+      for (node_t nb : nbs) r.emplace_back(nb, 1.0 / static_cast<double>(nbs.size()));
     });
   }
   const traffic::Pattern pattern = TrafficRegistry::pattern(spec, t, seed);

@@ -32,13 +32,14 @@ namespace rica::experiments {
 // ---- The mesh emulation with a load knob ----------------------------------------------------------
 
 /// Mesh emulation as a latency-throughput curve (the papers' pattern 4). As traffic::MeshEmulation,
-/// each PE sends one packet to each of its 4 neighbours on the wrapped sqrt(N) x sqrt(N) logical
-/// mesh and starts its next round only once the 4 packets of its current round have arrived; here
+/// each PE sends one packet to each of its d neighbours on the sqrt(N) x sqrt(N) logical mesh (d = 4
+/// wrapped; 2, 3 or 4 on a non-wrapping one, mesh:wrap=0) and starts its next round only once the d
+/// packets of its current round have arrived; here
 /// a PE whose rounds are all complete starts the next one at an injection opportunity (one per
 /// cycle) with probability `rate`: rate 1 is the closed loop (the next round one cycle after the
 /// last arrival), lower rates add a geometric think time of mean 1/rate cycles. Rounds start only
 /// while the cycle engine's window is open; every round started is delivered.
-/// Invariant: round i is complete when the neighbours' 4 packets of round i are in; a neighbour
+/// Invariant: round i is complete when the neighbours' d packets of round i are in; a neighbour
 /// sends round i+1 only after receiving our round i, which we send only after completing round
 /// i-1, so completed <= started + 1 and arrivals belong to round `completed` or `completed + 1`.
 class PacedMeshEmulation : public App {
@@ -76,8 +77,8 @@ class PacedMeshEmulation : public App {
 /// The traffic matrix of a pattern spec on `t` for channel_load(): uniform (symmetric), quarter,
 /// hotspot and localized as their exact destination distributions (localized: the rounded
 /// exponential offsets of traffic::Localized, summed in closed form, the source excluded), the
-/// deterministic patterns as their one destination, "mesh" as the 4 mesh-emulation neighbours
-/// (1/4 each). usage_error when the pattern does not fit the network.
+/// deterministic patterns as their one destination, "mesh" as the d mesh-emulation neighbours
+/// (1/d each). usage_error when the pattern does not fit the network.
 TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::uint64_t seed = 1);
 
 /// Per coordinate of range k, the probability of each offset 0..k-1 of traffic::Localized's draw

@@ -51,9 +51,9 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
-  if (job.paced_mesh && job.traffic == "mesh")
-    return std::make_unique<PacedMeshEmulation>(traffic::MeshLayout(traffic::PeSpace::of(job.topology)), job.rate,
-                                                cfg.cycles);
+  if (job.paced_mesh)
+    if (const auto mesh = TrafficRegistry::mesh_layout(job.traffic, traffic::PeSpace::of(job.topology)))
+      return std::make_unique<PacedMeshEmulation>(*mesh, job.rate, cfg.cycles);
   TrafficOptions to;
   to.rate = job.rate;
   to.packets = cfg.cycles;
@@ -79,7 +79,9 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   p.topology = job.topology.spec();
   p.traffic = job.traffic;
   p.rate = job.rate;
-  p.offered = job.paced_mesh && job.traffic == "mesh" ? std::min(1.0, 4 * job.rate) : job.rate;
+  // Paced mesh: a round is 4 packets per PE (fewer on a non-wrapping mesh's border).
+  const bool paced = job.paced_mesh && TrafficRegistry::mesh_layout(job.traffic, traffic::PeSpace::of(job.topology));
+  p.offered = paced ? std::min(1.0, 4 * job.rate) : job.rate;
   p.seed = job.seed;
   p.accepted = st.throughput;
   const double window = static_cast<double>(cfg.cycles - cfg.warmup);

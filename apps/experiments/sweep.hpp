@@ -18,7 +18,7 @@ namespace rica::experiments {
 struct SweepJob {
   std::string network;  ///< label in tables and plots (the topology spec when empty)
   Topology topology;
-  std::string traffic;  ///< a TrafficRegistry spec ("mesh" means the paced mesh emulation if `paced_mesh`)
+  std::string traffic;  ///< a TrafficRegistry spec ("mesh[:wrap=0]" = the paced mesh emulation if `paced_mesh`)
   double rate = 0;      ///< open loop: injection probability per PE per cycle; paced mesh: round-start probability
   std::uint64_t seed = 1;
   bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop

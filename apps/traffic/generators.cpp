@@ -176,11 +176,16 @@ void MeshEmulation::setup(Machine& m) {
                                        m.pes()));
   handler_ = m.add_handler([this](Context& ctx, const Packet& p) { on_packet(ctx, p); });
   pe_.assign(m.pes(), PeState{});
+  // The neighbour relation is symmetric: a PE receives one packet per iteration from each of its
+  // own neighbours, so it waits for as many as it sends (4 wrapping; 2, 3 or 4 not).
+  for (node_t pe = 0; pe < m.pes(); ++pe)
+    for (JoinCounter& j : pe_[pe].join) j.need = layout_.degree(pe);
 }
 
 void MeshEmulation::send_round(Context& ctx, PeState& s, std::uint32_t iteration) {
-  for (node_t nb : layout_.neighbours(ctx.pe())) ctx.send(nb, handler_, iteration);
-  s.sent += 4;
+  const auto nbs = layout_.neighbours(ctx.pe());
+  for (node_t nb : nbs) ctx.send(nb, handler_, iteration);
+  s.sent += nbs.size();
 }
 
 void MeshEmulation::start(Context& ctx) {
@@ -221,6 +226,27 @@ std::vector<std::uint32_t> MeshEmulation::completed() const {
   return out;
 }
 
+std::vector<std::uint32_t> MeshEmulation::join_counts() const {
+  std::vector<std::uint32_t> out;
+  out.reserve(pe_.size());
+  for (const auto& s : pe_) out.push_back(s.join[0].need);
+  return out;
+}
+
+std::vector<std::uint64_t> MeshEmulation::received() const {
+  std::vector<std::uint64_t> out;
+  out.reserve(pe_.size());
+  for (const auto& s : pe_) out.push_back(s.received);
+  return out;
+}
+
+std::vector<std::uint64_t> MeshEmulation::sent() const {
+  std::vector<std::uint64_t> out;
+  out.reserve(pe_.size());
+  for (const auto& s : pe_) out.push_back(s.sent);
+  return out;
+}
+
 bool MeshEmulation::verify(std::string& why) const {
   for (std::size_t pe = 0; pe < pe_.size(); ++pe) {
     const PeState& s = pe_[pe];
@@ -228,7 +254,8 @@ bool MeshEmulation::verify(std::string& why) const {
       why = fmt::format("mesh emulation: PE {} got {} packets outside its iteration window", pe, s.stray);
       return false;
     }
-    if (s.completed != iterations_ || s.received != 4ULL * iterations_ || s.sent != 4ULL * iterations_) {
+    const std::uint64_t d = layout_.degree(static_cast<node_t>(pe));
+    if (s.completed != iterations_ || s.received != d * iterations_ || s.sent != d * iterations_) {
       why = fmt::format("mesh emulation: PE {} completed {} of {} iterations (sent {}, received {})", pe,
                         s.completed, iterations_, s.sent, s.received);
       return false;
@@ -238,10 +265,12 @@ bool MeshEmulation::verify(std::string& why) const {
 }
 
 nlohmann::json MeshEmulation::summary() const {
-  return {{"pattern", "mesh"},
+  return {{"pattern", layout_.wrap ? "mesh:wrap=1" : "mesh:wrap=0"},
           {"side", layout_.side},
+          {"wrap", layout_.wrap},
           {"iterations", iterations_},
-          {"packets_per_pe", 4ULL * iterations_}};
+          {"packets_per_pe", 4ULL * iterations_},  // at most: a non-wrapping border PE sends 2 or 3 a round
+          {"packets", layout_.packets_per_round() * iterations_}};
 }
 
 }  // namespace rica

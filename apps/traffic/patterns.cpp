@@ -224,20 +224,30 @@ node_t Custom::operator()(node_t src, Rng& rng) const {
 
 // ---- Mesh emulation layout -----------------------------------------------------------------------
 
-MeshLayout::MeshLayout(const PeSpace& s) : side(0) {
+MeshLayout::MeshLayout(const PeSpace& s, bool wrap_) : side(0), wrap(wrap_) {
   auto r = static_cast<node_t>(std::sqrt(static_cast<double>(s.pes)));
   while (std::uint64_t{r} * r > s.pes) --r;
   while (std::uint64_t{r + 1} * (r + 1) <= s.pes) ++r;
   if (std::uint64_t{r} * r != s.pes || r < 2)
-    need(name, "a square PE count of at least 4 (a wrapping sqrt(N) x sqrt(N) mesh)", s);
+    need(name, fmt::format("a square PE count of at least 4 (a {}sqrt(N) x sqrt(N) mesh)", wrap ? "wrapping " : ""), s);
   side = r;
 }
 
-std::array<node_t, 4> MeshLayout::neighbours(node_t pe) const {
+MeshLayout::Neighbours MeshLayout::neighbours(node_t pe) const {
   const node_t x = pe % side, y = pe / side;
-  const node_t xp = x + 1 == side ? 0 : x + 1, xm = x == 0 ? side - 1 : x - 1;
-  const node_t yp = y + 1 == side ? 0 : y + 1, ym = y == 0 ? side - 1 : y - 1;
-  return {y * side + xp, y * side + xm, yp * side + x, ym * side + x};
+  Neighbours out;
+  if (wrap) {
+    const node_t xp = x + 1 == side ? 0 : x + 1, xm = x == 0 ? side - 1 : x - 1;
+    const node_t yp = y + 1 == side ? 0 : y + 1, ym = y == 0 ? side - 1 : y - 1;
+    out.pe = {y * side + xp, y * side + xm, yp * side + x, ym * side + x};
+    out.count = 4;
+    return out;
+  }
+  if (x + 1 < side) out.pe[out.count++] = pe + 1;
+  if (x > 0) out.pe[out.count++] = pe - 1;
+  if (y + 1 < side) out.pe[out.count++] = pe + side;
+  if (y > 0) out.pe[out.count++] = pe - side;
+  return out;
 }
 
 }  // namespace rica::traffic

@@ -47,8 +47,11 @@ std::vector<TrafficEntry> build_entries() {
          "share of packets sent to the hot PE"},
         {"hot", "0..N-1", "0", "the hot PE"}},
        "fraction", false, make_hotspot},
-      {"mesh", "mesh emulation (closed loop): send to 4 neighbours, wait for 4; packets/4 rounds", "mesh",
-       "N = side^2, side >= 2 (a wrapping side x side mesh laid on the PEs by address)", {}, "", true, nullptr},
+      {"mesh", "mesh emulation (closed loop): send to each logical neighbour, wait for each; packets/4 rounds",
+       "mesh:wrap=0", "N = side^2, side >= 2 (a side x side mesh laid on the PEs by address)",
+       {{"wrap", "0|1", "1",
+         "1: wrapping, 4 neighbours each; 0: not, border PEs have 2 or 3 (4 side (side-1) packets a round)"}},
+       "wrap", true, nullptr},
       {"localized", "per coordinate of range k: +-round(Exp(mean (k-1)/2)) mod k (no coordinates: address)",
        "localized", "", {}, "", false, plain<traffic::Localized>},
       {"transpose", "transpose: (x,y) -> (y,x) on a square 2D shape, else swap the address bit halves",
@@ -104,8 +107,9 @@ std::string canonical_of(const Parsed& p) {
     return kv.empty() ? e.name : fmt::format("{}:{}", e.name, fmt::join(kv, ","));
   }
   for (const auto& d : e.params) {
-    const std::string v = is_real(d.name) ? fmt::format("{}", real_param(p.args, d.name))
-                                          : fmt::format("{}", p.args.uint(d.name));
+    const std::string v = is_real(d.name)       ? fmt::format("{}", real_param(p.args, d.name))
+                          : d.accepts == "0|1" ? fmt::format("{}", p.args.choice(d.name, {"0", "1"}))
+                                               : fmt::format("{}", p.args.uint(d.name));
     kv.push_back(fmt::format("{}={}", d.name, v));
   }
   return fmt::format("{}:{}", e.name, fmt::join(kv, ","));
@@ -168,8 +172,8 @@ std::unique_ptr<App> TrafficRegistry::make(const std::string& spec, const PeSpac
     return std::make_unique<MatrixTraffic>(MatrixTraffic::load(*file, space.pes, opt));
   if (const auto file = file_traffic(spec, "trace"))
     return std::make_unique<TraceReplay>(TraceReplay::load(*file, space.pes, opt));
+  if (auto mesh = mesh_layout(spec, space)) return std::make_unique<MeshEmulation>(*mesh, opt);
   const Parsed p = parse_spec(spec);
-  if (p.entry->closed_loop) return std::make_unique<MeshEmulation>(traffic::MeshLayout(space), opt);
   return std::make_unique<OpenLoopTraffic>(pattern_of(p, space, opt.seed), canonical_of(p), opt);
 }
 
@@ -187,6 +191,13 @@ traffic::Pattern TrafficRegistry::pattern(const std::string& spec, const Topolog
 std::string TrafficRegistry::canonical(const std::string& spec) {
   if (file_traffic(spec, "matrix") || file_traffic(spec, "trace")) return spec;
   return canonical_of(parse_spec(spec));
+}
+
+std::optional<traffic::MeshLayout> TrafficRegistry::mesh_layout(const std::string& spec, const PeSpace& space) {
+  if (file_traffic(spec, "matrix") || file_traffic(spec, "trace")) return std::nullopt;
+  const Parsed p = parse_spec(spec);
+  if (!p.entry->closed_loop) return std::nullopt;
+  return traffic::MeshLayout(space, p.args.choice("wrap", {"0", "1"}) == 1);
 }
 
 std::string TrafficRegistry::help_text() {

@@ -8,8 +8,9 @@
 //                           an impossible pattern throws usage_error naming the requirement.
 //   OpenLoopTraffic         every PE injects K packets, one per injection opportunity with
 //                           probability R (Bernoulli), while its injection backlog is short.
-//   MeshEmulation           closed loop: a wrapping sqrt(N) x sqrt(N) mesh laid on the PEs by
-//                           address; each iteration sends 4 packets and waits for 4.
+//   MeshEmulation           closed loop: a sqrt(N) x sqrt(N) mesh laid on the PEs by address
+//                           (wrapping, or not: mesh:wrap=0); each iteration sends a packet to
+//                           each logical neighbour and waits for one from each.
 //   TrafficRegistry         spec "name[:args]" -> App; docs for `rica list`.
 //
 // Self-mapped PEs: the deterministic patterns (transpose, bitcomp, bitrev, shuffle, tornado,
@@ -196,15 +197,32 @@ const char* pattern_name(const Pattern& p);
 /// True for the random patterns (never self); false for the deterministic ones (may be self).
 bool is_random(const Pattern& p);
 
-/// The logical mesh of the mesh emulation: side x side, wrapping, laid on the PEs by address
-/// (x = PE mod side, y = PE / side). Needs N = side^2 with side >= 2. With side 2, x+1 and x-1
-/// are the same PE: that PE simply gets two of the four packets (every PE still waits for 4).
+/// The logical mesh of the mesh emulation: side x side, laid on the PEs by address (x = PE mod
+/// side, y = PE / side). Needs N = side^2 with side >= 2. Wrapping (the default, spec/runtime.md):
+/// every PE has 4 neighbours (mod side); with side 2, x+1 and x-1 are the same PE, which then
+/// simply gets two of the four packets (every PE still waits for 4). Non-wrapping: a border PE
+/// has only the neighbours inside the mesh (corners 2, edges 3, interior 4) and waits for that
+/// many; a round carries 4 * side * (side - 1) packets instead of 4 * side^2.
 struct MeshLayout {
   static constexpr const char* name = "mesh";
-  explicit MeshLayout(const PeSpace& s);
-  /// The 4 neighbours, in the order x+1, x-1, y+1, y-1 (mod side).
-  std::array<node_t, 4> neighbours(node_t pe) const;
+  explicit MeshLayout(const PeSpace& s, bool wrap = true);
+  /// A PE's neighbours, in the order x+1, x-1, y+1, y-1 (those that exist); a range of `count`.
+  struct Neighbours {
+    std::array<node_t, 4> pe{};
+    unsigned count = 0;
+    const node_t* begin() const noexcept { return pe.data(); }
+    const node_t* end() const noexcept { return pe.data() + count; }
+    std::size_t size() const noexcept { return count; }
+  };
+  Neighbours neighbours(node_t pe) const;
+  /// Packets a PE sends (and, the relation being symmetric, receives) per round: 4 when wrapping.
+  unsigned degree(node_t pe) const { return neighbours(pe).count; }
+  /// Packets of one round over all PEs: 4 side^2 wrapping, 4 side (side - 1) not.
+  std::uint64_t packets_per_round() const noexcept {
+    return wrap ? 4ULL * side * side : 4ULL * side * (side - 1);
+  }
   node_t side;
+  bool wrap = true;
 };
 
 }  // namespace traffic
@@ -267,11 +285,11 @@ class OpenLoopTraffic : public App {
 };
 
 /// Closed-loop mesh emulation (RWC-1 and MDCE papers). I = max(1, packets / 4) iterations: a PE
-/// sends one packet to each of its 4 logical-mesh neighbours (payload word 0 = iteration), and
-/// sends the next 4 once the 4 packets of the current iteration have arrived. Packets of
-/// iteration i+1 may arrive before iteration i completes; a PE can never be more than one
-/// iteration ahead of a neighbour, so counters per iteration parity suffice. Done after 4*I
-/// arrivals.
+/// sends one packet to each of its d logical-mesh neighbours (d = 4 wrapping; 2, 3 or 4 on a
+/// non-wrapping mesh; payload word 0 = iteration), and sends the next d once the d packets of the
+/// current iteration have arrived (its join counters wait for exactly d). Packets of iteration
+/// i+1 may arrive before iteration i completes; a PE can never be more than one iteration ahead
+/// of a neighbour, so counters per iteration parity suffice. Done after d*I arrivals.
 class MeshEmulation : public App {
  public:
   MeshEmulation(const traffic::MeshLayout& layout, const TrafficOptions& opt);
@@ -286,11 +304,16 @@ class MeshEmulation : public App {
   const traffic::MeshLayout& layout() const noexcept { return layout_; }
   /// Iterations completed per PE after a run.
   std::vector<std::uint32_t> completed() const;
+  /// Arrivals each PE's join counters wait for per iteration (after setup()).
+  std::vector<std::uint32_t> join_counts() const;
+  /// Packets each PE received / sent (after a run).
+  std::vector<std::uint64_t> received() const;
+  std::vector<std::uint64_t> sent() const;
 
  private:
   struct PeState {
-    JoinCounter join[2] = {{4, 0}, {4, 0}};  ///< arrivals of the iterations of each parity
-    bool ready[2] = {false, false};          ///< that parity's current iteration has all 4
+    JoinCounter join[2] = {{4, 0}, {4, 0}};  ///< arrivals of the iterations of each parity (need = degree)
+    bool ready[2] = {false, false};          ///< that parity's current iteration has all of them
     bool started = false;
     std::uint32_t completed = 0;             ///< iterations completed
     std::uint64_t sent = 0, received = 0;
@@ -385,7 +408,7 @@ struct TrafficEntry {
   std::string requirement;          ///< what the PE space must satisfy ("" = any N >= 2)
   std::vector<ParamDoc> params;
   std::string positional;            ///< parameter a bare value sets ("" = none)
-  bool closed_loop = false;          ///< mesh: no destination function, its own App
+  bool closed_loop = false;          ///< mesh: no destination function, its own App (parameter wrap)
   /// Builds the destination function (empty for closed-loop entries).
   std::function<traffic::Pattern(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed)> pattern;
   bool user = false;                 ///< registered by register_traffic (parameters kept as text)
@@ -431,6 +454,9 @@ class TrafficRegistry {
                                   std::uint64_t seed = defaults::engine::seed);
   /// Canonical text of a spec, every parameter spelled out ("hotspot:fraction=0.05,hot=0").
   static std::string canonical(const std::string& spec);
+  /// The logical mesh of a mesh-emulation spec ("mesh", "mesh:wrap=0") on a PE space; nothing for
+  /// any other spec. usage_error on a malformed spec or a non-square PE count.
+  static std::optional<traffic::MeshLayout> mesh_layout(const std::string& spec, const traffic::PeSpace& space);
   /// The generated reference text (`rica list`).
   static std::string help_text();
 };

@@ -1,6 +1,7 @@
 #pragma once
-// Embedding a guest graph into a host topology (the de Bruijn paper §4: rings, linear arrays
-// and complete binary trees in de Bruijn and shuffle-exchange networks). Guest nodes are placed
+// Embedding a guest graph into a host topology (the de Bruijn paper §4: rings, linear arrays,
+// complete binary trees, double trees and the shuffle-exchange graph in de Bruijn and
+// shuffle-exchange networks). Guest nodes are placed
 // on host PEs, every guest arc is routed by the host's own routing, and the embedding is
 // measured: dilation (longest routed guest arc), congestion (most guest arcs over one host
 // link), load (most guest nodes on one PE), expansion (host PEs / guest nodes).
@@ -19,16 +20,25 @@ namespace rica {
 
 /// A guest graph: nodes 0..nodes-1 and directed arcs (an undirected edge is two arcs).
 struct Guest {
-  std::string spec;  ///< canonical: "ring:N", "array:N", "tree:H"
-  enum class Kind : std::uint8_t { ring, array, tree } kind = Kind::ring;
+  std::string spec;  ///< canonical: "ring:N", "array:N", "tree:H", "double-tree:H", "shuffle-exchange:n"
+  enum class Kind : std::uint8_t { ring, array, tree, double_tree, shuffle_exchange } kind = Kind::ring;
+  unsigned height = 0;  ///< tree, double-tree: H; shuffle-exchange: n (address bits)
   node_t nodes = 0;
   std::vector<std::pair<node_t, node_t>> arcs;
 };
 
 /// "ring[:N]", "array[:N]" (a linear array), "tree[:H]" (complete binary tree of height H,
 /// 2^(H+1) - 1 nodes, node k's children 2k+1 and 2k+2). N defaults to host_pes and H to
-/// log2(host_pes) - 1 (the paper's N - 1 node tree). oriented: one arc per edge (i -> i+1,
-/// parent -> child) instead of both. Throws usage_error naming what is wrong.
+/// log2(host_pes) - 1 (the paper's N - 1 node tree).
+/// "double-tree[:H]": two complete binary trees of height H joined at their 2^H leaves, 3 * 2^H - 2
+/// nodes: tree A is nodes 0 .. 2^(H+1) - 2 in heap order (leaves 2^H - 1 .. 2^(H+1) - 2); tree B
+/// has the same heap shape, its internal heap index i (< 2^H - 1) being node 2^(H+1) - 1 + i and
+/// its leaf heap index i being A's node i (leaf i of A is leaf i of B). H defaults to
+/// log2(host_pes) - 2 (the paper's 3N/4 - 2 node double tree).
+/// "shuffle-exchange[:n]": 2^n nodes, shuffle edges v - rotl(v) (self-loops of 0 and 2^n - 1
+/// dropped) and exchange edges v - v^1; n defaults to log2(host_pes). Parallel edges are merged.
+/// oriented: one arc per edge (i -> i+1, parent -> child, v -> rotl(v), even -> odd) instead of
+/// both. Throws usage_error naming what is wrong.
 [[nodiscard]] Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented);
 
 /// Placement of guest nodes on host PEs.
@@ -36,7 +46,10 @@ enum class EmbedMap : std::uint8_t {
   automatic,  ///< debruijn on de Bruijn and shuffle-exchange hosts, gray on hypercubes, else identity
   identity,   ///< guest node i on PE i mod P
   debruijn,   ///< 2^n PEs: rings/arrays along a de Bruijn sequence (consecutive windows are
-              ///< shift neighbours), trees in heap order (node k on PE k+1: children 2v, 2v+1)
+              ///< shift neighbours), trees in heap order (node k on PE k+1: children 2v, 2v+1),
+              ///< double trees: tree A as a tree, tree B's depth-d node of path x on PE
+              ///< (1^(H-d) 0^(n-H-1) 1) x (both trees' arcs are left shifts; needs H <= n-2),
+              ///< shuffle-exchange: node v on PE v
   gray,       ///< rings/arrays on the reflected Gray code (hypercube neighbours)
 };
 [[nodiscard]] EmbedMap parse_embed_map(std::string_view name);
