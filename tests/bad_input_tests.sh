@@ -63,6 +63,8 @@ bad "rounds" app run reduce:rounds=0 -t torus:4x4
 bad "nothing after ':'" run torus:4x4 --app reduce:
 bad "source" run torus:4x4 --app broadcast:source=16
 bad "rule" run torus:4x4 --app broadcast:rule=star
+bad_after_progress "whole machine" os cccb:n=2 --parts 2 --job broadcast --job uniform --out "$tmp/os"
+bad "8,192 PEs" run omega:14 --app broadcast
 bad "wrap" run torus:4x4 --traffic mesh:wrap=2
 bad "wrap" sweep torus:4x4 --traffic mesh:wrap=yes --no-plot
 bad "square" run hypercube:3 --traffic mesh:wrap=0

@@ -181,6 +181,8 @@ TEST(Broadcast, BadParameters) {
   EXPECT_THROW((void)rica::AppRegistry::make("broadcast:source=16", t), rica::usage_error);
   EXPECT_THROW((void)rica::AppRegistry::make("broadcast:rule=star", t), rica::usage_error);
   EXPECT_NE(rica::AppRegistry::help_text().find("broadcast"), std::string::npos);
+  // An indirect network's PE graph is complete: 16,384 PEs would need 2^28 pairs.
+  EXPECT_THROW((void)rica::examples::pe_graph(topo("omega:14")), rica::usage_error);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ std::unique_ptr<App> make_broadcast(const SpecArgs& a, const Topology& t) {
   detail::check_range("app 'broadcast'", "source", source, 0, std::int64_t{t.pes()} - 1);
   const auto rule = a.choice("rule", {"flood", "tree"}) == 1 ? examples::BroadcastRule::tree
                                                              : examples::BroadcastRule::flood;
-  return std::make_unique<examples::Broadcast>(source, rule);
+  return std::make_unique<examples::Broadcast>(t, source, rule);
 }
 
 // The application kernels (apps/sort, apps/stencil; docs/apps.md). `rica app` compares them

@@ -36,6 +36,12 @@ PeGraph pe_graph(const Topology& t) {
       }
     }
     std::sort(found.begin(), found.end());
+    // Refused early when PE 0's neighbours times N already exceed the limit (an indirect network).
+    const std::uint64_t projected = p == 0 ? std::uint64_t{found.size()} * out.pes : 0;
+    if (out.target.size() + found.size() > PeGraph::max_pairs || projected > PeGraph::max_pairs)
+      throw usage_error(fmt::format("app 'broadcast': the PE graph of '{}' would have more than {} (PE, neighbour) pairs "
+                                    "(an indirect network of N PEs has N (N-1)); use at most 8,192 PEs there",
+                                    t.spec(), PeGraph::max_pairs));
     out.target.insert(out.target.end(), found.begin(), found.end());
     out.first[p + 1] = static_cast<std::uint32_t>(out.target.size());
   }
@@ -57,21 +63,19 @@ std::vector<std::uint32_t> pe_distances(const PeGraph& g, node_t src) {
   return dist;
 }
 
-Broadcast::Broadcast(node_t source, BroadcastRule rule) : source_(source), rule_(rule) {}
-
-void Broadcast::setup(Machine& m) {
-  if (m.pes() != m.topology().pes())
-    throw usage_error("app 'broadcast' needs the whole machine (it floods the topology's links), not a job's PEs");
-  if (source_ >= m.pes())
+// Everything that depends only on the topology is built here, so that a bad spec is refused
+// before any run starts.
+Broadcast::Broadcast(const Topology& t, node_t source, BroadcastRule rule) : source_(source), rule_(rule) {
+  if (source_ >= t.pes())
     throw usage_error(fmt::format("app 'broadcast': parameter 'source' = {} is not a PE; accepted: 0..{}", source_,
-                                  m.pes() - 1));
-  graph_ = pe_graph(m.topology());
+                                  t.pes() - 1));
+  graph_ = pe_graph(t);
   const auto dist = pe_distances(graph_, source_);
   eccentricity_ = 0;
   for (node_t p = 0; p < graph_.pes; ++p) {
     if (dist[p] == unreachable)
       throw usage_error(fmt::format("app 'broadcast': PE {} cannot be reached from PE {} on '{}'", p, source_,
-                                    m.topology().spec()));
+                                    t.spec()));
     eccentricity_ = std::max(eccentricity_, dist[p]);
   }
   children_.assign(graph_.pes, {});
@@ -103,6 +107,13 @@ void Broadcast::setup(Machine& m) {
     for (node_t p = 0; p < graph_.pes; ++p) most = std::max<std::uint64_t>(most, graph_.neighbours(p).size());
   }
   max_sends_ = most;
+}
+
+void Broadcast::setup(Machine& m) {
+  if (m.pes() != m.topology().pes())
+    throw usage_error("app 'broadcast' needs the whole machine (it floods the topology's links), not a job's PEs");
+  if (m.pes() != graph_.pes)
+    throw std::logic_error(fmt::format("broadcast was built for {} PEs, run on {}", graph_.pes, m.pes()));
   handler_ = m.add_handler([this](Context& ctx, const Packet& p) { on_copy(ctx, p); });
   pe_.assign(m.pes(), PeResult{});
 }

@@ -25,7 +25,7 @@
 // path than the shortest, so depth >= eccentricity; with the tree, depth == eccentricity.
 //
 // Threading: pe_[p] is touched only on PE p's task (start() and the handler); the graph and tree
-// are built in setup() and read-only during the run.
+// are built by the constructor and read-only during the run.
 
 #include <cstdint>
 #include <span>
@@ -40,7 +40,9 @@
 namespace rica::examples {
 
 /// PE-level adjacency of a topology (see the header comment), CSR, each list ascending, no self.
+/// An indirect network's is complete (N (N-1) pairs): more than max_pairs is refused.
 struct PeGraph {
+  static constexpr std::uint64_t max_pairs = std::uint64_t{1} << 26;  ///< 256 MB of neighbours
   node_t pes = 0;
   std::vector<std::uint32_t> first;  ///< pes + 1 offsets into target
   std::vector<node_t> target;
@@ -48,6 +50,7 @@ struct PeGraph {
     return {target.data() + first[p], target.data() + first[p + 1]};
   }
 };
+/// usage_error when the graph would have more than PeGraph::max_pairs (PE, neighbour) pairs.
 [[nodiscard]] PeGraph pe_graph(const Topology& t);
 /// Breadth-first PE-hop distances from `src` (rica::unreachable where none).
 [[nodiscard]] std::vector<std::uint32_t> pe_distances(const PeGraph& g, node_t src);
@@ -56,8 +59,9 @@ enum class BroadcastRule { flood, tree };
 
 class Broadcast : public App {
  public:
-  /// usage_error if `source` is not a PE of the machine (checked in setup()).
-  Broadcast(node_t source, BroadcastRule rule);
+  /// Builds the PE graph (and the tree) of `t`; usage_error if `source` is not a PE of `t` or the
+  /// graph is too large. setup() refuses a job's PEs (usage_error): a broadcast needs the machine.
+  Broadcast(const Topology& t, node_t source, BroadcastRule rule);
 
   void setup(Machine& m) override;
   void start(Context& ctx) override;
@@ -74,9 +78,9 @@ class Broadcast : public App {
     std::uint64_t time = 0;
   };
   const std::vector<PeResult>& results() const noexcept { return pe_; }
-  /// The source's BFS eccentricity on the PE graph (after setup()).
+  /// The source's BFS eccentricity on the PE graph.
   std::uint32_t eccentricity() const noexcept { return eccentricity_; }
-  /// Tree rule: the one-port time of the BFS tree in steps (after setup()).
+  /// Tree rule: the one-port time of the BFS tree in steps.
   std::uint32_t one_port_steps() const noexcept { return one_port_steps_; }
   /// Largest first-copy level / broadcast time / messages / duplicates (after a run).
   std::uint32_t depth() const;
