@@ -17,6 +17,7 @@
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
 #include "options.hpp"
+#include "rica/faults.hpp"
 #include "rica/io.hpp"
 #include "rica/report.hpp"
 #include "sort.hpp"
@@ -155,6 +156,10 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
+  for (const auto& t : topos)
+    if (!failed_nodes(t).empty())
+      throw usage_error("--faults: nodes= / node lines need traffic (rica run); an application kernel needs every PE "
+                        "(give failed links only)");
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run

@@ -13,6 +13,7 @@
 #include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "rica/faults.hpp"
 #include "rica/io.hpp"
 #include "rica/report.hpp"
 #include "rica/version.hpp"
@@ -85,6 +86,9 @@ Executed execute(RunOptions& o) {
   EngineConfig cfg = engine_config(o.engine);
   cfg.progress = !o.quiet;
   const Topology t = faulty_topology(base, o.engine, cfg);
+  if (!o.app.empty() && !failed_nodes(t).empty())
+    throw usage_error("--faults: nodes= / node lines need traffic; an application (--app) needs every PE (give failed "
+                      "links only)");
   const bool cycle = cfg.engine == EngineKind::cycle;
   // The async engine has no clock: --rate is a probability per activation of a PE, and a PE is
   // activated continuously while it generates. Below this rate a run spends more than 10,000

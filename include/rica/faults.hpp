@@ -50,6 +50,9 @@ struct FaultSet {
   std::vector<node_t> nodes;
   std::uint64_t at = 0;
   std::string spec;  ///< the canonical spec it came from
+  /// Failed PEs a spare took over (de Bruijn ",spares=necklace": one spare per necklace, used by
+  /// the first failed PE of the necklace); they are not in `nodes`.
+  std::vector<node_t> replaced;
 };
 
 /// Parses SPEC; usage_error "--faults: ..." naming the bad item and what is accepted.
@@ -59,7 +62,8 @@ FaultSpec parse_fault_spec(const std::string& spec);
 /// absent link, a node out of range, more links or PEs than there are).
 FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t seed);
 
-/// `t` with the faults of SPEC applied (a FaultyTopology), or `t` itself when SPEC is empty.
+/// `t` with the faults of SPEC applied (a FaultyTopology), or `t` itself when SPEC is empty or
+/// every failure was repaired by a spare (the network is then the intact one).
 /// usage_error when the faults disconnect the surviving PEs ("PE 17 cannot reach PE 3").
 Topology with_faults(const Topology& t, const std::string& spec, std::uint64_t seed);
 

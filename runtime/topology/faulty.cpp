@@ -188,6 +188,25 @@ FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t 
   }
   sort_unique(fs.links);
   sort_unique(fs.nodes);
+  // De Bruijn with one spare per necklace (the paper's §3): the first failed PE of a necklace (in
+  // the order they were listed / drawn; here by id) is replaced by the necklace's spare, which
+  // takes its address and, through the redundant S links, its links: the network is intact again.
+  // A second failure in the same necklace finds the spare used: that PE stays failed.
+  if (const auto* db = std::get_if<DeBruijnTopology>(&t.variant()); db && db->necklace_spares()) {
+    const unsigned n = db->n();
+    std::vector<node_t> used, left;
+    for (node_t v : fs.nodes) {
+      node_t rep = v, w = v;  // the necklace's representative: its least rotation
+      for (unsigned k = 0; k < n; ++k) rep = std::min(rep, w = detail::rotl(w, n));
+      if (std::find(used.begin(), used.end(), rep) == used.end()) {
+        used.push_back(rep);
+        fs.replaced.push_back(v);
+      } else {
+        left.push_back(v);
+      }
+    }
+    fs.nodes = left;
+  }
   return fs;
 }
 
@@ -195,7 +214,9 @@ Topology with_faults(const Topology& t, const std::string& spec, std::uint64_t s
   if (spec.empty()) return t;
   const FaultSpec f = parse_fault_spec(spec);
   if (f.empty()) return t;  // links=0,nodes=0: nothing fails
-  return FaultyTopology(t, resolve_faults(t, f, seed));
+  const FaultSet fs = resolve_faults(t, f, seed);
+  if (fs.links.empty() && fs.nodes.empty()) return t;  // every failure repaired by a spare
+  return FaultyTopology(t, fs);
 }
 
 std::vector<node_t> failed_nodes(const Topology& t) {
@@ -374,6 +395,7 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
   std::vector<std::string> items;
   for (const auto& [u, v] : T.failed_links) items.push_back(fmt::format("{}-{}", base.label(u), base.label(v)));
   for (node_t v : T.failed_nodes) items.push_back(fmt::format("node {}", base.label(v)));
+  for (node_t v : faults.replaced) items.push_back(fmt::format("node {} (replaced by its necklace's spare)", base.label(v)));
   T.text = fmt::format("{}: {}", faults.spec, fmt::join(items, " "));
   t_ = std::move(tb);
 }
