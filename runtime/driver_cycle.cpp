@@ -219,20 +219,28 @@ struct CycleDriver {
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
+  /// Runs cycles from m.cycle_ until the machine is done or stuck (false), or until cycle
+  /// `stop_at` is about to start (true: the caller changes the machine, e.g. faults, and calls
+  /// run again, possibly with another topology type, to continue).
   template <class T>
-  void run(const T& t, RunStats& st);
+  bool run(const T& t, RunStats& st, std::uint64_t stop_at = ~std::uint64_t{0});
+  bool started = false;  ///< thread statistics, port state and the active set are set up
 };
 
 template <class T>
-void CycleDriver::run(const T& t, RunStats& st) {
+bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   const EngineConfig& cfg = m.cfg_;
   const node_t nodes = m.nodes_;
   const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena local_arena(static_cast<int>(threads));
-  m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-  for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
-  port_rr.assign(std::size_t{nodes} * m.ports_, 0);
+  const bool first = !started;
+  started = true;
+  if (first) {
+    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
+    for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
+    port_rr.assign(std::size_t{nodes} * m.ports_, 0);
+  }
   const unsigned max_len = m.max_link_cycles();
   // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
   // no OS switch holds nodes: nothing ever will — a deadlock. With generators still running (they
@@ -249,10 +257,14 @@ void CycleDriver::run(const T& t, RunStats& st) {
   const std::uint64_t livelock_limit = std::max<std::uint64_t>(200000, 100ull * stall_limit);
   std::uint64_t last_delivered = 0, undelivered = 0;
   const std::size_t words = (std::size_t{nodes} + 63) / 64;
-  active.assign(words, 0);
-  next.assign(words, 0);
-  for (node_t v = 0; v < nodes; ++v)
-    if (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) list(v);
+  if (first) {
+    active.assign(words, 0);
+    next.assign(words, 0);
+    for (node_t v = 0; v < nodes; ++v)
+      if (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) list(v);
+  }
+  for (node_t v : m.touched_) list(v);  // nodes changed between the calls (faults)
+  m.touched_.clear();
   std::size_t active_nodes = 0;
   auto slot = [&]() -> std::size_t {
     const int k = tbb::this_task_arena::current_thread_index();
@@ -276,8 +288,13 @@ void CycleDriver::run(const T& t, RunStats& st) {
       next[w] |= keep;  // this word is this thread's alone in this cycle
     }
   };
-  for (m.cycle_ = 0;; ++m.cycle_) {
+  for (;; ++m.cycle_) {
     const std::uint64_t cycle = m.cycle_;
+    if (cycle == stop_at) {
+      progress_line.finish();
+      st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return true;
+    }
     if (cycle == cfg.cycles)
       for (JobRt& j : m.jobs_) j.app->window_closed();
     active.swap(next);
@@ -346,11 +363,18 @@ void CycleDriver::run(const T& t, RunStats& st) {
     }
   }
   progress_line.finish();
-  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return false;
 }
 
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
+  if (m.fault_at_) {  // dynamic faults: the base's routing until then (runtime/machine_faults.cpp)
+    bool stopped = false;
+    m.faulty_->base().visit([&](const auto& t) { stopped = d.run(t, st, m.fault_at_); });
+    if (!stopped) return;  // done (or stuck) before the faults
+    m.apply_faults();
+  }
   m.topology().visit([&](const auto& t) { d.run(t, st); });
 }
 

@@ -341,7 +341,11 @@ void Machine::allocate() {
     link_len_.assign(nodes_, cfg_.link_cycles ? cfg_.link_cycles : 0);
     if (!cfg_.link_cycles) {
       std::vector<std::uint32_t> in(nodes_, 0);
-      topo_.visit([&](const auto& t) {
+      // A faulty network keeps its base's link times (a failed link frees no pins).
+      const Topology& shape = std::holds_alternative<FaultyTopology>(topo_.variant())
+                                  ? std::get<FaultyTopology>(topo_.variant()).base()
+                                  : topo_;
+      shape.visit([&](const auto& t) {
         for (node_t v = 0; v < nodes_; ++v)
           for (port_t p = 0; p < ports_; ++p) {
             const Link l = t.out_link(v, p);
@@ -353,6 +357,7 @@ void Machine::allocate() {
     max_link_len_ = cfg_.link_cycles_words ? cfg_.packet_words + cfg_.packet_spread
                                            : *std::max_element(link_len_.begin(), link_len_.end());
   }
+  setup_faults();
 }
 
 void Machine::write_trace(const std::string& path) {
@@ -398,7 +403,8 @@ void Machine::collect(RunStats& st) {
     st.in_network += s.injq.size() - s.injq_head;
   }
   if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
-  std::uint64_t sum_ids = 0, beyond = 0;
+  std::uint64_t sum_ids = 0, beyond = 0, dropped_ids = 0;
+  collect_faults(st, dropped_ids);
   std::vector<std::uint64_t> lat(64 * 8, 0), net_lat(64 * 8, 0);
   st.hop_histogram.assign(256, 0);
   for (const ThreadStats& ts : tstats_) {
@@ -463,17 +469,17 @@ void Machine::collect(RunStats& st) {
     st.verify_method = "bitmap";
     std::uint64_t distinct = 0;
     for (const auto& w : bitmap_) distinct += static_cast<std::uint64_t>(std::popcount(w.load()));
+    // Dropped packets are marked in the bitmap too: distinct = delivered + dropped.
     st.lost = st.injected - std::min(st.injected, distinct + st.in_network);
-
-    st.conservation_ok = st.injected == st.delivered + st.in_network && st.duplicates == 0 &&
-                         distinct == st.delivered && st.lost == 0;
+    st.conservation_ok = st.injected == st.delivered + st.in_network + st.dropped_by_faults && st.duplicates == 0 &&
+                         distinct == st.delivered + st.dropped_by_faults && st.lost == 0;
   } else {
     st.verify_method = "checksum";
     st.duplicates = 0;
     // Packets still inside link buffers are not in the checksum; only claim ok when the network is empty.
-    st.conservation_ok = st.injected == st.delivered + st.in_network && st.in_network == 0 &&
-                         sum_ids + in_net_ids == sum_injected_ids;
-    st.lost = st.conservation_ok ? 0 : (st.injected > st.delivered + st.in_network ? st.injected - st.delivered - st.in_network : 0);
+    const std::uint64_t out = st.delivered + st.in_network + st.dropped_by_faults;
+    st.conservation_ok = st.injected == out && st.in_network == 0 && sum_ids + dropped_ids + in_net_ids == sum_injected_ids;
+    st.lost = st.conservation_ok ? 0 : (st.injected > out ? st.injected - out : 0);
   }
   // Link loads.
   std::uint64_t used = 0, total = 0;
@@ -610,6 +616,11 @@ RunStats run_prepared(Machine& m) {
   st.app_ok = !st.deadlock;
   for (JobRt& j : m.jobs_) {
     if (!st.app_ok) break;
+    if (st.dropped_by_faults) {  // dropped packets never reach the application: its own count cannot balance
+      st.app_message = fmt::format("application check not applicable: {} packets dropped by faults (the exactly-once "
+                                   "check counts them)", st.dropped_by_faults);
+      break;
+    }
     std::string why;
     if (!j.app->verify(why)) {
       st.app_ok = false;
@@ -647,6 +658,8 @@ Arbitration arbitration_by_name(const std::string& name, const std::string& opti
 RunStats run(const Topology& topology, App& app, const EngineConfig& cfg) {
   validate(cfg);
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
+  if (fail_cycle(topology) && cfg.engine != EngineKind::cycle)
+    throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
   Machine setup(topology, cfg.seed);
   app.setup(setup);
   std::vector<detail::JobRt> jobs(1);

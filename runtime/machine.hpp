@@ -26,6 +26,7 @@
 #include <thread>
 #include <tuple>
 
+#include "rica/faults.hpp"
 #include "rica/link_buffer.hpp"
 #include "rica/progress.hpp"
 
@@ -130,6 +131,7 @@ struct alignas(64) ThreadStats {
   std::uint64_t net_lat_sum = 0, net_lat_max = 0;  // from entering the network to delivery
   unsigned hops_max = 0;
   std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
+  std::uint64_t dropped = 0, dropped_ids = 0;  // faults: packets for a failed PE dropped (count, checksum)
   std::uint64_t hop_sum = 0;            // links crossed by the measured deliveries
   std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
   std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
@@ -391,6 +393,7 @@ class Machine {
   friend struct CycleDriver;
   friend class rica::Context;
   friend RunStats run_prepared(Machine& m);
+  friend void drive_cycles(Machine& m, RunStats& st);
 
   /// Removes the head of v's input i (p: its copy). A source-queue packet enters the network here.
   template <class D>
@@ -410,6 +413,10 @@ class Machine {
   /// Delivery at v's node: to the running job, or to the OS when the packet's job is switched out.
   void arrive(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
     ++net_out_[std::size_t{p.job} * nodes_ + v];
+    if (!dead_.empty() && dead_[p.dst]) {  // for a failed PE (the faults' routing "delivers" it here)
+      drop(p, ts.dropped, ts.dropped_ids, ts.duplicates);
+      return;
+    }
     if (hook_ && node_job_[v] != p.job) {
       hook_->on_switched_out(v, p);
       return;
@@ -423,6 +430,20 @@ class Machine {
     if (cfg_.packet_spread == 0) return cfg_.packet_words;
     return cfg_.packet_words - cfg_.packet_spread + static_cast<unsigned>(r.below(2 * cfg_.packet_spread + 1));
   }
+  // ---- faults (runtime/machine_faults.cpp) ----
+  /// Records p as dropped by a fault: counted, its id summed, marked in the exactly-once bitmap
+  /// (a packet both delivered and dropped counts as a duplicate).
+  void drop(const Packet& p, std::uint64_t& count, std::uint64_t& ids, std::uint64_t& dups);
+  /// Reads the fault set of a FaultyTopology: static faults take effect now (failed nodes run
+  /// nothing), dynamic ones are remembered for apply_faults(). Called by allocate().
+  void setup_faults();
+  /// Dynamic faults at cycle fault_at_ (main thread, between cycles, the machine still): failed
+  /// nodes stop and lose their packets (buffers and source queue), packets in buffers fed by a
+  /// failed link are lost, all counted as dropped by the faults; from now on packets for a
+  /// failed PE are dropped where they are and the routing is the faulty topology's.
+  void apply_faults();
+  /// The faults' figures into st (after the run).
+  void collect_faults(RunStats& st, std::uint64_t& dropped_ids) const;
   /// Packets left anywhere (source queues, buffers): exact when the machine is still.
   bool packets_left() const;
   bool generating() const;
@@ -482,6 +503,14 @@ class Machine {
   /// Nodes the OS acted on since the driver last looked (the cycle driver adds them to its active
   /// list). Main thread only.
   std::vector<node_t> touched_;
+  // ---- faults ----
+  const FaultyTopology* faulty_ = nullptr;  ///< topo_'s fault set, if it has one
+  std::uint64_t fault_at_ = 0;              ///< dynamic faults: the cycle they happen at (0: none pending)
+  std::uint64_t faults_applied_ = 0;        ///< the cycle dynamic faults happened at (0: not yet / static)
+  /// [node]: failed (packets for it are dropped). Empty while no node or link has failed; written
+  /// by the main thread between cycles only.
+  std::vector<std::uint8_t> dead_;
+  std::uint64_t dropped_main_ = 0, dropped_main_ids_ = 0, dropped_main_dups_ = 0;  ///< drops by apply_faults()
 };
 
 template <class F>

@@ -95,13 +95,15 @@ Topology make_kary(const SpecArgs& a) {
 Topology make_hypercube(const SpecArgs& a) { return HypercubeTopology(a.uint("n")); }
 Topology make_debruijn(const SpecArgs& a) {
   const auto r = a.choice("route", {"overlap", "shift"});
-  return DeBruijnTopology(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
+  const DeBruijnTopology t(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
+  return a.choice("spares", {"none", "necklace"}) == 1 ? t.with_necklace_spares() : t;
 }
 Topology make_ubruijn(const SpecArgs& a) {
   const auto r = a.choice("route", {"table", "minshift", "simple"});
   const auto improved = a.choice("improved", {"0", "1"});
   constexpr DeBruijnRouting routes[] = {DeBruijnRouting::table, DeBruijnRouting::minshift, DeBruijnRouting::simple};
-  return DeBruijnTopology(a.uint("n"), false, routes[r], improved == 1);
+  const DeBruijnTopology t(a.uint("n"), false, routes[r], improved == 1);
+  return a.choice("spares", {"none", "necklace"}) == 1 ? t.with_necklace_spares() : t;
 }
 Topology make_shuffle(const SpecArgs& a) { return make_shuffle_exchange(a.uint("n")); }
 Topology make_msn(const SpecArgs& a) {
@@ -190,14 +192,16 @@ std::vector<TopologyEntry> build_entries() {
        {{"n", "1..26", "", "dimension: 2^n nodes"}}, "n", make_hypercube},
       {"debruijn", "directed de Bruijn B(2,n)", "debruijn:10",
        {{"n", "2..24", "", "address bits: 2^n nodes"},
-        {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"}},
+        {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"},
+        {"spares", "none|necklace", "none", "necklace = one spare PE per necklace replaces a failed PE (--faults)"}},
        "n", make_debruijn},
       {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
        {{"n", "2..13 (table), 2..24", "", "address bits: 2^n nodes"},
         {"route", "table|minshift|simple", "table",
          "table = shortest; minshift = min(left, right) overlap routing; simple = the shorter of the "
          "plain n-step left and right shift routes (paper §6)"},
-        {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"}},
+        {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"},
+        {"spares", "none|necklace", "none", "necklace = one spare PE per necklace replaces a failed PE (--faults)"}},
        "n", make_ubruijn},
       {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},
        "n", make_shuffle},

@@ -119,6 +119,15 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   j["duplicates"] = st.duplicates;
   j["lost"] = st.lost;
   j["in_network"] = st.in_network;
+  j["dropped_by_faults"] = st.dropped_by_faults;
+  if (const auto* f = std::get_if<FaultyTopology>(&t.variant()))
+    j["faults"] = {{"failed", f->faults_text()},
+                   {"failed_links", f->failed_links().size()},
+                   {"failed_nodes", f->failed_nodes()},
+                   {"at", f->fail_at()},
+                   {"applied_at", st.fault_cycle},
+                   {"dropped", st.dropped_by_faults},
+                   {"rerouting_classes", f->buffer_classes() - f->class_offset()}};
   j["forwarded"] = st.forwarded;
   j["blocked"] = st.blocked;
   j["packet_hops"] = st.hops;

@@ -292,6 +292,27 @@ printf 'time,src,dst,words\n0,0,1\n' > "$tmp/t6"; bad "3 fields" run torus:2x2 -
 printf 'time,src,dst,words\n0,2,2,3\n' > "$tmp/t7"; bad "src = dst" run torus:2x2 --traffic "trace:$tmp/t7"
 printf 'time,src,dst\n0,"1,1\n' > "$tmp/t8"; bad "never closed" run torus:2x2 --traffic "trace:$tmp/t8"
 bad "--json" topo torus:4x4 --json ""
+# ---- faults (docs/faults.md) ----------------------------------------------------------------------------
+bad "--faults" run torus:4x4 --faults ""
+bad "--faults: links" run torus:4x4 --faults links=x
+bad "unknown item 'foo=1'" run torus:4x4 --faults foo=1
+bad "gives links= twice" run torus:4x4 --faults links=1,links=2
+bad "at= needs something" run torus:4x4 --faults at=5 --engine cycle
+bad "--faults: at" run torus:4x4 --faults links=1,at=0 --engine cycle
+bad "needs the cycle engine" run torus:4x4 --faults links=1,at=10
+bad "only 32 links" run torus:4x4 --faults links=33
+bad "only 16 PEs" run torus:4x4 --faults nodes=17
+bad "at least 2 must survive" run torus:4x4 --faults nodes=15
+bad "file:$tmp/none" run torus:4x4 --faults "file:$tmp/none"
+printf 'link 0 1\nlink 0 5\n' > "$tmp/f1"; bad "f1:2: field 3: there is no link" run torus:4x4 --faults "file:$tmp/f1"
+printf 'node 99\n' > "$tmp/f2"; bad "f2:1: field 2" run torus:4x4 --faults "file:$tmp/f2"
+printf 'edge 0 1\n' > "$tmp/f3"; bad "f3:1: field 1: unknown keyword 'edge'" run torus:4x4 --faults "file:$tmp/f3"
+printf 'link 0\n' > "$tmp/f4"; bad "f4:1: 'link' takes two nodes" run torus:4x4 --faults "file:$tmp/f4"
+printf 'link 0 1\nlink 0 4\nlink 0 3\nlink 0 12\n' > "$tmp/f5"; bad "cannot reach PE" run torus:4x4 --faults "file:$tmp/f5"
+bad "--faults" app run reduce:rounds=2 -t torus:4x4 --faults nodes=x
+bad "application kernel needs every PE" app run reduce:rounds=2 -t torus:4x4 --faults nodes=1
+bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
+bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot
 
 echo "bad_input_tests: $cases cases"
 exit $fail

@@ -241,5 +241,19 @@ for name in ("latency_vs_accepted", "latency_vs_offered", "latency_vs_delivered"
 PY
 fi
 
+# ---- faults: --faults is recorded in the JSON config and the run repeats from it (docs/faults.md) ----
+"$RICA" run torus:8x8 --engine cycle --rate 0.2 --cycles 400 --faults links=3,nodes=1,at=150 --seed 3 --quiet \
+  --json f1.json --trace f1.csv > /dev/null || failed "faults: first run"
+"$RICA" run --config f1.json --quiet --json f2.json --trace f2.csv > /dev/null || failed "faults: run --config"
+cmp -s f1.csv f2.csv || failed "faults: re-run from JSON: traces differ"
+python3 - f1.json f2.json <<'PY' || failed "faults: JSON config or figures"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["config"]["faults"] == "links=3,nodes=1,at=150", a["config"]
+assert a["faults"] == b["faults"] and a["faults"]["applied_at"] == 150, a["faults"]
+assert a["dropped_by_faults"] == b["dropped_by_faults"]
+assert a["injected"] == a["delivered"] + a["in_network"] + a["dropped_by_faults"]
+PY
+
 echo "repro_tests: done"
 exit $fail

@@ -17,6 +17,7 @@
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
 #include "options.hpp"
+#include "rica/faults.hpp"
 #include "rica/io.hpp"
 #include "rica/report.hpp"
 #include "sort.hpp"
@@ -154,7 +155,11 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const bool cycles = cfg.engine == EngineKind::cycle;
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
-  for (const auto& s : o.topologies) topos.push_back(TopologyRegistry::parse(s));
+  for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
+  for (const auto& t : topos)
+    if (!failed_nodes(t).empty())
+      throw usage_error("--faults: nodes= / node lines need traffic (rica run); an application kernel needs every PE "
+                        "(give failed links only)");
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run
@@ -287,7 +292,7 @@ void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
   if (map) add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
            "identity, embed, random");
   add_engine_options(c, o.engine, opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
-                                      opt_link_cycles | opt_schedule);
+                                      opt_link_cycles | opt_schedule | opt_faults);
   o.cmd = c;
   add_json(c, o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs', configuration, provenance)");
   add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");

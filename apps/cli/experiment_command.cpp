@@ -17,6 +17,7 @@
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "experiment.hpp"
+#include "faults_experiment.hpp"
 #include "rica/channel_load.hpp"
 #include "rica/registry.hpp"
 #include "sweep.hpp"
@@ -88,6 +89,9 @@ void list_experiments() {
     for (const auto& p : s.patterns) fmt::print(" {}", p);
     fmt::print("\n");
   }
+  fmt::print("{:<10} {}\n           source: {}\n", "faults",
+             "throughput and latency against failed links (0..16) on 1,024-PE networks; de Bruijn spares",
+             "docs/faults.md (M_{x+x} §4 table rerouting, de Bruijn §3 spare per necklace)");
 }
 
 void experiment(const ExperimentOptions& o) {
@@ -96,6 +100,24 @@ void experiment(const ExperimentOptions& o) {
     return;
   }
   if (o.name.empty()) throw usage_error("experiment: give a name (see rica experiment --list)");
+  if (o.name == "faults") {  // its own shape: failed links on the x axis (apps/cli/faults_experiment.cpp)
+    if (!o.networks.empty() || !o.patterns.empty() || o.seeds)
+      throw usage_error("experiment faults: --networks, --patterns and --seeds do not apply");
+    FaultsExperimentOptions f;
+    f.cmd = o.cmd;
+    f.out = o.out;
+    f.json = o.json;
+    f.quick = o.quick;
+    f.no_plot = o.no_plot;
+    f.quiet = o.quiet;
+    f.progress = o.progress;
+    f.cycles = o.cycles;
+    f.jobs = o.jobs;
+    f.threads = o.threads;
+    f.seed = o.seed;
+    faults_experiment(f);
+    return;
+  }
   const Setup& setup = setup_by_name(o.name);
   const auto networks = pick_networks(setup, o.networks);
   const auto patterns = pick_patterns(setup, o.patterns);
@@ -243,7 +265,7 @@ void bound(const BoundOptions& o) {
 void add_experiment_commands(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
   auto* e = app.add_subcommand("experiment", "Reproduce a paper's dynamic experiment: sweeps, figures, tables");
-  add_text(e, "name", o->name, "Experiment: mdce-1024, rwc1 or mdce-delta (see --list)", "mdce-1024, rwc1, mdce-delta (see --list)");
+  add_text(e, "name", o->name, "Experiment: mdce-1024, rwc1, mdce-delta or faults (see --list)", "mdce-1024, rwc1, mdce-delta, faults (see --list)");
   add_output_dir(e, "--out", o->out, "Output directory [default: out/experiments/<name>]");
   e->add_flag("--quick", o->quick, "4 rates per sweep, 2,000 cycles, one hot-spot seed");
   add_name_list(e, "--networks", o->networks, "Only these networks (labels or specs, comma separated)");

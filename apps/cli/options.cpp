@@ -1,5 +1,6 @@
 // One parser and one validation per option concept (options.hpp).
 #include "options.hpp"
+#include "rica/faults.hpp"
 
 #include <fmt/format.h>
 
@@ -397,6 +398,15 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
     keep("--batch", add_batch(c, cfg.batch));
     keep("--block", add_block(c, cfg.block));
   }
+  if (which & opt_faults)
+    keep("--faults", c->add_option_function<std::string>(
+                         "--faults",
+                         [&o](const std::string& v) {
+                           (void)parse_fault_spec(v);  // usage_error naming --faults and what it accepts
+                           o.faults = v;
+                         },
+                         "Failed links and nodes (docs/faults.md): links=K, nodes=K (drawn from --seed), file:PATH, "
+                         "at=CYCLE (cycle engine: they fail during the run); comma-separated, e.g. links=4,nodes=1"));
   if (which & opt_trace)
     keep("--trace", add_output_file(c, "--trace", cfg.trace,
                                     "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops)"));
@@ -412,6 +422,13 @@ EngineConfig engine_config(const EngineOptions& o) {
   cfg.classes = !o.no_classes;
   validate(cfg);
   return cfg;
+}
+
+Topology faulty_topology(const Topology& t, const EngineOptions& o, const EngineConfig& cfg) {
+  if (o.faults.empty()) return t;
+  if (parse_fault_spec(o.faults).at && cfg.engine != EngineKind::cycle)
+    throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
+  return with_faults(t, o.faults, cfg.seed);
 }
 
 std::string link_cycles_text(const EngineConfig& cfg) { return experiments::link_cycles_text(cfg); }

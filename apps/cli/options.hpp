@@ -108,6 +108,7 @@ enum EngineOption : unsigned {
   opt_window = 1u << 8,       ///< --cycles, --warmup
   opt_classes = 1u << 9,      ///< --no-classes
   opt_trace = 1u << 10,       ///< --trace
+  opt_faults = 1u << 11,      ///< --faults
 };
 
 /// Parsed engine options: the configuration being filled, and the options declared (to tell
@@ -115,6 +116,7 @@ enum EngineOption : unsigned {
 struct EngineOptions {
   EngineConfig cfg;
   bool no_classes = false;
+  std::string faults;  ///< --faults SPEC ("" = none), rica/faults.hpp
   std::map<std::string, CLI::Option*> declared;
   /// True when `name` (e.g. "--cycles") was declared and given on the command line.
   [[nodiscard]] bool given(const std::string& name) const;
@@ -127,6 +129,11 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which);
 /// from --no-classes, then validate(). Options the chosen engine ignores (--cycles, --warmup,
 /// --link-cycles, --timing, --arbitration with --engine async) are refused, one line each.
 EngineConfig engine_config(const EngineOptions& o);
+
+/// The topology a run uses: `t` with the faults of --faults applied (drawn from cfg.seed), or `t`
+/// itself. Refuses (usage_error, exit 2) a bad spec or file, a fault set that disconnects the PEs,
+/// and at=CYCLE with the async engine.
+Topology faulty_topology(const Topology& t, const EngineOptions& o, const EngineConfig& cfg);
 
 /// "--link-cycles" text of cfg: degree, words or N.
 std::string link_cycles_text(const EngineConfig& cfg);

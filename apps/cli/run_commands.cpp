@@ -13,6 +13,7 @@
 #include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "rica/faults.hpp"
 #include "rica/io.hpp"
 #include "rica/report.hpp"
 #include "rica/version.hpp"
@@ -77,7 +78,7 @@ struct Executed {
 /// Everything `rica run` does but print the report: checks, the echo (unless quiet), the runs,
 /// the JSON and CSV files.
 Executed execute(RunOptions& o) {
-  const Topology t = TopologyRegistry::parse(o.topology);
+  const Topology base = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
     for (CLI::Option* opt : o.traffic_only)
       if (opt->count() > 0)
@@ -85,6 +86,10 @@ Executed execute(RunOptions& o) {
                                       opt->get_name()));
   EngineConfig cfg = engine_config(o.engine);
   cfg.progress = !o.quiet;
+  const Topology t = faulty_topology(base, o.engine, cfg);
+  if (!o.app.empty() && !failed_nodes(t).empty())
+    throw usage_error("--faults: nodes= / node lines need traffic; an application (--app) needs every PE (give failed "
+                      "links only)");
   const bool cycle = cfg.engine == EngineKind::cycle;
   // The async engine has no clock: --rate is a probability per activation of a PE, and a PE is
   // activated continuously while it generates. Below this rate a run spends more than 10,000
@@ -204,6 +209,13 @@ int run(RunOptions o) {
                  o.burst_on > 0 ? fmt::format(", bursts on {:g} / off {:g}", o.burst_on, o.burst_off) : std::string());
     else
       fmt::print("application   {}\n", o.app);
+    if (const auto* f = std::get_if<FaultyTopology>(&t.variant()))
+      fmt::print("faults        {}{}; rerouting in {} buffer classes; {} packets dropped by the faults\n",
+                 f->faults_text(),
+                 f->dynamic() ? (st.fault_cycle ? fmt::format(" (at cycle {})", st.fault_cycle)
+                                                : std::string(" (the run ended before they happened)"))
+                              : std::string(),
+                 f->buffer_classes() - f->class_offset(), st.dropped_by_faults);
     fmt::print("packets       injected {}, delivered {}, in network {}, duplicates {}, lost {} -> {}\n",
                st.injected, st.delivered, st.in_network, st.duplicates, st.lost,
                st.conservation_ok ? "conservation ok (" + st.verify_method + ")" : "CONSERVATION FAILED");
@@ -275,7 +287,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
   add_seeds(c, o.seeds);
   add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
-                                      opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
+                                      opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace | opt_faults);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
   if (quiet_flag) add_quiet(c, o.quiet);

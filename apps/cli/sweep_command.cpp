@@ -52,7 +52,7 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
-    const Topology t = TopologyRegistry::parse(s);
+    const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
     experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue};
@@ -161,7 +161,7 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
   }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
   add_engine_options(s, o.engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
-                                      opt_packet_words);
+                                      opt_packet_words | opt_faults);
   if (files) {
     s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
     add_quiet(s, o.quiet);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "rica/faults.hpp"
 #include "traffic.hpp"
 
 namespace rica {
@@ -64,12 +65,22 @@ void OpenLoopTraffic::setup(Machine& m) {
   quota_.assign(n, packets_);
   sent_.assign(n, 0);
   received_.assign(n, 0);
-  on_.assign(n, 2);
-  drawn_.assign(n, 0);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
+  on_.assign(n, 2);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
+  drawn_.assign(n, 0);
+  // Failed PEs (docs/faults.md): from fail_at on they are no source and no destination.
+  fail_from_.assign(n, ~std::uint64_t{0});
+  const std::uint64_t at = fail_cycle(m.topology());
+  for (node_t v : failed_nodes(m.topology()))
+    if (v < n) fail_from_[v] = at;
+  if (at == 0)
+    for (node_t v : failed_nodes(m.topology()))
+      if (v < n) quota_[v] = 0;
   if (!traffic::is_random(pattern_)) {
     Rng unused;  // deterministic patterns draw nothing
-    for (node_t pe = 0; pe < n; ++pe)
-      if (traffic::destination(pattern_, pe, unused) == pe) quota_[pe] = 0;
+    for (node_t pe = 0; pe < n; ++pe) {
+      const node_t d = traffic::destination(pattern_, pe, unused);
+      if (d == pe || (at == 0 && fail_from_[d] == 0)) quota_[pe] = 0;  // to itself or to a failed PE: silent
+    }
   }
 }
 
@@ -94,7 +105,16 @@ bool OpenLoopTraffic::generate(Context& ctx) {
       go = ctx.rng().uniform() < rate_;
     }
     if (go) {
-      ctx.send(traffic::destination(pattern_, pe, ctx.rng()), handler_);
+      node_t dst = traffic::destination(pattern_, pe, ctx.rng());
+      if (ctx.now() >= fail_from_[dst]) {  // a failed destination
+        if (!traffic::is_random(pattern_)) {  // its only destination failed: this PE stops
+          quota_[pe] = sent;
+          return false;
+        }
+        for (unsigned k = 0; k < 64 && ctx.now() >= fail_from_[dst]; ++k) dst = traffic::destination(pattern_, pe, ctx.rng());
+        if (ctx.now() >= fail_from_[dst]) return true;  // no live destination drawn: try again next time
+      }
+      ctx.send(dst, handler_);
       ++sent;
     } else if (p_on_off_ == 0 && ctx.look_ahead_allowed()) {
       look_ahead(ctx, pe);
@@ -126,7 +146,7 @@ bool OpenLoopTraffic::verify(std::string& why) const {
     return false;
   }
   for (std::size_t pe = 0; pe < sent_.size() && !window_closed_; ++pe)
-    if (sent_[pe] != quota_[pe]) {
+    if (sent_[pe] != quota_[pe] && fail_from_[pe] == ~std::uint64_t{0}) {  // a PE that failed stopped short
       why = fmt::format("traffic '{}': PE {} sent {} of its {} packets", spec_, pe, sent_[pe], quota_[pe]);
       return false;
     }

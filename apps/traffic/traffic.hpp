@@ -280,6 +280,7 @@ class OpenLoopTraffic : public App {
   void look_ahead(Context& ctx, node_t pe);
   handler_t handler_ = 0;
   std::vector<std::uint64_t> quota_;     ///< packets this PE sends: packets_, or 0 if self-mapped
+  std::vector<std::uint64_t> fail_from_; ///< per PE: the cycle it fails at (faults), ~0 if it never does
   std::vector<std::uint64_t> sent_;      ///< written by the source PE only
   std::vector<std::uint64_t> received_;  ///< written by the destination PE only
 };

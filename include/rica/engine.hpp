@@ -91,7 +91,11 @@ struct RunStats {
   double packets_per_s = 0, packet_hops_per_s = 0;
   std::uint64_t link_load_max = 0;
   double link_load_mean = 0;
-  bool conservation_ok = false;  ///< injected == delivered + in_network, no duplicate, none lost
+  bool conservation_ok = false;  ///< injected == delivered + in_network + dropped_by_faults, no duplicate, none lost
+  /// Faults (rica/faults.hpp): packets dropped because they were in a failed node or on a failed
+  /// link when it failed, or were addressed to a failed PE.
+  std::uint64_t dropped_by_faults = 0;
+  std::uint64_t fault_cycle = 0;  ///< the cycle dynamic faults happened at (0: none, or static)
   std::string verify_method;     ///< "bitmap" (exact per packet) or "checksum"
   bool deadlock = false;
   std::string deadlock_report;   ///< full buffers and the waiting cycle, when deadlock

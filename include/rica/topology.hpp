@@ -16,6 +16,7 @@
 #include "rica/topology/cube.hpp"
 #include "rica/topology/dce.hpp"
 #include "rica/topology/debruijn.hpp"
+#include "rica/topology/faulty.hpp"
 #include "rica/topology/indirect.hpp"
 #include "rica/topology/mdce.hpp"
 #include "rica/topology/neighbor8.hpp"
@@ -30,7 +31,7 @@ class Topology {
   using variant_type =
       std::variant<DceTopology, CircularOmegaTopology, MdceTopology, CubeTopology, HypercubeTopology, Neighbor8Topology,
                    PeriodicTopology, DeBruijnTopology, OmegaTopology, FatTreeTopology, GraphTopology,
-                   ProductTopology, HierTopology, UserTopology>;
+                   ProductTopology, HierTopology, UserTopology, FaultyTopology>;
 
   template <TopologyModel T>
   Topology(T t) : v_(std::move(t)) {}  // NOLINT(google-explicit-constructor): value-like wrapper

@@ -95,6 +95,7 @@ std::string DeBruijnTopology::spec() const {
   const auto def = directed_ ? DeBruijnRouting::overlap : DeBruijnRouting::table;
   if (routing_ != def) s += fmt::format(",route={}", to_string(routing_));
   if (improved_) s += ",improved=1";
+  if (spares_) s += ",spares=necklace";
   return s;
 }
 

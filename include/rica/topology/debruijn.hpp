@@ -65,6 +65,17 @@ class DeBruijnTopology {
   /// overlap, shift; undirected: table, minshift), or improved on a directed network.
   DeBruijnTopology(unsigned n, bool directed, DeBruijnRouting routing, bool improved = false);
 
+  /// The same network with one spare PE per necklace (the paper's §3; spec ",spares=necklace"):
+  /// a failed PE is replaced by its necklace's spare through the redundant S links while that
+  /// spare is unused (rica/faults.hpp resolves it; docs/faults.md). The network and its routing
+  /// are unchanged: spares are not nodes until they replace one.
+  DeBruijnTopology with_necklace_spares() const {
+    DeBruijnTopology t = *this;
+    t.spares_ = true;
+    return t;
+  }
+  bool necklace_spares() const noexcept { return spares_; }
+
   node_t nodes() const noexcept { return node_t{1} << n_; }
   node_t pes() const noexcept { return nodes(); }
   port_t ports() const noexcept { return directed_ ? port_t{2} : port_t{4}; }
@@ -219,6 +230,7 @@ class DeBruijnTopology {
 
   unsigned n_;
   bool directed_, improved_;
+  bool spares_ = false;  ///< one spare PE per necklace (faults only)
   DeBruijnRouting routing_;
   std::array<ExtraArc, 6> extra_{};             // improved: the 3 added links, both directions
   std::shared_ptr<const GraphTopology> graph_;  // undirected table routing: graph and table

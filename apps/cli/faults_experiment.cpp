@@ -1,0 +1,210 @@
+// `rica experiment faults` (docs/faults.md): throughput and latency of the papers' 1,024-PE
+// networks against the number of failed links (0, 1, 2, 4, 8, 16; rerouted by the generic
+// tables), and the de Bruijn network's spare per necklace against failed PEs.
+#include "faults_experiment.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
+
+#include "experiment.hpp"
+#include "options.hpp"
+#include "rica/channel_load.hpp"
+#include "rica/faults.hpp"
+#include "rica/io.hpp"
+#include "rica/registry.hpp"
+#include "sweep.hpp"
+
+namespace rica::cli {
+namespace {
+
+using namespace rica::experiments;
+
+/// One network state: a base network with K failed links or PEs.
+struct Case {
+  std::string network, spec, series;  // series: "links" or "nodes"
+  unsigned failed = 0;                // K asked for
+  bool tables = false;                // K = 0 routed by the rerouting tables instead of the base's routing
+  std::uint64_t fault_seed = 0;       // the seed whose draw left the network connected
+  std::string faults;                 // resolved faults text
+  unsigned classes = 0, replaced = 0, still_failed = 0;
+  double low_rate = 0;
+  std::size_t job_low = 0, job_high = 0;
+};
+
+const std::vector<std::pair<std::string, std::string>>& networks() {
+  static const std::vector<std::pair<std::string, std::string>> n = {
+      {"2DT", "torus:32x32"}, {"CCCB (MDCE)", "cccb:n=4"}, {"CB (DCE)", "cbanyan:n=7,S=8"},
+      {"UB (de Bruijn)", "ubruijn:10"}, {"M_{x+x}", "mxx:32"}};
+  return n;
+}
+const unsigned counts[] = {0, 1, 2, 4, 8, 16};
+
+/// `base` with `spec` applied, drawn from seed, seed+1, ... until the network stays connected.
+Topology connected(const Topology& base, const std::string& spec, std::uint64_t seed, Case& c) {
+  for (std::uint64_t s = seed; s < seed + 100; ++s) {
+    try {
+      c.fault_seed = s;
+      return with_faults(base, spec, s);
+    } catch (const usage_error& e) {
+      if (std::string(e.what()).find("cannot reach") == std::string::npos) throw;
+    }
+  }
+  throw usage_error(fmt::format("experiment faults: '{}' disconnects {} for 100 seeds", spec, base.spec()));
+}
+
+}  // namespace
+
+void faults_experiment(const FaultsExperimentOptions& o) {
+  EngineConfig cfg = engine_config(setup_by_name("mdce-1024"));  // the papers' 1,024-PE model
+  cfg.cycles = o.cycles ? *o.cycles : o.quick ? 1000 : 2000;
+  cfg.warmup = cfg.cycles / 5;
+  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  cfg.seed = o.seed;
+  validate(cfg);
+  const unsigned parallel = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+  const std::string out = o.out.empty() ? "out/experiments/faults" : o.out;
+  prepare_output_dir(out, "--out");
+  for (const char* f : {"points.csv", "table.md", "table.json", "config.json"}) check_output_file(out + "/" + f, "--out");
+
+  std::vector<Case> cases;
+  std::vector<SweepJob> jobs;
+  auto add = [&](Case c, const Topology& t, double bound) {
+    c.classes = t.buffer_classes();
+    if (const auto* f = std::get_if<FaultyTopology>(&t.variant())) {
+      c.faults = f->faults_text();
+      c.still_failed = static_cast<unsigned>(f->failed_nodes().size());
+    }
+    // Latency at a quarter of the intact network's channel-load bound; saturation throughput as
+    // the accepted rate when every PE offers a packet every cycle (sources throttled by their queue).
+    c.low_rate = std::round(0.25 * bound * 1e4) / 1e4;
+    c.job_low = jobs.size();
+    jobs.push_back({c.network, t, "uniform", c.low_rate, cfg.seed, false, defaults::traffic::backlog});
+    c.job_high = jobs.size();
+    jobs.push_back({c.network, t, "uniform", 1.0, cfg.seed, false, defaults::traffic::backlog});
+    cases.push_back(std::move(c));
+  };
+  for (const auto& [label, spec] : networks()) {
+    const Topology base = TopologyRegistry::parse(spec);
+    const double bound = channel_load(base, traffic_matrix("uniform", base, cfg.seed), cfg).bound;
+    for (unsigned k : counts) {
+      Case c{label, spec, "links", k};
+      if (k == 0) {
+        add(c, base, bound);
+        c.tables = true;  // the same intact network routed by the rerouting tables
+        add(c, Topology(FaultyTopology(base, FaultSet{})), bound);
+        continue;
+      }
+      const Topology t = connected(base, fmt::format("links={}", k), cfg.seed, c);
+      add(c, t, bound);
+    }
+  }
+  // The de Bruijn paper's spares: failed PEs with and without one spare per necklace.
+  for (const char* spec : {"ubruijn:10", "ubruijn:10,spares=necklace"}) {
+    const Topology base = TopologyRegistry::parse(spec);
+    const double bound = channel_load(base, traffic_matrix("uniform", base, cfg.seed), cfg).bound;
+    for (unsigned k : counts) {
+      if (k == 0) continue;  // the links series has it
+      Case c{std::string("UB ") + (std::string(spec).find("spares") != std::string::npos ? "+ spares" : "no spares"),
+             spec, "nodes", k};
+      const Topology t = connected(base, fmt::format("nodes={}", k), cfg.seed, c);
+      c.replaced = k - (std::holds_alternative<FaultyTopology>(t.variant())
+                            ? static_cast<unsigned>(std::get<FaultyTopology>(t.variant()).failed_nodes().size())
+                            : 0u);
+      add(c, t, bound);
+    }
+  }
+  if (!o.quiet)
+    fmt::print(stderr, "rica experiment faults: {} network states, {} runs of {} cycles, {} at a time\n", cases.size(),
+               jobs.size(), cfg.cycles, parallel);
+  const auto t0 = std::chrono::steady_clock::now();
+  Progress bar("runs", jobs.size(), o.quiet, o.progress);
+  const auto points = run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t, const SweepPoint& p) {
+    bar.update(done, fmt::format("{} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.network, p.rate, p.accepted,
+                                 p.latency_mean));
+  });
+  bar.finish();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Table: per case, latency at low load and saturation throughput, relative to the intact network.
+  std::string csv =
+      "network,spec,series,failed,routing,fault_seed,buffer_classes,spares_used,failed_pes,low_rate,latency_mean,"
+      "latency_p99,hops_mean,saturation_throughput,faults\n";
+  std::string md = fmt::format(
+      "# Faults on the papers' 1,024-PE networks\n\n"
+      "`rica experiment faults` (docs/faults.md): uniform traffic on the cycle engine, the MDCE paper's model (link "
+      "time = in + out degree, 32-word buffers, packets of 3 +- 1 words, round-robin arbitration), {} cycles "
+      "(warm-up {}), seed {}. Failed links drawn at random (`--faults links=K`; the first seed from {} whose draw "
+      "leaves the network connected), rerouted by the generic tables (shortest surviving paths, up*/down* phase "
+      "classes). Latency in cycles at a quarter of the intact network's channel-load bound; saturation throughput = "
+      "packets accepted per PE per cycle when every PE offers one per cycle. \"0 (tables)\": the intact network "
+      "routed by the rerouting tables.\n\n",
+      cfg.cycles, cfg.warmup, cfg.seed, cfg.seed);
+  nlohmann::json table = nlohmann::json::array();
+  std::string last;
+  double lat0 = 0, thr0 = 0;
+  for (const Case& c : cases) {
+    const SweepPoint& lo = points[c.job_low];
+    const SweepPoint& hi = points[c.job_high];
+    const std::string routing = c.tables ? "tables" : c.failed == 0 ? "base" : "tables";
+    csv += fmt::format("\"{}\",\"{}\",{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.4f},{:.5f},\"{}\"\n", c.network, c.spec,
+                       c.series, c.failed, routing, c.fault_seed, c.classes, c.replaced, c.still_failed, c.low_rate,
+                       lo.latency_mean, lo.latency_p99, lo.hops_mean, hi.accepted, c.faults);
+    const std::string head = c.network + c.series;
+    if (head != last) {
+      last = head;
+      lat0 = lo.latency_mean;
+      thr0 = hi.accepted;
+      md += fmt::format("\n## {} ({}), failed {}\n\n", c.network, c.spec, c.series == "links" ? "links" : "PEs");
+      md += c.series == "links"
+                ? "| failed links | buffer classes | latency (cycles) | hops | saturation throughput | vs intact |\n"
+                  "|---:|---:|---:|---:|---:|---:|\n"
+                : "| failed PEs | replaced by spares | still failed | buffer classes | latency (cycles) | hops | "
+                  "saturation throughput | vs first row |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    }
+    const std::string k = c.tables ? "0 (tables)" : std::to_string(c.failed);
+    const std::string rel = thr0 > 0 ? fmt::format("{:+.1f}%", 100.0 * (hi.accepted / thr0 - 1)) : "";
+    if (c.series == "links")
+      md += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.4f} | {} |\n", k, c.classes, lo.latency_mean, lo.hops_mean,
+                        hi.accepted, rel);
+    else
+      md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.3f} | {:.4f} | {} |\n", k, c.replaced, c.still_failed,
+                        c.classes, lo.latency_mean, lo.hops_mean, hi.accepted, rel);
+    (void)lat0;
+    table.push_back({{"network", c.network},       {"spec", c.spec},           {"series", c.series},
+                     {"failed", c.failed},         {"routing", routing},       {"fault_seed", c.fault_seed},
+                     {"buffer_classes", c.classes}, {"spares_used", c.replaced}, {"failed_pes", c.still_failed},
+                     {"low_rate", c.low_rate},     {"latency_mean", lo.latency_mean},
+                     {"latency_p99", lo.latency_p99}, {"hops_mean", lo.hops_mean},
+                     {"saturation_throughput", hi.accepted}, {"faults", c.faults}});
+  }
+  md += fmt::format("\n{} runs in {:.0f} s ({} at a time). Figures: faults.png (links), spares.png (de Bruijn "
+                    "spares).\n",
+                    jobs.size(), wall, parallel);
+  write_text_file(out + "/points.csv", csv, "--out");
+  write_text_file(out + "/table.md", md, "--out");
+  write_text_file(out + "/table.json", table.dump(2) + "\n", "--out");
+  nlohmann::json options = option_config(o.cmd);
+  options["threads"] = cfg.threads;
+  options["cycles"] = cfg.cycles;
+  nlohmann::json config = provenance(options, cfg.seed, cfg.threads);
+  config["model"] = {{"link_cycles", "degree"}, {"buffer_words", cfg.buffer_words}, {"packet_words", cfg.packet_words},
+                     {"packet_spread", cfg.packet_spread}, {"arbitration", to_string(cfg.arbitration)},
+                     {"cycles", cfg.cycles}, {"warmup", cfg.warmup}};
+  config["runs"] = jobs.size();
+  config["wall_s"] = wall;
+  write_text_file(out + "/config.json", config.dump(2) + "\n", "--out");
+  if (!o.json.empty()) {
+    nlohmann::json j = config;
+    j["table"] = table;
+    write_json(o.json, j);
+  }
+  if (show_text(o.quiet, o.json)) {
+    fmt::print("{}", md);
+    fmt::print("\nexperiment written to {}\n", out);
+  }
+  if (!o.no_plot) run_plot_script("plot_faults.py", {out + "/points.csv", "--out", out});
+}
+
+}  // namespace rica::cli
