@@ -290,7 +290,8 @@ void CycleDriver::run(const T& t, RunStats& st) {
 
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
-  m.topology().visit([&](const auto& t) { d.run(t, st); });
+  // --routing adaptive: the driver runs on Routed<T, R> (the hop kernel selects among candidates).
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
 }
 
 }  // namespace rica::detail

@@ -221,6 +221,13 @@ CLI::Option* add_arbitration(CLI::App* c, Arbitration& target) {
                       "Cycle engine: output arbitration, rr (round robin) or oldest", "rr|oldest");
 }
 
+CLI::Option* add_routing(CLI::App* c, Routing& target) {
+  return add_selector(c, "--routing", target, routing_by_name,
+                      "Routing: deterministic (the topology's route) or adaptive (candidates + escape; "
+                      "`rica list` names the topologies that offer it)",
+                      "deterministic|adaptive");
+}
+
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--threads", target, 0, defaults::limits::threads, help);
 }
@@ -387,6 +394,7 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
     keep("--timing", add_timing(c, cfg.timing));
     keep("--arbitration", add_arbitration(c, cfg.arbitration));
   }
+  if (which & opt_routing) keep("--routing", add_routing(c, cfg.routing));
   if (which & opt_threads) keep("--threads", add_threads(c, cfg.threads));
   if (which & opt_seed) keep("--seed", add_seed(c, cfg.seed));
   if (which & opt_buffers) keep("--buffer-words", add_buffer_words(c, cfg.buffer_words));
@@ -424,6 +432,7 @@ std::string engine_echo(const EngineConfig& cfg) {
   s += fmt::format(" --threads {} --seed {} --buffer-words {} --packet-words {}:{} --batch {} --block {}", cfg.threads,
                    cfg.seed, cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.batch, cfg.block);
   if (!cfg.classes) s += " --no-classes";
+  if (cfg.routing != Routing::deterministic) s += fmt::format(" --routing {}", to_string(cfg.routing));
   if (!cfg.trace.empty()) s += fmt::format(" --trace {}", cfg.trace);
   return s;
 }

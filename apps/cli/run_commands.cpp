@@ -266,7 +266,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   o.traffic_only.push_back(add_source_queue(c, o.source_queue));
   o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
   add_seeds(c, o.seeds);
-  add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
+  add_engine_options(c, o.engine, opt_routing | opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
                                       opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");

@@ -136,6 +136,7 @@ void sweep(SweepOptions o) {
     config["warmup"] = cfg.warmup;
     nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
     j["model"] = {{"engine", "cycle"}, {"timing", to_string(cfg.timing)}, {"arbitration", to_string(cfg.arbitration)},
+                  {"routing", to_string(cfg.routing)},
                   {"link_cycles", link}, {"buffer_words", cfg.buffer_words}, {"packet_words", pw},
                   {"cycles", cfg.cycles}, {"warmup", cfg.warmup}, {"source_queue", o.source_queue}};
     j["traffic"] = o.traffic;
@@ -160,7 +161,7 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
     add_json(s, o.json, "Write every point, the configuration and provenance as JSON to FILE");
   }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
-  add_engine_options(s, o.engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
+  add_engine_options(s, o.engine, opt_routing | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
                                       opt_packet_words);
   if (files) {
     s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
