@@ -16,6 +16,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "rica/report.hpp"
@@ -155,6 +156,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) topos.push_back(TopologyRegistry::parse(s));
+  for (const auto& t : topos) check_routing(t, cfg.routing);
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run

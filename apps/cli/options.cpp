@@ -22,6 +22,7 @@
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
+#include "rica/routing.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -771,10 +772,12 @@ std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) 
                      to_string(cfg.arbitration));
     if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   }
+  if (cfg.routing != Routing::deterministic) s += fmt::format(", routing {}", to_string(cfg.routing));
   s += fmt::format(", buffers {} words/port/class, packets {}+-{} words, classes {}", cfg.buffer_words,
                    cfg.packet_words, cfg.packet_spread,
                    !cfg.classes ? std::string("off (1)")
-                   : t          ? fmt::format("{}", t->buffer_classes())
+                   : t          ? fmt::format("{}", offers(*t, cfg.routing) ? routing_classes(*t, cfg.routing)
+                                                                            : t->buffer_classes())
                                 : std::string("each topology's own"));
   return s;
 }

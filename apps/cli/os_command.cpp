@@ -17,6 +17,7 @@
 #include "rica/os.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "sweep.hpp"
@@ -90,6 +91,7 @@ void run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
+  check_routing(topo, cfg.routing);
   cfg.cycles = std::uint64_t{1} << 31;  // the jobs' own ends close the run
   validate(cfg);
   if (!o.out.empty()) {

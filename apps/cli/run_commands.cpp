@@ -19,6 +19,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
 
@@ -83,6 +84,7 @@ Executed execute(RunOptions& o) {
         throw usage_error(fmt::format("{} does not apply to --app runs; drop {} or --app", opt->get_name(),
                                       opt->get_name()));
   EngineConfig cfg = engine_config(o.engine);
+  check_routing(t, cfg.routing);  // before the echo: one line
   cfg.progress = !o.quiet;
   const bool cycle = cfg.engine == EngineKind::cycle;
   // The async engine has no clock: --rate is a probability per activation of a PE, and a PE is

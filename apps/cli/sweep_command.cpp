@@ -15,6 +15,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
 
@@ -53,6 +54,7 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
     const Topology t = TopologyRegistry::parse(s);
+    check_routing(t, cfg.routing);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
     experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue};
