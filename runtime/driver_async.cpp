@@ -268,7 +268,8 @@ struct AsyncDriver {
 
 void drive_async(Machine& m, RunStats& st) {
   AsyncDriver d(m);
-  m.topology().visit([&](const auto& t) { d.run(t, st); });
+  // --routing adaptive: the driver runs on Routed<T, R> (the hop kernel selects among candidates).
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
 }
 
 }  // namespace rica::detail

@@ -370,12 +370,13 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
   if (m.fault_at_) {  // dynamic faults: the base's routing until then (runtime/machine_faults.cpp)
-    bool stopped = false;
+    bool stopped = false;  // (faults come with deterministic routing only: checked by run())
     m.faulty_->base().visit([&](const auto& t) { stopped = d.run(t, st, m.fault_at_); });
     if (!stopped) return;  // done (or stuck) before the faults
     m.apply_faults();
   }
-  m.topology().visit([&](const auto& t) { d.run(t, st); });
+  // --routing adaptive: the driver runs on Routed<T, R> (the hop kernel selects among candidates).
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
 }
 
 }  // namespace rica::detail

@@ -277,7 +277,9 @@ void Machine::allocate() {
   nodes_ = topo_.nodes();
   pes_ = topo_.pes();
   ports_ = topo_.ports();
-  classes_ = cfg_.classes ? topo_.buffer_classes() : class_t{1};
+  check_routing(topo_, cfg_.routing);
+  classes_ = cfg_.classes ? routing_classes(topo_, cfg_.routing) : class_t{1};
+  route_seed_ = mix(cfg_.seed ^ 0x5851f42d4c957f2dULL);
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
@@ -518,7 +520,10 @@ void Machine::analyse_stuck(RunStats& st) {
         if (b.empty()) continue;
         stuck_packets += b.size();
         const Packet& p = b.front();
-        const Hop h = t.route(v, p.dst, p.cls);
+        // Adaptive routing: a stuck head waits on its escape hop (every candidate is full).
+        const Hop h = cfg_.routing == Routing::deterministic
+                          ? t.route(v, p.dst, p.cls)
+                          : route_candidates(topo_, cfg_.routing, v, p.dst, p.cls).escape;
         if (h.delivers()) continue;
         const Link l = t.out_link(v, h.port());
         const class_t nc = cfg_.classes ? h.next_class() : class_t{0};
@@ -637,6 +642,32 @@ RunStats run_prepared(Machine& m) {
 const char* to_string(EngineKind k) noexcept { return k == EngineKind::async ? "async" : "cycle"; }
 const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
 const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }
+const char* to_string(Routing r) noexcept { return r == Routing::deterministic ? "deterministic" : "adaptive"; }
+Routing routing_by_name(const std::string& name, const std::string& option) {
+  if (name == "deterministic") return Routing::deterministic;
+  if (name == "adaptive") return Routing::adaptive;
+  throw usage_error(fmt::format("{}: unknown routing '{}'; valid: deterministic, adaptive", option, name));
+}
+void check_routing(const Topology& t, Routing r, const std::string& option) {
+  if (offers(t, r)) return;
+  std::string names;
+  for (const std::string& n : routing_names(t)) names += (names.empty() ? "" : ", ") + n;
+  throw usage_error(fmt::format("{}: routing '{}' is not offered by '{}'; offered: {}", option, to_string(r), t.spec(),
+                                names));
+}
+const std::vector<RoutingDoc>& adaptive_routing_docs() {
+  static const std::vector<RoutingDoc> docs{
+      {"mesh, torus, kary", "minimal adaptive: every minimal direction in one adaptive class; escape: dimension order "
+                            "(mesh 1 class, torus 2 dateline classes); classes 2 (mesh) / 3 (torus)", 1},
+      {"hypercube", "minimal adaptive: every differing bit in class 1; escape: e-cube in class 0; classes 2", 1},
+      {"fattree", "adaptive up-link choice (both up-links while the destination is not below); escape: "
+                  "destination-mod-k up-link; 1 class", 0},
+      {"cbanyan, ccc, dce (delta <= 1), cb2, cccb, mdce",
+       "Adaptive CB: any shortest choice of the column (round) that corrects each address bit; escape: "
+       "correct at the first column; the spiral classes unchanged",
+       0}};
+  return docs;
+}
 
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
   if (name == "async") return EngineKind::async;

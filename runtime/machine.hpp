@@ -29,6 +29,7 @@
 #include "rica/faults.hpp"
 #include "rica/link_buffer.hpp"
 #include "rica/progress.hpp"
+#include "rica/routing.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -347,6 +348,49 @@ class Machine {
     RICA_ASSERT(h.cls < classes_, "route chose a class beyond the declared count");
     return h;
   }
+  /// Adaptive routing (--routing adaptive): the routing's candidates, then select().
+  template <class T, class R>
+  HopPlan plan(const Routed<T, R>& rt, node_t v, const Packet& p) const noexcept {
+    CandidateSet cs;
+    rt.routing.candidates(v, p.dst, cfg_.classes ? p.cls : class_t{0}, cs);
+    HopPlan h;
+    if (cs.escape.delivers()) {
+      h.delivers = true;
+      return h;
+    }
+    const Hop hop = select(v, p, cs);
+    const Link l = rt.topo->out_link(v, hop.port());
+    h.port = hop.port();
+    h.cls = cfg_.classes ? hop.next_class() : class_t{0};
+    h.peer = l.peer;
+    h.in = static_cast<std::uint32_t>(l.in_port) * classes_ + h.cls;
+    h.out = static_cast<std::uint32_t>(h.port) * classes_ + h.cls;
+    RICA_ASSERT(l.present(), "adaptive routing chose an absent link");
+    RICA_ASSERT(h.cls < classes_, "adaptive routing chose a class beyond the declared count");
+    return h;
+  }
+  /// The selection step of adaptive routing at node v: among the candidates whose downstream
+  /// buffer has room for p by v's credit view, the least occupied; ties go to the first in a
+  /// cyclic order starting at a seeded hash of (node, packet, hop) — node-local, so the cycle
+  /// engine stays identical for any thread count. No candidate with room: the escape hop.
+  Hop select(node_t v, const Packet& p, const CandidateSet& cs) const noexcept {
+    const unsigned n = cs.size();
+    if (n == 0) return cs.escape;
+    const PeState& s = pe_[v];
+    const unsigned start =
+        n == 1 ? 0u : static_cast<unsigned>(mix(route_seed_ ^ (std::uint64_t{v} << 20) ^ packet_id(p) ^ p.hops) % n);
+    Hop best = cs.escape;
+    std::uint32_t best_used = ~std::uint32_t{0};
+    for (unsigned k = 0; k < n; ++k) {
+      const Hop h = cs[start + k < n ? start + k : start + k - n];
+      const std::uint32_t out = static_cast<std::uint32_t>(h.port()) * classes_ + (cfg_.classes ? h.next_class() : 0u);
+      const LinkBuffer::Credit& c = s.credits[out];
+      const std::uint32_t used = c.pushed - c.popped_seen;
+      if (used + p.words > cfg_.buffer_words) continue;  // no room by this credit view
+      if (used < best_used) best_used = used, best = h;
+    }
+    return best;
+  }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
   /// The same without reading v's state: every node's inputs are one block of n_buf_ buffers in
@@ -465,6 +509,7 @@ class Machine {
   class_t classes_ = 1;
   std::uint32_t n_buf_ = 0;  ///< input buffers per node (ports x classes)
   unsigned min_words_ = 1;
+  std::uint64_t route_seed_ = 0;  ///< adaptive selection's tie-break seed (from cfg.seed)
   RunClock clock_;
   bool cycle_mode_ = false;
   std::uint64_t cycle_ = 0;  ///< cycle engine: the current cycle (written between cycles only)

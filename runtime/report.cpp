@@ -5,6 +5,7 @@
 
 #include "rica/core.hpp"
 #include "rica/io.hpp"
+#include "rica/routing.hpp"
 
 namespace rica::report {
 
@@ -101,7 +102,8 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
                 {"buffer_words", cfg.buffer_words},
                 {"packet_words", cfg.packet_words},
                 {"packet_spread", cfg.packet_spread},
-                {"buffer_classes", cfg.classes ? t.buffer_classes() : 1},
+                {"routing", to_string(cfg.routing)},
+                {"buffer_classes", cfg.classes ? (offers(t, cfg.routing) ? routing_classes(t, cfg.routing) : t.buffer_classes()) : 1},
                 {"classes_enabled", cfg.classes},
                 {"batch", cfg.batch},
                 {"block", cfg.block}};

@@ -107,6 +107,19 @@ bad "--rate" run torus:4x4 --rate 1e-9 --packets 5
 bad "--timing" run torus:4x4 --engine cycle --timing wormhole
 bad "--arbitration" run torus:4x4 --engine cycle --arbitration lifo
 bad "--policy" os torus:4x4 --policy drain-nowhere
+# issue 13: --routing, one parser for every command that runs a machine; a routing the topology
+# does not offer is refused before the run, naming the ones it offers
+bad "--routing: unknown routing 'westfirst'" run torus:4x4 --routing westfirst
+bad "--routing: unknown routing" run torus:4x4 --engine cycle --routing ADAPTIVE
+bad "--routing: routing 'adaptive' is not offered by 'omega:n=3'; offered: deterministic" run omega:3 --routing adaptive
+bad "--routing: routing 'adaptive' is not offered" run debruijn:4 --engine cycle --routing adaptive
+bad "--routing: unknown routing" route torus:4x4 0 5 --routing minimal
+bad "--routing: routing 'adaptive' is not offered" route mxx:16 0 5 --routing adaptive
+bad "--routing: unknown routing" app run reduce -t torus:4x4 --routing x
+bad "--routing: routing 'adaptive' is not offered" app run reduce -t omega:3 --routing adaptive
+bad "--routing: unknown routing" os torus:4x4 --routing x
+bad "--routing: unknown routing" sweep torus:4x4 --routing x --no-plot
+good route torus:4x4 0 5 --routing adaptive
 bad "--rate" os torus:4x4 --rate 0
 
 # ---- one parser per concept: the same value is refused the same way by every subcommand -----------

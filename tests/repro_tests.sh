@@ -127,6 +127,21 @@ sys.exit(not (j['threads'] >= 1 and j['config']['threads'] == j['threads']))" ||
 # --quiet silences the console (results still written)
 [ -z "$("$RICA" topo torus:4x4 --quiet --json q.json)" ] && [ -s q.json ] || failed "topo --quiet --json"
 
+# ---- issue 13: --routing on every command that runs a machine; recorded and re-runnable ----
+for c in "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "app sort -t torus:4x4" "app stencil -t torus:4x4"; do
+  grep -q -- "--routing" <<< "$(help_of "$c")" || failed "rica $c lacks --routing"
+done
+"$RICA" run torus:4x4 --engine cycle --rate 0.3 --cycles 300 --routing adaptive --quiet --json ra.json --trace ra.csv \
+  > /dev/null || failed "adaptive run"
+"$RICA" run --config ra.json --quiet --json rb.json --trace rb.csv > /dev/null || failed "adaptive re-run from JSON"
+cmp -s ra.csv rb.csv || failed "adaptive re-run from JSON: traces differ"
+python3 -c "
+import json,sys; a=json.load(open('ra.json'))
+sys.exit(not (a['config']['routing'] == 'adaptive' and a['model']['routing'] == 'adaptive' and a['model']['buffer_classes'] == 3))" ||
+  failed "the routing and its classes in the run's JSON"
+echo_line=$("$RICA" run torus:4x4 --engine cycle --rate 0.3 --cycles 300 --routing adaptive 2>&1 >/dev/null | head -1)
+grep -q -- "--routing adaptive" <<< "$echo_line" || failed "the echo line lacks --routing adaptive: $echo_line"
+
 # ---- 4. honest offered load: the source queue and the sweep's offered vs accepted ----
 "$RICA" run torus:4x4 --source-queue 0 --packets 3 --quiet > /dev/null 2>&1; [ $? = 2 ] || failed "--source-queue 0 async: exit 2"
 "$RICA" sweep torus:4x4 --rate 0.05,1 --cycles 1000 --no-plot --out sw --quiet > /dev/null || failed "sweep"

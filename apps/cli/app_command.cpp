@@ -16,6 +16,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "options.hpp"
 #include "rica/faults.hpp"
 #include "rica/io.hpp"
@@ -156,10 +157,12 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
-  for (const auto& t : topos)
+  for (const auto& t : topos) {
+    check_routing(t, cfg.routing);
     if (!failed_nodes(t).empty())
       throw usage_error("--faults: nodes= / node lines need traffic (rica run); an application kernel needs every PE "
                         "(give failed links only)");
+  }
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run
@@ -291,8 +294,8 @@ void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
       ->required();
   if (map) add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
            "identity, embed, random");
-  add_engine_options(c, o.engine, opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
-                                      opt_link_cycles | opt_schedule | opt_faults);
+  add_engine_options(c, o.engine, opt_routing | opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers |
+                                      opt_packet_words | opt_link_cycles | opt_schedule | opt_faults);
   o.cmd = c;
   add_json(c, o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs', configuration, provenance)");
   add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");

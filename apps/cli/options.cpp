@@ -23,6 +23,7 @@
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
+#include "rica/routing.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -222,6 +223,13 @@ CLI::Option* add_arbitration(CLI::App* c, Arbitration& target) {
                       "Cycle engine: output arbitration, rr (round robin) or oldest", "rr|oldest");
 }
 
+CLI::Option* add_routing(CLI::App* c, Routing& target) {
+  return add_selector(c, "--routing", target, routing_by_name,
+                      "Routing: deterministic (the topology's route) or adaptive (candidates + escape; "
+                      "`rica list` names the topologies that offer it)",
+                      "deterministic|adaptive");
+}
+
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--threads", target, 0, defaults::limits::threads, help);
 }
@@ -388,6 +396,7 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
     keep("--timing", add_timing(c, cfg.timing));
     keep("--arbitration", add_arbitration(c, cfg.arbitration));
   }
+  if (which & opt_routing) keep("--routing", add_routing(c, cfg.routing));
   if (which & opt_threads) keep("--threads", add_threads(c, cfg.threads));
   if (which & opt_seed) keep("--seed", add_seed(c, cfg.seed));
   if (which & opt_buffers) keep("--buffer-words", add_buffer_words(c, cfg.buffer_words));
@@ -426,6 +435,10 @@ EngineConfig engine_config(const EngineOptions& o) {
 
 Topology faulty_topology(const Topology& t, const EngineOptions& o, const EngineConfig& cfg) {
   if (o.faults.empty()) return t;
+  if (cfg.routing != Routing::deterministic)
+    throw usage_error(fmt::format("--faults: the rerouting around faults is table-driven and deterministic; drop "
+                                  "--routing {} or --faults",
+                                  to_string(cfg.routing)));
   if (parse_fault_spec(o.faults).at && cfg.engine != EngineKind::cycle)
     throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
   return with_faults(t, o.faults, cfg.seed);
@@ -441,6 +454,7 @@ std::string engine_echo(const EngineConfig& cfg) {
   s += fmt::format(" --threads {} --seed {} --buffer-words {} --packet-words {}:{} --batch {} --block {}", cfg.threads,
                    cfg.seed, cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.batch, cfg.block);
   if (!cfg.classes) s += " --no-classes";
+  if (cfg.routing != Routing::deterministic) s += fmt::format(" --routing {}", to_string(cfg.routing));
   if (!cfg.trace.empty()) s += fmt::format(" --trace {}", cfg.trace);
   return s;
 }
@@ -779,10 +793,12 @@ std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) 
                      to_string(cfg.arbitration));
     if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   }
+  if (cfg.routing != Routing::deterministic) s += fmt::format(", routing {}", to_string(cfg.routing));
   s += fmt::format(", buffers {} words/port/class, packets {}+-{} words, classes {}", cfg.buffer_words,
                    cfg.packet_words, cfg.packet_spread,
                    !cfg.classes ? std::string("off (1)")
-                   : t          ? fmt::format("{}", t->buffer_classes())
+                   : t          ? fmt::format("{}", offers(*t, cfg.routing) ? routing_classes(*t, cfg.routing)
+                                                                            : t->buffer_classes())
                                 : std::string("each topology's own"));
   return s;
 }

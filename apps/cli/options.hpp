@@ -56,6 +56,9 @@ CLI::Option* add_output_dir(CLI::App* c, const std::string& name, std::string& t
 CLI::Option* add_engine(CLI::App* c, EngineKind& target);
 CLI::Option* add_timing(CLI::App* c, Timing& target);
 CLI::Option* add_arbitration(CLI::App* c, Arbitration& target);
+/// --routing deterministic|adaptive (whether the topology offers it: checked when the machine is
+/// built, usage_error naming the routings it offers).
+CLI::Option* add_routing(CLI::App* c, Routing& target);
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help = "Worker threads (0 = all cores)");
 CLI::Option* add_seed(CLI::App* c, std::uint64_t& target, const std::string& help = "Seed of every random choice");
 CLI::Option* add_buffer_words(CLI::App* c, unsigned& target);
@@ -109,6 +112,7 @@ enum EngineOption : unsigned {
   opt_classes = 1u << 9,      ///< --no-classes
   opt_trace = 1u << 10,       ///< --trace
   opt_faults = 1u << 11,      ///< --faults
+  opt_routing = 1u << 12,     ///< --routing
 };
 
 /// Parsed engine options: the configuration being filled, and the options declared (to tell

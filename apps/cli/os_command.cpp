@@ -17,6 +17,7 @@
 #include "rica/os.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "sweep.hpp"
@@ -90,6 +91,7 @@ void run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
+  check_routing(topo, cfg.routing);
   cfg.cycles = std::uint64_t{1} << 31;  // the jobs' own ends close the run
   validate(cfg);
   if (!o.out.empty()) {
@@ -303,7 +305,7 @@ void add_os_command(CLI::App& app) {
   add_uint(c, "--parts", o->parts, 1, 1u << 26, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
   add_uint(c, "--partition", o->partition, 0, (1u << 26) - 1, "Which partition to time-share");
-  add_engine_options(c, o->engine, opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words | opt_link_cycles);
+  add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words | opt_link_cycles);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");

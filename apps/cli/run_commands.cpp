@@ -20,6 +20,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
 
@@ -87,6 +88,7 @@ Executed execute(RunOptions& o) {
   EngineConfig cfg = engine_config(o.engine);
   cfg.progress = !o.quiet;
   const Topology t = faulty_topology(base, o.engine, cfg);
+  check_routing(t, cfg.routing);  // before the echo: one line
   if (!o.app.empty() && !failed_nodes(t).empty())
     throw usage_error("--faults: nodes= / node lines need traffic; an application (--app) needs every PE (give failed "
                       "links only)");
@@ -286,8 +288,9 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   o.traffic_only.push_back(add_source_queue(c, o.source_queue));
   o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
   add_seeds(c, o.seeds);
-  add_engine_options(c, o.engine, opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
-                                      opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace | opt_faults);
+  add_engine_options(c, o.engine, opt_routing | opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads |
+                                      opt_seed | opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace |
+                                      opt_faults);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
   if (quiet_flag) add_quiet(c, o.quiet);

@@ -15,6 +15,7 @@
 #include "rica/defaults.hpp"
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
 
@@ -53,6 +54,7 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   std::vector<experiments::SweepJob> jobs;
   for (const auto& s : o.topologies) {
     const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
+    check_routing(t, cfg.routing);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
     experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue};
@@ -136,6 +138,7 @@ void sweep(SweepOptions o) {
     config["warmup"] = cfg.warmup;
     nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
     j["model"] = {{"engine", "cycle"}, {"timing", to_string(cfg.timing)}, {"arbitration", to_string(cfg.arbitration)},
+                  {"routing", to_string(cfg.routing)},
                   {"link_cycles", link}, {"buffer_words", cfg.buffer_words}, {"packet_words", pw},
                   {"cycles", cfg.cycles}, {"warmup", cfg.warmup}, {"source_queue", o.source_queue}};
     j["traffic"] = o.traffic;
@@ -160,8 +163,8 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
     add_json(s, o.json, "Write every point, the configuration and provenance as JSON to FILE");
   }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
-  add_engine_options(s, o.engine, opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed | opt_buffers |
-                                      opt_packet_words | opt_faults);
+  add_engine_options(s, o.engine, opt_routing | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
+                                      opt_buffers | opt_packet_words | opt_faults);
   if (files) {
     s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
     add_quiet(s, o.quiet);

@@ -15,6 +15,7 @@
 #include "rica/metrics.hpp"
 #include "rica/os.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
 
@@ -109,6 +110,7 @@ struct RouteOptions {
   std::string spec, src, dst;
   std::string json;
   bool quiet = false;
+  Routing routing = Routing::deterministic;
 };
 
 /// The path of a route: the JSON `rica route --json` writes (without provenance), and the text lines.
@@ -117,24 +119,43 @@ nlohmann::json route_of(const RouteOptions& o, std::string& text) {
   const node_t s = t.parse_node(o.src), d = t.parse_node(o.dst);
   if (s >= t.pes() || d >= t.pes())
     throw usage_error(fmt::format("route: source and destination must be PEs (nodes 0..{})", t.pes() - 1));
+  check_routing(t, o.routing);
+  const bool adaptive = o.routing != Routing::deterministic;
   nlohmann::json hops = nlohmann::json::array();
   node_t cur = s;
   class_t cls = 0;
   for (std::uint64_t n = 0;; ++n) {
-    if (n > t.nodes()) throw std::logic_error("routing loop");
-    const Hop h = t.route(cur, d, cls);
+    if (n > t.nodes() * std::uint64_t{routing_classes(t, o.routing)}) throw std::logic_error("routing loop");
+    // Adaptive: the path shown follows the escape hop (the route with every buffer full); the
+    // candidates at each hop are listed beside it.
+    const CandidateSet cs = route_candidates(t, o.routing, cur, d, cls);
+    const Hop h = cs.escape;
     if (h.delivers()) break;
     const Link l = t.out_link(cur, h.port());
     if (!l.present()) throw std::logic_error(fmt::format("route uses absent port {} at {}", h.port(), t.label(cur)));
-    hops.push_back({{"from", t.label(cur)}, {"port", h.port()}, {"class", h.next_class()}, {"to", t.label(l.peer)},
-                    {"in_port", l.in_port}});
-    text += fmt::format("  {:>3}  {} --port {} [class {}]--> {}\n", n + 1, t.label(cur), h.port(), h.next_class(),
+    nlohmann::json hop = {{"from", t.label(cur)}, {"port", h.port()}, {"class", h.next_class()}, {"to", t.label(l.peer)},
+                          {"in_port", l.in_port}};
+    text += fmt::format("  {:>3}  {} --port {} [class {}]--> {}", n + 1, t.label(cur), h.port(), h.next_class(),
                         t.label(l.peer));
+    if (adaptive) {
+      nlohmann::json cand = nlohmann::json::array();
+      std::string ctext;
+      for (unsigned k = 0; k < cs.size(); ++k) {
+        const Link cl = t.out_link(cur, cs[k].port());
+        cand.push_back({{"port", cs[k].port()}, {"class", cs[k].next_class()}, {"to", t.label(cl.peer)}});
+        ctext += fmt::format("{}port {} [class {}] -> {}", k ? ", " : "", cs[k].port(), cs[k].next_class(),
+                             t.label(cl.peer));
+      }
+      hop["candidates"] = cand;
+      text += fmt::format("   (escape; candidates: {})", ctext.empty() ? "none" : ctext);
+    }
+    text += "\n";
+    hops.push_back(hop);
     cur = l.peer;
     cls = h.next_class();
   }
-  return nlohmann::json{{"topology", t.spec()}, {"src", t.label(s)}, {"dst", t.label(d)},
-                        {"hops", hops.size()}, {"path", hops}};
+  return nlohmann::json{{"topology", t.spec()}, {"routing", to_string(o.routing)}, {"src", t.label(s)},
+                        {"dst", t.label(d)}, {"hops", hops.size()}, {"path", hops}};
 }
 
 void run_route(const RouteOptions& o) {
@@ -147,8 +168,9 @@ void run_route(const RouteOptions& o) {
   }
   if (show_text(o.quiet, o.json)) {
     const std::size_t n = path["hops"].get<std::size_t>();
-    fmt::print("route {}: {} -> {}, {} hop{}\n{}", path["topology"].get<std::string>(), path["src"].get<std::string>(),
-               path["dst"].get<std::string>(), n, n == 1 ? "" : "s", text);
+    fmt::print("route {}: {} -> {}, {} hop{}{}\n{}", path["topology"].get<std::string>(), path["src"].get<std::string>(),
+               path["dst"].get<std::string>(), n, n == 1 ? "" : "s",
+               o.routing == Routing::deterministic ? "" : " (adaptive: the escape path, with the candidates)", text);
   }
 }
 
@@ -180,12 +202,22 @@ void run_list(const ListOptions& o) {
     nlohmann::json pol = nlohmann::json::array();
     for (const auto& [name, doc] : switch_policies()) pol.push_back({{"name", name}, {"summary", doc}});
     j["switch_policies"] = pol;
+    nlohmann::json routings = nlohmann::json::array();
+    routings.push_back({{"name", "deterministic"}, {"topologies", "all"}, {"summary", "the topology's route()"}});
+    for (const RoutingDoc& r : adaptive_routing_docs())
+      routings.push_back({{"name", "adaptive"}, {"topologies", r.topologies}, {"summary", r.summary},
+                          {"extra_classes", r.classes_extra}});
+    j["routings"] = routings;
     write_json(o.json, j);
   }
   if (show_text(o.quiet, o.json)) {
     std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
               << AppRegistry::help_text() << "\nSwitch policies (rica os --policy a,b,...):\n\n";
     for (const auto& [name, doc] : switch_policies()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
+    std::cout << "\nRoutings (--routing NAME, on every command that runs a machine):\n\n"
+              << "  deterministic  every topology: its own route() (default)\n";
+    for (const RoutingDoc& r : adaptive_routing_docs())
+      std::cout << fmt::format("  adaptive       {}: {}\n", r.topologies, r.summary);
   }
 }
 
@@ -201,6 +233,7 @@ void declare_route(CLI::App* route, RouteOptions& o) {
   add_text(route, "spec", o.spec, "Topology spec", "a topology spec (see 'rica list')")->required();
   add_text(route, "src", o.src, "Source PE: number or label, e.g. 0 or \"(0,0,0)\"", "a PE number or label")->required();
   add_text(route, "dst", o.dst, "Destination PE", "a PE number or label")->required();
+  add_routing(route, o.routing);
 }
 
 }  // namespace

@@ -90,10 +90,11 @@ std::vector<double> localized_offsets(std::uint32_t k);
 struct Network {
   std::string label;  ///< the papers' name, e.g. "(CB)^2", "2DT"
   std::string spec;   ///< rica topology spec
+  Routing routing = Routing::deterministic;  ///< --routing of its runs (e.g. "Adaptive CB")
 };
 
 struct Setup {
-  std::string name;    ///< "mdce-1024", "rwc1", "mdce-delta"
+  std::string name;    ///< "mdce-1024", "rwc1", "mdce-delta", "adaptive"
   std::string title;
   std::string source;  ///< paper and section
   std::vector<Network> networks;
@@ -105,11 +106,14 @@ struct Setup {
   std::uint64_t cycles = 10000;
   unsigned hotspot_seeds = 3;               ///< trials of the hot-spot pattern (seeds 1..k)
   std::vector<std::string> notes;           ///< what differs from the paper, for the README of the output
+  /// Per pattern: network labels it is not run on (the pattern does not apply, e.g. tornado on a
+  /// hypercube, whose coordinates have range 2).
+  std::map<std::string, std::vector<std::string>> skip;
 };
 
 /// Every set-up, in documentation order.
 const std::vector<Setup>& setups();
-/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1, mdce-delta" when unknown.
+/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1, mdce-delta, adaptive" when unknown.
 const Setup& setup_by_name(const std::string& name);
 
 /// The engine configuration of a set-up (threads and seed left at their defaults).

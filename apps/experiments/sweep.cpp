@@ -67,6 +67,7 @@ std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
 SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   EngineConfig cfg = base;
   cfg.seed = job.seed;
+  cfg.routing = job.routing;
   cfg.progress = false;
   auto app = make_app(job, cfg);
   const RunStats st = run_cycles(job.topology, *app, cfg);

@@ -23,6 +23,7 @@ struct SweepJob {
   std::uint64_t seed = 1;
   bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop
   unsigned source_queue = defaults::traffic::backlog;  ///< open-loop sources: --source-queue (0 = unbounded)
+  Routing routing = Routing::deterministic;            ///< the run's routing (the sweep's config is the base)
 };
 
 /// What one run measured. Latencies in cycles, generation to delivery (source queueing included).

@@ -23,15 +23,22 @@ enum class Timing : std::uint8_t { vct, saf };
 /// Which waiting packet an output link takes: round robin over the inputs, or the oldest (by
 /// generation time; ties by input order).
 enum class Arbitration : std::uint8_t { round_robin, oldest };
+/// The routing the hop kernel follows: the topology's deterministic route(), or its adaptive
+/// routing (candidate hops + an escape hop, rica/routing.hpp) where the topology offers one.
+enum class Routing : std::uint8_t { deterministic, adaptive };
 
 const char* to_string(EngineKind k) noexcept;
 const char* to_string(Timing t) noexcept;
 const char* to_string(Arbitration a) noexcept;
+const char* to_string(Routing r) noexcept;
 /// By name ("async"/"cycle", "vct"/"saf", "rr"/"oldest"); usage_error naming `option` and the
 /// accepted names otherwise.
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
 Timing timing_by_name(const std::string& name, const std::string& option = "--timing");
 Arbitration arbitration_by_name(const std::string& name, const std::string& option = "--arbitration");
+/// "deterministic" or "adaptive" (whether the topology offers it is checked by rica::run and by
+/// check_routing() in rica/routing.hpp).
+Routing routing_by_name(const std::string& name, const std::string& option = "--routing");
 
 struct EngineConfig {
   EngineKind engine = EngineKind::async;                    ///< the driver (rica::run dispatches on it)
@@ -56,6 +63,9 @@ struct EngineConfig {
   /// saturation (torus:32x32, rate 1: max latency 22,143 cycles and 0.0095 accepted, against
   /// 2,403 and 0.0252 oldest first; docs/runtime.md).
   Arbitration arbitration = Arbitration::oldest;
+  /// Deterministic (default: the topology's route(), exactly as fast as without this option) or
+  /// adaptive (refused with usage_error when the topology offers none).
+  Routing routing = Routing::deterministic;
   std::string trace;         ///< CSV file: one row per delivered packet (both engines)
 };
 

@@ -63,6 +63,7 @@ class CubeTopology {
   bool wraps() const noexcept { return wrap_; }
 
  private:
+  friend class CubeAdaptive;  // rica/routing/cube.hpp: reads the coordinates
   bool ring(unsigned i) const noexcept { return wrap_ && k_[i] >= 3; }
   node_t coord(node_t v, unsigned i) const noexcept {
     const node_t q = div_stride_[i](v);

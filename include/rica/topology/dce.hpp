@@ -64,6 +64,8 @@ class DceTopology {
   unsigned ring() const noexcept { return ring_; }
   unsigned delta() const noexcept { return delta_; }
 
+  DceWiring wiring() const noexcept { return wiring_; }
+
  private:
   node_t next_col(node_t x, unsigned step) const noexcept {
     const node_t c = x + step;  // x < S and step < S

@@ -91,6 +91,7 @@ class MdceTopology {
   bool basic() const noexcept { return ring_ == n_ && xbits_ == n_; }
 
  private:
+  friend class SpiralAdaptive;  // rica/routing/spiral.hpp: reads the column and dimension layout
   unsigned delta(unsigned i) const noexcept { return i < c_ ? 0u : 1u; }
   /// Bit offset of dimension i + 1 in the packed address.
   unsigned offset(unsigned i) const noexcept { return i == 0 ? 0u : xbits_ + (i - 1) * n_; }
