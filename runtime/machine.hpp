@@ -28,6 +28,7 @@
 
 #include "rica/link_buffer.hpp"
 #include "rica/progress.hpp"
+#include "ranks.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -377,6 +378,7 @@ class Machine {
  private:
   friend struct AsyncDriver;
   friend struct CycleDriver;
+  friend struct Ranks;  // the MPI exchange (runtime/driver_mpi.cpp)
   friend class rica::Context;
   friend RunStats run_prepared(Machine& m);
 
@@ -470,6 +472,9 @@ class Machine {
   /// Nodes the OS acted on since the driver last looked (the cycle driver adds them to its active
   /// list). Main thread only.
   std::vector<node_t> touched_;
+  /// Under mpirun: which rank steps which node, and the exchange (runtime/ranks.hpp); null with
+  /// one process.
+  std::unique_ptr<Ranks> ranks_;
 };
 
 template <class F>
