@@ -381,6 +381,9 @@ void Ranks::gather(Machine& m) {
       for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
         w.put(m.net_in_[j * m.nodes_ + v]);
         w.put(m.net_out_[j * m.nodes_ + v]);
+        // The application's results of this PE (App::pe_result), for rank 0's verify().
+        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+        if (local != no_node) w.put_string(m.jobs_[j].app->pe_result(local));
       }
     }
     w.put(no_node);  // end of the nodes
@@ -459,6 +462,8 @@ void Ranks::gather(Machine& m) {
         for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
           m.net_in_[j * m.nodes_ + v] = r.get<std::uint64_t>();
           m.net_out_[j * m.nodes_ + v] = r.get<std::uint64_t>();
+          const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+          if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
         }
       }
       const auto sc = r.get<Scalars>();

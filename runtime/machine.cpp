@@ -592,6 +592,9 @@ RunStats run_prepared(Machine& m) {
   if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
     if (!m.cycle_mode_) dist::require_one_process("--engine async");
     if (m.hook_) dist::require_one_process("the OS layer");
+    for (const JobRt& j : m.jobs_)
+      if (!j.app->spans_ranks())
+        dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
     m.ranks_ = make_ranks(m);
     for (node_t v = 0; v < m.pes_; ++v)  // another rank runs these PEs' applications
       if (!m.ranks_->mine(v)) m.pe_[v].generating = false;

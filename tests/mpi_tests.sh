@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The machine over MPI ranks (docs/distributed.md). Usage: mpi_tests.sh <rica> <group>
-#   identical  the cycle engine's --trace, per-PE / per-link CSVs and JSON figures byte-identical for one
-#              process and for 2 and 4 ranks (and 3 once; 1 or 2 threads per rank), 5 topologies x 3 patterns
-#              including hot spot at saturation
+#   identical2, identical4  the cycle engine's --trace, per-PE / per-link CSVs and JSON figures
+#              byte-identical for one process and for 2 (identical2), 4 and 3 ranks (identical4), 1 or 2
+#              threads per rank, 5 topologies x 3 patterns including hot spot at saturation
 #   misc       header and JSON of a run over ranks, --rank-split partition, a deadlock across ranks
 #              (exit 3 with its waiting cycle), refusals (exit 2), a rank that aborts (non-zero, no hang)
 # Exits 77 (ctest: skipped) when rica was built without MPI or mpirun is absent.
 set -u
 RICA=$1
-GROUP=${2:-identical}
+GROUP=${2:-misc}
 command -v mpirun >/dev/null || { echo "mpi_tests: mpirun not found: skipped"; exit 77; }
 "$RICA" --help >/dev/null
 TMP=$(mktemp -d)
@@ -19,7 +19,7 @@ export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpi() {  # mpi NP args...: rica over NP ranks
   local np=$1
   shift
-  timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" "$RICA" "$@"
+  timeout 120 mpirun --quiet --allow-run-as-root --oversubscribe -np "$np" "$RICA" "$@"
 }
 # A build without MPI runs each rank as a process of its own: detect it and skip.
 if ! mpi 2 run torus:4x4 --engine cycle --cycles 20 --threads 1 2>/dev/null | grep -q '^ranks  '; then
@@ -49,9 +49,11 @@ same() {  # same LABEL NP THREADS args...: rica over NP ranks gives the one-proc
   shift 3
   local d="$TMP/$label.$np.$th"
   mkdir -p "$d"
-  if ! mpi "$np" run "$@" --engine cycle --threads "$th" --quiet --trace "$d/trace.csv" --json "$d/run.json" \
-      --csv "$d/pe.csv" >"$d/out" 2>"$d/err"; then
-    echo "FAIL [$label: $np ranks x $th threads: exit status $?]: $(head -3 "$d/err")"
+  mpi "$np" run "$@" --engine cycle --threads "$th" --quiet --trace "$d/trace.csv" --json "$d/run.json" \
+    --csv "$d/pe.csv" >"$d/out" 2>"$d/err"
+  local s=$?
+  if [ "$s" != 0 ]; then
+    echo "FAIL [$label: $np ranks x $th threads: exit status $s]: $(head -3 "$d/err")"
     fail=1
     return
   fi
@@ -75,50 +77,72 @@ reference() {  # reference LABEL args...: the one-process run (no mpirun)
 }
 
 case "$GROUP" in
-identical)
-  # 5 families x 3 patterns; hot spot at saturation (rate 1, every PE always offering).
+identical2 | identical4)
+  # 5 families x 3 patterns; hot spot at saturation (rate 1, every PE always offering). One group
+  # per rank count (2; 4 and 3), so that ctest -j runs them side by side.
   n=0
   for topo in torus:6x6 cccb:n=2 cbanyan:n=3,S=4 fattree:5 'product:torus:6*mesh:3x2'; do
-    for traffic in "uniform --rate 0.3" "hotspot --rate 1" "transpose --rate 0.5"; do
+    for traffic in "uniform --rate 0.3" "hotspot --rate 1" "localized --rate 0.5"; do
       n=$((n + 1))
       label="t$n"
       # shellcheck disable=SC2086
       reference "$label" "$topo" --traffic $traffic --cycles 150 --seed 7
-      # shellcheck disable=SC2086
-      same "$label" 2 1 "$topo" --traffic $traffic --cycles 150 --seed 7
-      # shellcheck disable=SC2086
-      same "$label" 4 $((n % 2 + 1)) "$topo" --traffic $traffic --cycles 150 --seed 7
+      if [ "$GROUP" = identical2 ]; then
+        # shellcheck disable=SC2086
+        same "$label" 2 $((n % 2 + 1)) "$topo" --traffic $traffic --cycles 150 --seed 7
+      else
+        # shellcheck disable=SC2086
+        same "$label" 4 $(((n + 1) % 2 + 1)) "$topo" --traffic $traffic --cycles 150 --seed 7
+      fi
     done
   done
-  # 3 ranks (uneven blocks), 2 threads per rank; and a split by partition.
-  same t1 3 2 torus:6x6 --traffic uniform --rate 0.3 --cycles 150 --seed 7
-  same t4 2 2 cccb:n=2 --traffic uniform --rate 0.3 --cycles 150 --seed 7 --rank-split partition
+  if [ "$GROUP" = identical4 ]; then  # 3 ranks (uneven blocks), 2 threads per rank
+    same t1 3 2 torus:6x6 --traffic uniform --rate 0.3 --cycles 150 --seed 7
+  else  # a split by partition
+    same t4 2 2 cccb:n=2 --traffic uniform --rate 0.3 --cycles 150 --seed 7 --rank-split partition
+  fi
   ;;
 misc)
   out=$(mpi 2 run torus:8x8 --engine cycle --traffic hotspot --rate 1 --cycles 200 --threads 1 --json "$TMP/d.json" 2>"$TMP/err")
-  echo "$out" | grep -q '^ranks         2 ranks x 1 thread (blocks); links cut 16 of 256 (6.2%)' ||
+  # torus:8x8 in 2 blocks of 4 rows: 2 boundaries x 8 columns x 2 directions = 32 of 256 links cut.
+  echo "$out" | grep -q '^ranks         2 ranks x 1 thread (blocks); links cut 32 of 256 (12.5%)' ||
     { echo "FAIL [header: ranks line]: $(echo "$out" | grep '^ranks')"; fail=1; }
   [ "$(echo "$out" | grep -c '^topology')" = 1 ] || { echo "FAIL [output written once, by rank 0]"; fail=1; }
   python3 -c "
 import json, sys
 d = json.load(open('$TMP/d.json'))['distributed']
-assert d['ranks'] == 2 and d['threads_per_rank'] == 1 and d['cut_links'] == 16 and d['links'] == 256, d
-assert 0 < d['cross_rank_hops'] < d['hops'], d
+assert d['ranks'] == 2 and d['threads_per_rank'] == 1 and d['cut_links'] == 32 and d['links'] == 256, d
+assert 0 < d['cross_rank_hops'] < d['hops'] and len(d['peak_rss_kb_per_rank']) == 2, d
 " || { echo "FAIL [JSON distributed block]"; fail=1; }
-  # Cut links of a partition split: a torus cut into 4 quadrants cuts 4 x 2 x 8 = 64 of 256 links
-  # (blocks of rows: 3 x 2 x 8 = 48); both counted independently here.
-  out=$(mpi 4 run torus:8x8 --engine cycle --rate 0.1 --cycles 50 --threads 1 --rank-split partition 2>"$TMP/err")
-  echo "$out" | grep -q 'links cut 64 of 256' || { echo "FAIL [partition split: cut links]: $(echo "$out" | grep '^ranks') $(cat "$TMP/err")"; fail=1; }
-  out=$(mpi 4 run torus:8x8 --engine cycle --rate 0.1 --cycles 50 --threads 1 2>"$TMP/err")
-  echo "$out" | grep -q 'links cut 48 of 256' || { echo "FAIL [block split: cut links]: $(echo "$out" | grep '^ranks')"; fail=1; }
-  # A deadlock across ranks (no buffer classes on a torus at saturation): exit 3 with the waiting
-  # cycle, as in one process.
-  "$RICA" run torus:8x1 --engine cycle --no-classes --rate 1 --cycles 300 --quiet --threads 1 2>"$TMP/e1" >/dev/null
+  # --rank-split partition: the cut links the run reports equal those counted here from
+  # `rica partition`'s PE sets (torus:16x4 over 4 ranks; blocks of rows: 4 x 16 x 2 = 128).
+  out=$(mpi 4 run torus:16x4 --engine cycle --rate 0.1 --cycles 50 --threads 1 --rank-split partition 2>"$TMP/err")
+  "$RICA" partition torus:16x4 --parts 4 --json "$TMP/p.json" --quiet >/dev/null 2>&1
+  want=$(python3 -c "
+import json
+owner = {}
+for k, p in enumerate(json.load(open('$TMP/p.json'))['partitions']):
+    for v in p['pes']: owner[v] = k
+cut = 0
+for y in range(4):
+    for x in range(16):
+        for (a, b) in (((x + 1) % 16, y), ((x - 1) % 16, y), (x, (y + 1) % 4), (x, (y - 1) % 4)):
+            cut += owner[x + 16 * y] != owner[a + 16 * b]
+print(cut)")
+  echo "$out" | grep -q "(partition:.*links cut $want of 256" ||
+    { echo "FAIL [partition split: cut links, want $want]: $(echo "$out" | grep '^ranks') $(cat "$TMP/err")"; fail=1; }
+  out=$(mpi 4 run torus:16x4 --engine cycle --rate 0.1 --cycles 50 --threads 1 2>"$TMP/err")
+  echo "$out" | grep -q 'links cut 128 of 256' || { echo "FAIL [block split: cut links]: $(echo "$out" | grep '^ranks')"; fail=1; }
+  # A deadlock across ranks (a ring without buffer classes, tornado at saturation): exit 3 with
+  # the waiting cycle, the report identical to one process's.
+  dl=(run torus:16 --engine cycle --traffic tornado --no-classes --buffer-words 3 --packet-words 3:0 --rate 1 --cycles 200
+      --quiet --threads 1)
+  "$RICA" "${dl[@]}" 2>"$TMP/e1" >/dev/null
   s1=$?
-  mpi 4 run torus:8x1 --engine cycle --no-classes --rate 1 --cycles 300 --quiet --threads 1 2>"$TMP/e4" >/dev/null
+  mpi 4 "${dl[@]}" 2>"$TMP/e4" >/dev/null
   s4=$?
   [ "$s1" = 3 ] && [ "$s4" = 3 ] || { echo "FAIL [deadlock across ranks: exit $s4 (one process: $s1), want 3]"; fail=1; }
-  grep -q "waiting cycle:" "$TMP/e4" || { echo "FAIL [deadlock across ranks: no waiting cycle]: $(cat "$TMP/e4")"; fail=1; }
+  grep -q "waiting cycle: (0) (in-port 0, class 0) -> (1)" "$TMP/e4" || { echo "FAIL [deadlock across ranks: no waiting cycle]: $(cat "$TMP/e4")"; fail=1; }
   cmp -s "$TMP/e1" "$TMP/e4" || { echo "FAIL [deadlock report differs, 1 process vs 4 ranks]"; diff "$TMP/e1" "$TMP/e4" | head; fail=1; }
   # Refusals: one line, exit 2.
   mpi 2 os torus:4x4 --parts 2 --job uniform --job uniform --out "$TMP/os" >/dev/null 2>"$TMP/err"
@@ -128,6 +152,42 @@ assert 0 < d['cross_rank_hops'] < d['hops'], d
   mpi 2 run torus:4x4 --engine cycle --rank-split nosuch --quiet >/dev/null 2>"$TMP/err"
   s=$?
   [ "$s" = 2 ] && grep -q "unknown split 'nosuch'" "$TMP/err" || { echo "FAIL [--rank-split nosuch: exit $s]: $(cat "$TMP/err")"; fail=1; }
+  # Applications across ranks, verified as in one process (the same figures and field sum).
+  for app in "sort -t torus:4x4 --keys 301 --algorithm bitonic" "sort -t cccb:n=2 --keys 200 --algorithm sample" \
+             "stencil -t torus:4x4 --grid 12x12"; do
+    # shellcheck disable=SC2086
+    "$RICA" app $app --engine cycle --threads 1 --quiet --json "$TMP/a1.json" >/dev/null 2>"$TMP/err" ||
+      { echo "FAIL [app $app: one process]: $(cat "$TMP/err")"; fail=1; }
+    # shellcheck disable=SC2086
+    mpi 3 app $app --engine cycle --threads 1 --quiet --json "$TMP/a3.json" >/dev/null 2>"$TMP/err" ||
+      { echo "FAIL [app $app: 3 ranks]: $(cat "$TMP/err")"; fail=1; }
+    python3 - "$TMP/a1.json" "$TMP/a3.json" <<'PYEOF' || { echo "FAIL [app $app: 3 ranks differ from one process]"; fail=1; }
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["verified"] and b["verified"], (a["verified"], b["verified"])
+ra, rb = a["runs"][0], b["runs"][0]
+for k in ("delivered", "hops_mean", "latency_mean", "cycles_run", "app"):
+    assert ra.get(k) == rb.get(k), (k, ra.get(k), rb.get(k))
+PYEOF
+  done
+  # A sweep across ranks: the same table of figures.
+  "$RICA" sweep torus:4x4 --rates 0.1,0.4 --cycles 200 --threads 1 --no-plot --out "$TMP/sw1" >/dev/null 2>&1
+  mpi 2 sweep torus:4x4 --rates 0.1,0.4 --cycles 200 --threads 1 --no-plot --out "$TMP/sw2" >/dev/null 2>&1 ||
+    { echo "FAIL [sweep over 2 ranks]"; fail=1; }
+  python3 - "$TMP/sw1/sweep.csv" "$TMP/sw2/sweep.csv" <<'PYEOF' || { echo "FAIL [sweep: 2 ranks differ from one process]"; fail=1; }
+import csv, sys
+a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:])
+assert len(a) == len(b) == 2
+for x, y in zip(a, b):
+    for k in x:
+        if "wall" in k or "per_s" in k or "rss" in k or "threads" in k:
+            continue
+        assert x[k] == y[k], (k, x[k], y[k])
+PYEOF
+  # The async engine, and an application without results across ranks: one process only, exit 2.
+  mpi 2 run torus:4x4 --quiet >/dev/null 2>"$TMP/err"
+  s=$?
+  [ "$s" = 2 ] && grep -q "async runs in one process only" "$TMP/err" || { echo "FAIL [async over 2 ranks: exit $s]: $(cat "$TMP/err")"; fail=1; }
   # A rank that dies: the run fails with a clear message, non-zero, no hang (timeout 120 s above).
   RICA_TEST_ABORT_RANK=1 RICA_TEST_ABORT_CYCLE=20 mpi 2 run torus:8x8 --engine cycle --rate 0.5 --cycles 2000 --quiet \
     --threads 1 >/dev/null 2>"$TMP/err"
