@@ -43,5 +43,10 @@ install(FILES ${CMAKE_BINARY_DIR}/ricaConfig.cmake ${CMAKE_BINARY_DIR}/ricaConfi
 
 # pkg-config: rica.pc gives rica::runtime (the core library); relocatable (${pcfiledir}).
 file(RELATIVE_PATH RICA_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+# Built with MPI, the library needs it (runtime/driver_mpi.cpp): pkg-config's `mpi` module.
+set(RICA_PC_REQUIRES_MPI "")
+if(RICA_HAVE_MPI)
+  set(RICA_PC_REQUIRES_MPI " mpi")
+endif()
 configure_file(cmake/rica.pc.in ${CMAKE_BINARY_DIR}/rica.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/rica.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

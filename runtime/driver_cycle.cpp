@@ -21,6 +21,10 @@ namespace rica::detail {
 
 struct CycleDriver {
   Machine& m;
+  /// Under mpirun: this rank steps only its nodes; effects on other ranks' nodes are shipped
+  /// between cycles (runtime/ranks.hpp). Null with one process.
+  Ranks* const ranks;
+  std::vector<std::pair<node_t, std::uint32_t>> remote_arrivals;
   std::vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
   /// The active set, a bitmap over nodes: nodes that may have work this cycle (holding packets,
   /// generating, or held by the OS). `next` collects the next cycle's: bit v is set by v's own step
@@ -58,7 +62,7 @@ struct CycleDriver {
     void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
   };
 
-  explicit CycleDriver(Machine& mm) : m(mm) {}
+  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks_.get()) {}
 
   /// A head packet that waits for an output port this cycle.
   struct Cand {
@@ -187,12 +191,21 @@ struct CycleDriver {
 
   /// Between cycles (one thread): credits freed in the last cycle reach their producers, packets
   /// pushed in it enter their consumers' work masks and the active list.
+  /// Under mpirun, effects on another rank's nodes go to its batch instead (Ranks::ship*).
   void apply_effects() {
     for (ThreadStats& ts : m.tstats_) {
-      for (const auto& [ci, words] : ts.credit_returns) m.credits_[ci].popped_seen += words;
+      for (const auto& [ci, words] : ts.credit_returns) {
+        if (ranks && !ranks->mine(ci / m.n_buf_))
+          ranks->ship_credit(m, ci, words);
+        else
+          m.credits_[ci].popped_seen += words;
+      }
       for (const auto& [v, i] : ts.arrivals) {
-        m.work_words_[std::size_t{v} * m.mask_words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
-        list(v);
+        if (ranks && !ranks->mine(v)) {
+          ranks->ship(m, v, i);
+          continue;
+        }
+        arrived(v, i);
       }
       ts.credit_returns.clear();
       ts.arrivals.clear();
@@ -216,6 +229,10 @@ struct CycleDriver {
     std::vector<node_t>& due = wheel[next_cycle % wheel_size];
     for (node_t v : due) list(v);  // a stale entry (woken early since) only steps an idle node
     due.clear();
+  }
+  void arrived(node_t v, std::uint32_t i) {
+    m.work_words_[std::size_t{v} * m.mask_words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
+    list(v);
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
@@ -249,7 +266,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   const std::uint64_t stall_limit = std::max<std::uint64_t>(2000, 200ull * max_len);
   const auto t0 = std::chrono::steady_clock::now();
   // Cycles of the injection window; the drain after it counts on past the total (no ETA then).
-  Progress progress_line("cycles", cfg.cycles, !cfg.progress, false);
+  Progress progress_line("cycles", cfg.cycles, !cfg.progress || (ranks && ranks->rank != 0), false);
   auto last_print = t0;
   std::uint64_t last_progress = 0, stalled = 0;
   // Livelock guard: packets keep moving (an OS policy may move them around for ever) but none is
@@ -261,10 +278,13 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     active.assign(words, 0);
     next.assign(words, 0);
     for (node_t v = 0; v < nodes; ++v)
-      if (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) list(v);
+      if ((v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) && (!ranks || ranks->mine(v))) list(v);
   }
-  for (node_t v : m.touched_) list(v);  // nodes changed between the calls (faults)
+  for (node_t v : m.touched_) list(v);  // nodes changed between the calls (faults; one process only)
   m.touched_.clear();
+  // Under mpirun the machine's state is the union of every rank's: these ask all ranks.
+  auto packets_left = [&] { return ranks ? ranks->any(m.packets_left()) : m.packets_left(); };
+  auto generating = [&] { return ranks ? ranks->any(m.generating()) : m.generating(); };
   std::size_t active_nodes = 0;
   auto slot = [&]() -> std::size_t {
     const int k = tbb::this_task_arena::current_thread_index();
@@ -322,23 +342,29 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     if (m.hook_) m.hook_->after_cycle(cycle);
     for (node_t v : m.touched_) list(v);
     m.touched_.clear();
-    std::uint64_t progress = 0;
-    for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered;
+    std::uint64_t progress = 0, delivered = 0;
+    for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered, delivered += ts.delivered;
+    const bool busy_os = m.hook_ && m.hook_->busy();
+    bool any_next = asleep > 0;  // a sleeping generator has work to come
+    for (std::uint64_t w : next) any_next = any_next || w != 0;
+    if (ranks) {  // the batches of this cycle out and in; the loop's decisions from global sums
+      const Ranks::Sums sum = ranks->exchange(m, {progress, delivered, any_next}, remote_arrivals);
+      for (const auto& [v, i] : remote_arrivals) arrived(v, i);
+      remote_arrivals.clear();
+      progress = sum.progress;
+      delivered = sum.delivered;
+      any_next = sum.any != 0;
+    }
     stalled = progress == last_progress ? stalled + 1 : 0;
     last_progress = progress;
-    const bool busy_os = m.hook_ && m.hook_->busy();
-    bool any_next = false;
-    for (std::uint64_t w : next) any_next = any_next || w != 0;
     // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
-    if (!any_next && !busy_os && asleep == 0) {
+    if (!any_next && !busy_os) {
       ++m.cycle_;
       break;
     }
-    std::uint64_t delivered = 0;
-    for (const ThreadStats& ts : m.tstats_) delivered += ts.delivered;
     undelivered = delivered == last_delivered ? undelivered + 1 : 0;
     last_delivered = delivered;
-    if (undelivered > livelock_limit && m.packets_left()) {
+    if (undelivered > livelock_limit && packets_left()) {
       ++m.cycle_;
       st.deadlock = true;
       st.deadlock_report = fmt::format("livelock: packets keep moving but none was delivered in the last {} cycles\n",
@@ -346,8 +372,8 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       break;
     }
     if (m.hook_ && m.hook_->holding()) stalled = 0;
-    if (stalled > quick_limit && (stalled > stall_limit || !m.generating())) {
-      if (m.packets_left()) {  // packets left and nothing can move them: deadlock
+    if (stalled > quick_limit && (stalled > stall_limit || !generating())) {
+      if (packets_left()) {  // packets left and nothing can move them: deadlock
         ++m.cycle_;
         st.deadlock = true;
         break;

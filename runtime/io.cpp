@@ -1,5 +1,6 @@
 // Bounded, checked file input and output (rica/io.hpp).
 #include "rica/io.hpp"
+#include "rica/distributed.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -81,6 +82,7 @@ std::string read_text_file(const std::string& path, const std::string& what, con
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
   if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
+  if (dist::rank() != 0) return;  // under mpirun, rank 0 writes every output (rica/distributed.hpp)
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
   const std::size_t written = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), f);

@@ -3,6 +3,8 @@
 // drivers live in driver_async.cpp and driver_cycle.cpp.
 #include "machine.hpp"
 
+#include "rica/distributed.hpp"
+
 namespace rica {
 
 // ---- Context ------------------------------------------------------------------------------------
@@ -610,17 +612,39 @@ void validate(const EngineConfig& cfg) {
 namespace detail {
 RunStats run_prepared(Machine& m) {
   if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
+  if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
+    if (!m.cycle_mode_) dist::require_one_process("--engine async");
+    if (m.hook_) dist::require_one_process("the OS layer");
+    if (m.faulty_) dist::require_one_process("--faults");
+    for (const JobRt& j : m.jobs_)
+      if (!j.app->spans_ranks())
+        dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
+    m.ranks_ = make_ranks(m);
+    for (node_t v = 0; v < m.pes_; ++v)  // another rank runs these PEs' applications
+      if (!m.ranks_->mine(v)) m.pe_[v].generating = false;
+  }
+  Ranks* const ranks = m.ranks_.get();
+  const bool root = !ranks || ranks->rank == 0;  // the rank that holds the whole state after the run
   RunStats st;
   if (m.cycle_mode_)
     drive_cycles(m, st);
   else
     drive_async(m, st);
+  if (ranks) ranks->gather(m);
   m.collect(st);
-  if (st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
-  if (!m.cfg_.trace.empty()) m.write_trace(m.cfg_.trace);
+  if (root && st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
+  std::string error;  // rank 0's failure to write, shared so that every rank ends alike
+  if (root && !m.cfg_.trace.empty()) {
+    try {
+      m.write_trace(m.cfg_.trace);
+    } catch (const usage_error& e) {
+      if (!ranks) throw;
+      error = e.what();
+    }
+  }
   st.app_ok = !st.deadlock;
   for (JobRt& j : m.jobs_) {
-    if (!st.app_ok) break;
+    if (!st.app_ok || !root) break;
     if (st.dropped_by_faults) {  // dropped packets never reach the application: its own count cannot balance
       st.app_message = fmt::format("application check not applicable: {} packets dropped by faults (the exactly-once "
                                    "check counts them)", st.dropped_by_faults);
@@ -631,6 +655,16 @@ RunStats run_prepared(Machine& m) {
       st.app_ok = false;
       st.app_message = m.jobs_.size() > 1 ? fmt::format("job {}: {}", &j - m.jobs_.data(), why) : why;
     }
+  }
+  if (ranks) {
+    ranks->share_outcome(st, error);
+    if (!error.empty()) throw usage_error(error);
+    st.ranks = ranks->size;
+    st.links = ranks->links;
+    st.cut_links = ranks->cut_links;
+    st.cross_rank_hops = ranks->cross_hops;
+    st.rank_split = ranks->split;
+    st.rank_peak_rss_kb = ranks->peak_rss_kb;
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -668,7 +702,14 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
        0}};
   return docs;
 }
+const char* to_string(RankSplit s) noexcept { return s == RankSplit::blocks ? "blocks" : "partition"; }
 
+RankSplit rank_split_by_name(const std::string& name, const std::string& option) {
+  if (name == "blocks") return RankSplit::blocks;
+  if (name == "partition") return RankSplit::partition;
+  throw usage_error(fmt::format("{}: unknown split '{}'; valid: blocks (contiguous node numbers), partition "
+                                "(rica::partition of the topology)", option, name));
+}
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
   if (name == "async") return EngineKind::async;
   if (name == "cycle") return EngineKind::cycle;

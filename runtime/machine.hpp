@@ -30,6 +30,7 @@
 #include "rica/link_buffer.hpp"
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
+#include "ranks.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -435,6 +436,7 @@ class Machine {
  private:
   friend struct AsyncDriver;
   friend struct CycleDriver;
+  friend struct Ranks;  // the MPI exchange (runtime/driver_mpi.cpp)
   friend class rica::Context;
   friend RunStats run_prepared(Machine& m);
   friend void drive_cycles(Machine& m, RunStats& st);
@@ -556,6 +558,9 @@ class Machine {
   /// by the main thread between cycles only.
   std::vector<std::uint8_t> dead_;
   std::uint64_t dropped_main_ = 0, dropped_main_ids_ = 0, dropped_main_dups_ = 0;  ///< drops by apply_faults()
+  /// Under mpirun: which rank steps which node, and the exchange (runtime/ranks.hpp); null with
+  /// one process.
+  std::unique_ptr<Ranks> ranks_;
 };
 
 template <class F>

@@ -144,6 +144,8 @@ for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app stenc
   bad "--threads" $cmd --threads 5000
   # shellcheck disable=SC2086
   bad "--buffer-words" $cmd --buffer-words 0
+  # shellcheck disable=SC2086
+  bad "--rank-split" $cmd --rank-split nosuch  # docs/distributed.md
 done
 
 # ---- engines: names, and options the chosen engine ignores -----------------------------------------

@@ -204,6 +204,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     j["finish_unit"] = unit;
     if (cycles) j["cycles_run"] = r.st.cycles_run;
     j["app"] = r.app;
+    if (r.st.ranks > 1) j["distributed"] = distributed_json(r.st, cfg);
     runs.push_back(std::move(j));
   }
   if (!o.json.empty()) {
@@ -244,6 +245,11 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   }
   if (!o.quiet || o.json.empty()) {
     fmt::print("{}\n\n", header);
+    for (const Row& r : rows)  // under mpirun: ranks, threads per rank, the cut (docs/distributed.md)
+      if (r.st.ranks > 1) {
+        fmt::print("{}: ", r.topology.spec());
+        print_distributed(r.st, cfg);
+      }
     std::vector<std::vector<std::string>> table = {
         {"topology", "PEs", "map", "messages", "msg/PE", "max/PE", "hops", "max", fmt::format("latency ({})", unit),
          "p99", cycles ? "completion (cycles)" : "completion (s)", "link max", "result"}};

@@ -8,12 +8,14 @@
 #include <new>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/cli.hpp"
 #include "rica/core.hpp"
+#include "rica/distributed.hpp"
 #include "rica/version.hpp"
 #include "sweep.hpp"
 
@@ -40,6 +42,12 @@ void parse_subcommand(const std::string& name, const std::vector<std::string>& a
 }
 
 int main(int argc, char** argv, const char* scripts_dir) {
+  // Under mpirun (more than one process), MPI starts here and ends when main returns
+  // (docs/distributed.md); otherwise nothing happens.
+  dist::init(argc, argv);
+  struct Finalize {
+    ~Finalize() { dist::finalize(); }
+  } finalize;
   if (scripts_dir != nullptr) experiments::set_scripts_dir(scripts_dir);
   CLI::App app{"rica: multithreaded message passing on emulated interconnection networks"};
   app.require_subcommand(1);
@@ -81,6 +89,8 @@ int main(int argc, char** argv, const char* scripts_dir) {
     return 2;
   } catch (const std::bad_alloc&) {
     const std::size_t n = failed_allocation_size().load();
+    // Under mpirun a failure of one rank ends them all (the others may wait in a collective).
+    if (dist::size() > 1) dist::abort(2, fmt::format("rica: rank {}: error: memory: out of memory", dist::rank()));
     if (n != 0)
       std::fprintf(stderr, "rica: error: memory: out of memory (a request for %zu bytes failed); reduce the network "
                    "size, --buffer-words or --packets\n", n);
@@ -88,6 +98,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
       std::fprintf(stderr, "rica: error: memory: out of memory; reduce the network size, --buffer-words or --packets\n");
     return 2;
   } catch (const std::exception& e) {
+    if (dist::size() > 1) dist::abort(1, fmt::format("rica: rank {}: internal error: {}", dist::rank(), e.what()));
     std::fprintf(stderr, "rica: internal error: %s\n", e.what());
     return 1;
   }

@@ -397,7 +397,15 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
     keep("--arbitration", add_arbitration(c, cfg.arbitration));
   }
   if (which & opt_routing) keep("--routing", add_routing(c, cfg.routing));
-  if (which & opt_threads) keep("--threads", add_threads(c, cfg.threads));
+  if (which & opt_threads) {
+    keep("--threads", add_threads(c, cfg.threads));
+    // No default shown: the key enters a run's configuration only when given (docs/distributed.md).
+    keep("--rank-split",
+         c->add_option_function<std::string>(
+              "--rank-split", [&cfg](const std::string& s) { cfg.rank_split = rank_split_by_name(s, "--rank-split"); },
+              "Under mpirun: nodes per rank as blocks of the node numbering (default) or a partition")
+             ->type_name("blocks|partition"));
+  }
   if (which & opt_seed) keep("--seed", add_seed(c, cfg.seed));
   if (which & opt_buffers) keep("--buffer-words", add_buffer_words(c, cfg.buffer_words));
   if (which & opt_packet_words) keep("--packet-words", add_packet_words(c, cfg));
@@ -457,6 +465,29 @@ std::string engine_echo(const EngineConfig& cfg) {
   if (cfg.routing != Routing::deterministic) s += fmt::format(" --routing {}", to_string(cfg.routing));
   if (!cfg.trace.empty()) s += fmt::format(" --trace {}", cfg.trace);
   return s;
+}
+
+// ---- Runs over MPI ranks -----------------------------------------------------------------------
+
+nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg) {
+  return {{"ranks", st.ranks},
+          {"threads_per_rank", cfg.threads},
+          {"split", st.rank_split},
+          {"links", st.links},
+          {"cut_links", st.cut_links},
+          {"hops", st.hops},
+          {"cross_rank_hops", st.cross_rank_hops},
+          {"cross_rank_share", st.hops ? static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.hops) : 0.0},
+          {"peak_rss_kb_per_rank", st.rank_peak_rss_kb}};
+}
+
+void print_distributed(const RunStats& st, const EngineConfig& cfg) {
+  fmt::print("ranks         {} ranks x {} thread{} ({}); links cut {} of {} ({:.1f}%); hops across ranks {} of {} "
+             "({:.1f}%)\n",
+             st.ranks, cfg.threads, cfg.threads == 1 ? "" : "s", st.rank_split, st.cut_links, st.links,
+             st.links ? 100.0 * static_cast<double>(st.cut_links) / static_cast<double>(st.links) : 0.0,
+             st.cross_rank_hops, st.hops,
+             st.hops ? 100.0 * static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.hops) : 0.0);
 }
 
 // ---- Shared presentation options ---------------------------------------------------------------

@@ -176,6 +176,13 @@ CLI::Option* add_progress(CLI::App* c, bool& target);
 using rica::Progress;
 using rica::duration_text;
 
+// ---- Runs over MPI ranks (docs/distributed.md) ---------------------------------------------------
+/// The "distributed" block of a run's JSON: ranks, threads per rank, the split, links cut
+/// between ranks and the hops over them. Only for runs over more than one rank (RunStats::ranks).
+nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg);
+/// The same as a console line: "ranks         R ranks x T threads, ...".
+void print_distributed(const RunStats& st, const EngineConfig& cfg);
+
 // ---- Provenance and configuration files (docs: README "Configuration and provenance") -------
 /// Records the command line and the start time; main calls it once, before parsing.
 void set_invocation(int argc, char** argv);

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 
+#include "rica/distributed.hpp"
 #include "app_registry.hpp"
 #include "commands.hpp"
 #include "rica/os.hpp"
@@ -313,7 +314,10 @@ void add_os_command(CLI::App& app) {
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
   add_quiet(c, o->quiet);
   add_progress(c, o->progress);
-  c->callback([o] { run(*o); });
+  c->callback([o] {
+    dist::require_one_process("rica os");  // the OS layer across ranks may come later (docs/distributed.md)
+    run(*o);
+  });
 }
 
 }  // namespace rica::cli

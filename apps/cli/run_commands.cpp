@@ -175,6 +175,7 @@ Executed execute(RunOptions& o) {
       if (!r.conservation_ok || !r.app_ok || r.deadlock) seeds_json["all_verified"] = false;
   }
   j["seeds"] = seeds_json;
+  if (st.ranks > 1) j["distributed"] = distributed_json(st, cfg);
   j["outputs"] = {{"json", o.json}, {"csv", o.csv}, {"links_csv", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
                   {"trace", cfg.trace}};
   if (!o.json.empty()) write_json(o.json, j);
@@ -201,6 +202,7 @@ int run(RunOptions o) {
   if (!o.quiet || o.json.empty()) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
+    if (st.ranks > 1) print_distributed(st, cfg);
     if (e.trace_end)
       fmt::print("traffic       {}: {} packets replayed at their times (last {}); --rate, --packets and "
                  "--source-queue do not apply\n",

@@ -1,4 +1,5 @@
 // Latency-throughput sweeps on the cycle engine (sweep.hpp).
+#include "rica/distributed.hpp"
 #include "sweep.hpp"
 
 #include "rica/report.hpp"
@@ -248,6 +249,7 @@ std::string find_plot_script(const std::string& script) {
 }
 
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+  if (dist::rank() != 0) return true;  // under mpirun, rank 0 writes every output (docs/distributed.md)
   const std::string path = find_plot_script(script);
   if (path.empty()) {
     fmt::print(stderr, "rica: plots skipped ({} not found beside rica or under {}; set RICA_SCRIPTS_DIR)\n", script,

@@ -276,6 +276,33 @@ bool SortKernel::verify(std::string& why) const {
   return true;
 }
 
+// Under mpirun: the result of the rank on PE pe (what verify() and summary() read) moves to rank 0.
+std::string SortKernel::pe_result(node_t pe) const {
+  std::string out;
+  const node_t r = map_.rank(pe);
+  if (r == no_node || r >= result_.size()) return out;
+  const Result& x = result_[r];
+  detail::put_bytes(out, x.keys);
+  detail::put_bytes(out, static_cast<std::uint8_t>(x.done));
+  detail::put_bytes(out, x.sent);
+  detail::put_bytes(out, x.finish);
+  detail::put_bytes(out, x.stray);
+  return out;
+}
+void SortKernel::merge_pe_result(node_t pe, const std::string& bytes) {
+  const node_t r = map_.rank(pe);
+  if (bytes.empty() || r == no_node || r >= result_.size()) return;
+  Result& x = result_[r];
+  detail::ByteReader in{bytes};
+  std::uint8_t done = 0;
+  in.get(x.keys);
+  in.get(done);
+  x.done = done != 0;
+  in.get(x.sent);
+  in.get(x.finish);
+  in.get(x.stray);
+}
+
 nlohmann::json SortKernel::summary() const {
   nlohmann::json j = cfg_.json();
   j["app"] = "sort";

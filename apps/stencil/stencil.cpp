@@ -374,6 +374,33 @@ bool Stencil::verify(std::string& why) const {
   return true;
 }
 
+// Under mpirun: the state of the rank on PE pe that verify() and summary() read moves to rank 0.
+std::string Stencil::pe_result(node_t pe) const {
+  std::string out;
+  const node_t r = map_.rank(pe);
+  if (r == no_node || r >= ranks_.size()) return out;
+  const Rank& s = ranks_[r];
+  detail::put_bytes(out, s.cur);
+  detail::put_bytes(out, s.completed);
+  detail::put_bytes(out, s.sent);
+  detail::put_bytes(out, s.received);
+  detail::put_bytes(out, s.stray);
+  detail::put_bytes(out, s.finish);
+  return out;
+}
+void Stencil::merge_pe_result(node_t pe, const std::string& bytes) {
+  const node_t r = map_.rank(pe);
+  if (bytes.empty() || r == no_node || r >= ranks_.size()) return;
+  Rank& s = ranks_[r];
+  detail::ByteReader in{bytes};
+  in.get(s.cur);
+  in.get(s.completed);
+  in.get(s.sent);
+  in.get(s.received);
+  in.get(s.stray);
+  in.get(s.finish);
+}
+
 nlohmann::json Stencil::summary() const {
   nlohmann::json j = cfg_.json();
   j["app"] = "stencil";

@@ -88,6 +88,9 @@ class Stencil : public App {
   std::uint64_t max_sends_per_pe() const override { return max_sends_; }
   bool verify(std::string& why) const override;
   nlohmann::json summary() const override;
+  bool spans_ranks() const override { return true; }
+  std::string pe_result(node_t pe) const override;
+  void merge_pe_result(node_t pe, const std::string& bytes) override;
 
   const StencilConfig& config() const noexcept { return cfg_; }
   const ProcessMap& map() const noexcept { return map_; }

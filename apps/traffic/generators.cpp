@@ -166,6 +166,19 @@ bool OpenLoopTraffic::verify(std::string& why) const {
   return true;
 }
 
+// Under mpirun: what verify() reads of a PE (its sends and receipts) moves to rank 0.
+std::string OpenLoopTraffic::pe_result(node_t pe) const {
+  std::string out;
+  detail::put_bytes(out, sent_[pe]);
+  detail::put_bytes(out, received_[pe]);
+  return out;
+}
+void OpenLoopTraffic::merge_pe_result(node_t pe, const std::string& bytes) {
+  detail::ByteReader r{bytes};
+  r.get(sent_[pe]);
+  r.get(received_[pe]);
+}
+
 nlohmann::json OpenLoopTraffic::summary() const {
   std::uint64_t silent = 0;
   for (auto q : quota_) silent += q == 0;

@@ -259,6 +259,9 @@ class OpenLoopTraffic : public App {
   void window_closed() override { window_closed_ = true; }
   bool verify(std::string& why) const override;
   nlohmann::json summary() const override;
+  bool spans_ranks() const override { return true; }
+  std::string pe_result(node_t pe) const override;
+  void merge_pe_result(node_t pe, const std::string& bytes) override;
 
   const traffic::Pattern& pattern() const noexcept { return pattern_; }
   handler_t handler() const noexcept { return handler_; }

@@ -9,7 +9,10 @@
 // needs no locks. Different PEs run concurrently: never touch another PE's state.
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -145,7 +148,59 @@ class App {
   }
   /// App-specific figures for the run's JSON.
   virtual nlohmann::json summary() const { return nlohmann::json::object(); }
+
+  // ---- Under mpirun (docs/distributed.md): each rank runs its own PEs in its own App object ----
+  /// True when the application can be spread over ranks: it overrides pe_result() and
+  /// merge_pe_result() so that rank 0's object can verify() and summarise the whole run. Others
+  /// run in one process only (exit 2 under more than one rank).
+  virtual bool spans_ranks() const { return false; }
+  /// After the run, on the rank that ran (job-local) PE `pe`: that PE's share of the state
+  /// verify() and summary() read, as bytes.
+  virtual std::string pe_result(node_t pe) const {
+    (void)pe;
+    return {};
+  }
+  /// On rank 0, after the run: another rank's pe_result(pe) taken in (single-threaded).
+  virtual void merge_pe_result(node_t pe, const std::string& bytes) {
+    (void)pe;
+    (void)bytes;
+  }
 };
+
+namespace detail {
+/// pe_result() helpers: trivially copyable values and vectors of them, appended and read back.
+template <class T>
+void put_bytes(std::string& out, const T& x) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&x), sizeof(T));
+}
+template <class T>
+void put_bytes(std::string& out, const std::vector<T>& v) {
+  put_bytes(out, static_cast<std::uint64_t>(v.size()));
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+/// Reads back what put_bytes wrote, in the same order; throws std::logic_error past the end.
+struct ByteReader {
+  const std::string& s;
+  std::size_t at = 0;
+  template <class T>
+  void get(T& x) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (at + sizeof(T) > s.size()) throw std::logic_error("merge_pe_result: truncated");
+    std::memcpy(&x, s.data() + at, sizeof(T));
+    at += sizeof(T);
+  }
+  template <class T>
+  void get(std::vector<T>& v) {
+    std::uint64_t n = 0;
+    get(n);
+    if (at + n * sizeof(T) > s.size()) throw std::logic_error("merge_pe_result: truncated");
+    v.resize(n);
+    std::memcpy(v.data(), s.data() + at, n * sizeof(T));
+    at += n * sizeof(T);
+  }
+};
+}  // namespace detail
 
 /// Setup-time view of the machine an App gets in setup().
 class Machine {

@@ -26,11 +26,16 @@ enum class Arbitration : std::uint8_t { round_robin, oldest };
 /// The routing the hop kernel follows: the topology's deterministic route(), or its adaptive
 /// routing (candidate hops + an escape hop, rica/routing.hpp) where the topology offers one.
 enum class Routing : std::uint8_t { deterministic, adaptive };
+/// Under mpirun (docs/distributed.md): how nodes are split over the ranks — contiguous blocks of
+/// the node numbering (PEs, then switches, each in R blocks), or the partitions of
+/// rica::partition (the topology's own cut; switches by the partition whose routes use them).
+enum class RankSplit : std::uint8_t { blocks, partition };
 
 const char* to_string(EngineKind k) noexcept;
 const char* to_string(Timing t) noexcept;
 const char* to_string(Arbitration a) noexcept;
 const char* to_string(Routing r) noexcept;
+const char* to_string(RankSplit s) noexcept;
 /// By name ("async"/"cycle", "vct"/"saf", "rr"/"oldest"); usage_error naming `option` and the
 /// accepted names otherwise.
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
@@ -39,6 +44,7 @@ Arbitration arbitration_by_name(const std::string& name, const std::string& opti
 /// "deterministic" or "adaptive" (whether the topology offers it is checked by rica::run and by
 /// check_routing() in rica/routing.hpp).
 Routing routing_by_name(const std::string& name, const std::string& option = "--routing");
+RankSplit rank_split_by_name(const std::string& name, const std::string& option = "--rank-split");
 
 struct EngineConfig {
   EngineKind engine = EngineKind::async;                    ///< the driver (rica::run dispatches on it)
@@ -67,6 +73,7 @@ struct EngineConfig {
   /// adaptive (refused with usage_error when the topology offers none).
   Routing routing = Routing::deterministic;
   std::string trace;         ///< CSV file: one row per delivered packet (both engines)
+  RankSplit rank_split = RankSplit::blocks;  ///< under mpirun: which rank owns which node
 };
 
 /// The cycle engine's timing of a packet that never waits (docs/runtime.md): over a link of L
@@ -120,6 +127,12 @@ struct RunStats {
   std::uint64_t measured = 0;              ///< packets generated after the warm-up (statistics)
   double throughput = 0;                   ///< packets delivered per PE per cycle in the window
   std::string latency_unit = "ns";
+  // Under mpirun (docs/distributed.md); ranks == 1 otherwise and the rest stays 0.
+  unsigned ranks = 1;                      ///< processes the machine was spread over
+  std::uint64_t links = 0, cut_links = 0;  ///< links between distinct nodes; those between ranks
+  std::uint64_t cross_rank_hops = 0;       ///< packet-hops over a cut link
+  std::string rank_split;                  ///< "blocks" or "partition:<rule>"
+  std::vector<std::uint64_t> rank_peak_rss_kb;  ///< each rank's peak RSS (kB) at the end of the run
 };
 
 /// Throws usage_error naming the parameter when a configuration value is out of range.

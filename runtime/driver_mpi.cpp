@@ -1,0 +1,522 @@
+// The machine over MPI ranks (runtime/ranks.hpp, docs/distributed.md): start-up (rica/distributed.hpp),
+// the node split, the cycle engine's per-cycle exchange and the gather onto rank 0 after the run.
+// Only this file includes <mpi.h>; built without MPI (RICA_WITH_MPI=OFF or MPI absent) it keeps
+// the one-process behaviour and make_ranks() always returns nullptr.
+#include "machine.hpp"
+
+#include <fcntl.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "rica/core.hpp"
+#include "rica/distributed.hpp"
+#include "rica/partition.hpp"
+
+#ifdef RICA_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace rica::dist {
+namespace {
+unsigned g_size = 1, g_rank = 0;
+bool g_started = false, g_finalized = false;
+int g_err_fd = 2;  ///< this rank's original standard error (ranks > 0 redirect fd 2)
+
+bool launched_by_mpirun() {
+  for (const char* k : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(k) != nullptr) return true;
+  return false;
+}
+}  // namespace
+
+bool built_with_mpi() noexcept {
+#ifdef RICA_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+unsigned size() noexcept { return g_size; }
+unsigned rank() noexcept { return g_rank; }
+
+void init(int& argc, char**& argv) {
+#ifdef RICA_HAVE_MPI
+  if (g_started || !launched_by_mpirun()) return;
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
+  g_started = true;
+  int s = 1, r = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  g_size = static_cast<unsigned>(s);
+  g_rank = static_cast<unsigned>(r);
+  std::atexit(finalize);
+  if (g_size > 1 && g_rank > 0) {  // outputs come from rank 0 only
+    g_err_fd = dup(2);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      dup2(null, 1);
+      dup2(null, 2);
+      close(null);
+    }
+  }
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+void finalize() {
+#ifdef RICA_HAVE_MPI
+  if (!g_started || g_finalized) return;
+  g_finalized = true;
+  std::fflush(stdout);
+  MPI_Finalize();
+#endif
+}
+
+void abort(int status, const std::string& why) {
+  const std::string line = why + "\n";
+  if (write(g_err_fd, line.data(), line.size()) < 0) {
+  }
+#ifdef RICA_HAVE_MPI
+  if (g_started && !g_finalized && g_size > 1) MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+  std::_Exit(status);
+}
+
+void require_one_process(const std::string& what) {
+  if (g_size > 1)
+    throw usage_error(fmt::format("{} runs in one process only ({} ranks here); run it without mpirun (or with -np 1)",
+                                  what, g_size));
+}
+
+}  // namespace rica::dist
+
+namespace rica::detail {
+
+#ifndef RICA_HAVE_MPI
+
+std::unique_ptr<Ranks> make_ranks(const Machine&) { return nullptr; }
+// Never called without MPI (make_ranks returns no Ranks); defined so the driver links.
+void Ranks::ship(Machine&, node_t, std::uint32_t) { std::abort(); }
+void Ranks::ship_credit(Machine&, std::uint32_t, std::uint32_t) { std::abort(); }
+Ranks::Sums Ranks::exchange(Machine&, const Sums&, std::vector<std::pair<node_t, std::uint32_t>>&) { std::abort(); }
+bool Ranks::any(bool) { std::abort(); }
+void Ranks::gather(Machine&) { std::abort(); }
+void Ranks::share_outcome(RunStats&, std::string&) { std::abort(); }
+
+#else
+
+namespace {
+
+/// A byte stream of trivially copyable values (one process's data for another).
+struct Writer {
+  std::vector<char> bytes;
+  template <class T>
+  void put(const T& x) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const char*>(&x);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void put_vector(const std::vector<T>& v) {
+    put(static_cast<std::uint64_t>(v.size()));
+    const auto* p = reinterpret_cast<const char*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  void put_string(const std::string& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+};
+struct Reader {
+  const char* p;
+  const char* end;
+  template <class T>
+  T get() {
+    T x;
+    if (p + sizeof(T) > end) throw std::logic_error("rica: MPI gather: truncated message");
+    std::memcpy(&x, p, sizeof(T));
+    p += sizeof(T);
+    return x;
+  }
+  template <class T>
+  std::vector<T> get_vector() {
+    const auto n = get<std::uint64_t>();
+    if (p + n * sizeof(T) > end) throw std::logic_error("rica: MPI gather: truncated message");
+    std::vector<T> v(n);
+    std::memcpy(v.data(), p, n * sizeof(T));
+    p += n * sizeof(T);
+    return v;
+  }
+  std::string get_string() {
+    const auto n = get<std::uint64_t>();
+    std::string s(p, p + n);
+    p += n;
+    return s;
+  }
+};
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) dist::abort(1, fmt::format("rica: rank {}: {} failed (MPI error {})", dist::rank(), what, rc));
+}
+
+/// Blocks of [lo, hi) over `ranks`: element x goes to (x - lo) * ranks / (hi - lo).
+void blocks(std::vector<std::uint16_t>& owner, node_t lo, node_t hi, unsigned ranks) {
+  const std::uint64_t n = hi - lo;
+  for (node_t v = lo; v < hi; ++v) owner[v] = static_cast<std::uint16_t>((std::uint64_t{v - lo} * ranks) / n);
+}
+
+void add_stats(ThreadStats& into, const ThreadStats& x) {
+  into.delivered += x.delivered;
+  into.hops += x.hops;
+  into.duplicates += x.duplicates;
+  into.beyond_bitmap += x.beyond_bitmap;
+  into.measured += x.measured;
+  into.delivered_in_window += x.delivered_in_window;
+  into.lat_sum += x.lat_sum;
+  into.lat_max = std::max(into.lat_max, x.lat_max);
+  into.net_lat_sum += x.net_lat_sum;
+  into.net_lat_max = std::max(into.net_lat_max, x.net_lat_max);
+  into.hops_max = std::max(into.hops_max, x.hops_max);
+  into.sum_delivered_ids += x.sum_delivered_ids;
+  into.hop_sum += x.hop_sum;
+  for (std::size_t i = 0; i < into.hop_hist.size(); ++i) into.hop_hist[i] += x.hop_hist[i];
+  for (std::size_t i = 0; i < into.lat_hist.size(); ++i) into.lat_hist[i] += x.lat_hist[i];
+  for (std::size_t i = 0; i < into.net_lat_hist.size(); ++i) into.net_lat_hist[i] += x.net_lat_hist[i];
+  if (into.job.size() < x.job.size()) into.job.resize(x.job.size());
+  for (std::size_t j = 0; j < x.job.size(); ++j) {
+    auto& a = into.job[j];
+    const auto& b = x.job[j];
+    a.delivered += b.delivered;
+    a.measured += b.measured;
+    a.lat_sum += b.lat_sum;
+    a.lat_max = std::max(a.lat_max, b.lat_max);
+    a.hops += b.hops;
+    a.misdelivered += b.misdelivered;
+  }
+}
+
+struct Scalars {  // ThreadStats without its vectors
+  std::uint64_t delivered, hops, duplicates, beyond_bitmap, measured, delivered_in_window, lat_sum, lat_max,
+      net_lat_sum, net_lat_max, hops_max, sum_delivered_ids, hop_sum;
+};
+
+}  // namespace
+
+std::unique_ptr<Ranks> make_ranks(const Machine& m) {
+  if (dist::size() <= 1) return nullptr;
+  auto r = std::make_unique<Ranks>();
+  r->size = dist::size();
+  r->rank = dist::rank();
+  if (r->size > 65535) throw usage_error("mpirun: at most 65535 ranks");
+  const node_t nodes = m.nodes(), pes = m.pes();
+  if (pes < r->size)
+    throw usage_error(fmt::format("mpirun: {} ranks for {} PEs; use at most one rank per PE", r->size, pes));
+  r->owner.assign(nodes, 0);
+  blocks(r->owner, 0, pes, r->size);
+  if (nodes > pes) blocks(r->owner, pes, nodes, r->size);
+  r->split = "blocks";
+  if (m.config().rank_split == RankSplit::partition) {
+    PartitionRequest req;
+    req.parts = r->size;
+    req.verify.pairs = PairCheck::sample;
+    req.verify.sample_destinations = 4;  // the cut matters here, not its closure
+    PartitionPlan plan;
+    try {
+      plan = partition(m.topology(), req);
+    } catch (const usage_error& e) {
+      throw usage_error(fmt::format("--rank-split partition: {}", e.what()));
+    }
+    for (node_t v = 0; v < pes; ++v)
+      if (plan.part_of[v] < r->size) r->owner[v] = static_cast<std::uint16_t>(plan.part_of[v]);
+    for (node_t v = pes; v < nodes; ++v)
+      if (v < plan.node_owner.size() && plan.node_owner[v] < r->size) r->owner[v] = static_cast<std::uint16_t>(plan.node_owner[v]);
+    r->split = "partition:" + plan.rule;
+  }
+  m.topology().visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes; ++v)
+      for (port_t p = 0; p < m.ports(); ++p) {
+        const Link l = t.out_link(v, p);
+        if (!l.present() || l.peer == v) continue;
+        ++r->links;
+        if (r->owner[l.peer] != r->owner[v]) ++r->cut_links;
+      }
+  });
+  if (const char* a = std::getenv("RICA_TEST_ABORT_RANK"); a && std::to_string(r->rank) == a) {
+    const char* c = std::getenv("RICA_TEST_ABORT_CYCLE");
+    r->abort_cycle = c ? std::atoi(c) : 10;
+  }
+  r->out_packets_.assign(r->size, {});
+  r->out_credits_.assign(r->size, {});
+  return r;
+}
+
+void Ranks::ship(Machine& m, node_t v, std::uint32_t in) {
+  LinkBuffer& b = m.pe_[v].inputs[in];
+  auto& out = out_packets_[owner[v]];
+  while (!b.empty()) {
+    out.push_back({v, in, b.front()});
+    b.pop_and_check(m.main_slots_);
+    ++cross_hops;
+  }
+}
+
+void Ranks::ship_credit(Machine& m, std::uint32_t ci, std::uint32_t words) {
+  out_credits_[owner[ci / m.n_buf_]].push_back({ci, words});
+}
+
+Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived) {
+  if (abort_cycle >= 0 && m.cycle_ == static_cast<std::uint64_t>(abort_cycle))
+    dist::abort(4, fmt::format("rica: rank {}: aborting at cycle {} (test hook RICA_TEST_ABORT_RANK)", rank, m.cycle_));
+  constexpr int H = 6;  // header per destination: packets, credits, progress, delivered, any, total out
+  std::vector<std::uint64_t> hout(std::size_t{size} * H), hin(std::size_t{size} * H);
+  std::uint64_t total = 0;
+  for (unsigned d = 0; d < size; ++d) total += out_packets_[d].size() + out_credits_[d].size();
+  for (unsigned d = 0; d < size; ++d) {
+    std::uint64_t* h = &hout[std::size_t{d} * H];
+    h[0] = out_packets_[d].size();
+    h[1] = out_credits_[d].size();
+    h[2] = local.progress;
+    h[3] = local.delivered;
+    h[4] = local.any;
+    h[5] = total;
+  }
+  check(MPI_Alltoall(hout.data(), H, MPI_UINT64_T, hin.data(), H, MPI_UINT64_T, MPI_COMM_WORLD), "MPI_Alltoall");
+  Sums s;
+  std::uint64_t all = 0;
+  for (unsigned src = 0; src < size; ++src) {
+    const std::uint64_t* h = &hin[std::size_t{src} * H];
+    s.progress += h[2];
+    s.delivered += h[3];
+    s.any |= h[4];
+    all += h[5];
+  }
+  if (all == 0) return s;
+  // One message per destination rank: its packets, then its credits.
+  constexpr std::size_t P = sizeof(PacketMsg), C = sizeof(CreditMsg);
+  std::vector<int> scount(size), sdispl(size), rcount(size), rdispl(size);
+  std::size_t sbytes = 0, rbytes = 0;
+  for (unsigned d = 0; d < size; ++d) {
+    const std::size_t b = out_packets_[d].size() * P + out_credits_[d].size() * C;
+    const std::uint64_t* h = &hin[std::size_t{d} * H];
+    const std::size_t rb = h[0] * P + h[1] * C;
+    if (sbytes + b > 0x7fffffff || rbytes + rb > 0x7fffffff)
+      dist::abort(1, fmt::format("rica: rank {}: more than 2 GB to exchange in one cycle", rank));
+    scount[d] = static_cast<int>(b);
+    sdispl[d] = static_cast<int>(sbytes);
+    rcount[d] = static_cast<int>(rb);
+    rdispl[d] = static_cast<int>(rbytes);
+    sbytes += b;
+    rbytes += rb;
+  }
+  std::vector<char> sbuf(sbytes), rbuf(rbytes);
+  for (unsigned d = 0; d < size; ++d) {
+    char* p = sbuf.data() + sdispl[d];
+    if (!out_packets_[d].empty()) std::memcpy(p, out_packets_[d].data(), out_packets_[d].size() * P);
+    if (!out_credits_[d].empty()) std::memcpy(p + out_packets_[d].size() * P, out_credits_[d].data(), out_credits_[d].size() * C);
+    out_packets_[d].clear();
+    out_credits_[d].clear();
+  }
+  check(MPI_Alltoallv(sbuf.data(), scount.data(), sdispl.data(), MPI_BYTE, rbuf.data(), rcount.data(), rdispl.data(),
+                      MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Alltoallv");
+  for (unsigned src = 0; src < size; ++src) {
+    const std::uint64_t* h = &hin[std::size_t{src} * H];
+    const char* p = rbuf.data() + rdispl[src];
+    for (std::uint64_t k = 0; k < h[0]; ++k, p += P) {
+      PacketMsg pm;
+      std::memcpy(&pm, p, P);
+      RICA_ASSERT(mine(pm.v), "a packet for a node of another rank");
+      m.pe_[pm.v].inputs[pm.in].push(m.credits_[m.up_credit_[std::size_t{pm.v} * m.n_buf_ + pm.in]], pm.p, m.main_slots_);
+      arrived.emplace_back(pm.v, pm.in);
+    }
+    for (std::uint64_t k = 0; k < h[1]; ++k, p += C) {
+      CreditMsg c;
+      std::memcpy(&c, p, C);
+      m.credits_[c.ci].popped_seen += c.words;
+    }
+  }
+  return s;
+}
+
+bool Ranks::any(bool local) {
+  int in = local ? 1 : 0, out = 0;
+  check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out != 0;
+}
+
+void Ranks::gather(Machine& m) {
+  const bool tracing = !m.traces_.empty();
+  const std::uint32_t nb = m.n_buf_;
+  Writer w;
+  if (rank != 0) {
+    for (node_t v = 0; v < m.nodes_; ++v) {
+      if (!mine(v)) continue;
+      PeState& s = m.pe_[v];
+      w.put(v);
+      w.put(s.injected);
+      w.put(s.delivered);
+      w.put(s.forwarded);
+      w.put(s.blocked);
+      w.put(s.seq);
+      w.put(static_cast<std::uint8_t>(s.started));
+      w.put(static_cast<std::uint8_t>(s.generating));
+      w.put_vector(std::vector<Packet>(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end()));
+      for (port_t p = 0; p < m.ports_; ++p) w.put(s.link_packets[p]);
+      for (std::uint32_t i = 0; i < nb; ++i) {
+        std::vector<Packet> ps;
+        LinkBuffer& b = s.inputs[i];
+        while (!b.empty()) {
+          ps.push_back(b.front());
+          b.pop_and_check(m.main_slots_);
+        }
+        w.put_vector(ps);
+      }
+      if (tracing && v < m.pes_) w.put_vector(m.traces_[v]);
+      for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
+        w.put(m.net_in_[j * m.nodes_ + v]);
+        w.put(m.net_out_[j * m.nodes_ + v]);
+        // The application's results of this PE (App::pe_result), for rank 0's verify().
+        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+        if (local != no_node) w.put_string(m.jobs_[j].app->pe_result(local));
+      }
+    }
+    w.put(no_node);  // end of the nodes
+    ThreadStats t;
+    t.job.assign(m.jobs_.size(), {});
+    for (const ThreadStats& ts : m.tstats_) add_stats(t, ts);
+    w.put(Scalars{t.delivered, t.hops, t.duplicates, t.beyond_bitmap, t.measured, t.delivered_in_window, t.lat_sum,
+                  t.lat_max, t.net_lat_sum, t.net_lat_max, t.hops_max, t.sum_delivered_ids, t.hop_sum});
+    w.put_vector(t.hop_hist);
+    w.put_vector(t.lat_hist);
+    w.put_vector(t.net_lat_hist);
+    w.put_vector(t.job);
+  }
+  w.put(cross_hops);
+  rusage ru{};  // this rank's peak before the gather (rank 0's grows as it takes the others' state)
+  getrusage(RUSAGE_SELF, &ru);
+  w.put(static_cast<std::uint64_t>(ru.ru_maxrss));
+  // Sizes, then the blobs, onto rank 0.
+  if (w.bytes.size() > 0x7fffffff) dist::abort(1, fmt::format("rica: rank {}: more than 2 GB of state to gather", rank));
+  int mine_bytes = static_cast<int>(w.bytes.size());
+  std::vector<int> counts(size), displ(size);
+  check(MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::vector<char> all;
+  if (rank == 0) {
+    std::size_t total = 0;
+    for (unsigned k = 0; k < size; ++k) {
+      if (total + static_cast<std::size_t>(counts[k]) > 0x7fffffff) dist::abort(1, "rica: more than 2 GB of state to gather");
+      displ[k] = static_cast<int>(total);
+      total += static_cast<std::size_t>(counts[k]);
+    }
+    all.resize(total);
+  }
+  check(MPI_Gatherv(w.bytes.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(), displ.data(), MPI_BYTE, 0,
+                    MPI_COMM_WORLD),
+        "MPI_Gatherv");
+  // The exactly-once record: or over the ranks (each packet is delivered at its destination's rank).
+  if (!m.bitmap_.empty()) {
+    std::vector<std::uint64_t> bits(m.bitmap_.size()), sum(rank == 0 ? m.bitmap_.size() : 0);
+    for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = m.bitmap_[k].load(std::memory_order_relaxed);
+    for (std::size_t off = 0; off < bits.size(); off += std::size_t{1} << 28) {  // int counts
+      const int n = static_cast<int>(std::min<std::size_t>(bits.size() - off, std::size_t{1} << 28));
+      check(MPI_Reduce(bits.data() + off, rank == 0 ? sum.data() + off : nullptr, n, MPI_UINT64_T, MPI_BOR, 0,
+                       MPI_COMM_WORLD),
+            "MPI_Reduce");
+    }
+    if (rank == 0)
+      for (std::size_t k = 0; k < sum.size(); ++k) m.bitmap_[k].store(sum[k], std::memory_order_relaxed);
+  }
+  if (rank != 0) return;
+  std::uint64_t total_cross = 0;
+  for (unsigned src = 0; src < size; ++src) {
+    Reader r{all.data() + displ[src], all.data() + displ[src] + counts[src]};
+    if (src != 0) {
+      for (node_t v = r.get<node_t>(); v != no_node; v = r.get<node_t>()) {
+        PeState& s = m.pe_[v];
+        s.injected = r.get<std::uint64_t>();
+        s.delivered = r.get<std::uint64_t>();
+        s.forwarded = r.get<std::uint64_t>();
+        s.blocked = r.get<std::uint64_t>();
+        s.seq = r.get<std::uint32_t>();
+        s.started = r.get<std::uint8_t>() != 0;
+        s.generating = r.get<std::uint8_t>() != 0;
+        s.injq = r.get_vector<Packet>();
+        s.injq_head = 0;
+        for (port_t p = 0; p < m.ports_; ++p) s.link_packets[p] = r.get<std::uint64_t>();
+        for (std::uint32_t i = 0; i < nb; ++i) {
+          const std::vector<Packet> ps = r.get_vector<Packet>();
+          LinkBuffer& b = s.inputs[i];
+          while (!b.empty()) b.pop_and_check(m.main_slots_);  // never: rank 0 ships what it pushes here
+          // The upstream credit as the owner had it: words pushed = words popped + words held.
+          LinkBuffer::Credit& c = m.credits_[m.up_credit_[std::size_t{v} * nb + i]];
+          c.pushed = 0u - b.words_held(LinkBuffer::Credit{});
+          for (const Packet& p : ps) b.push(c, p, m.main_slots_);
+        }
+        if (tracing && v < m.pes_) m.traces_[v] = r.get_vector<Machine::TraceRow>();
+        for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
+          m.net_in_[j * m.nodes_ + v] = r.get<std::uint64_t>();
+          m.net_out_[j * m.nodes_ + v] = r.get<std::uint64_t>();
+          const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+          if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
+        }
+      }
+      const auto sc = r.get<Scalars>();
+      ThreadStats t;
+      t.delivered = sc.delivered;
+      t.hops = sc.hops;
+      t.duplicates = sc.duplicates;
+      t.beyond_bitmap = sc.beyond_bitmap;
+      t.measured = sc.measured;
+      t.delivered_in_window = sc.delivered_in_window;
+      t.lat_sum = sc.lat_sum;
+      t.lat_max = sc.lat_max;
+      t.net_lat_sum = sc.net_lat_sum;
+      t.net_lat_max = sc.net_lat_max;
+      t.hops_max = static_cast<unsigned>(sc.hops_max);
+      t.sum_delivered_ids = sc.sum_delivered_ids;
+      t.hop_sum = sc.hop_sum;
+      t.hop_hist = r.get_vector<std::uint64_t>();
+      t.lat_hist = r.get_vector<std::uint64_t>();
+      t.net_lat_hist = r.get_vector<std::uint64_t>();
+      t.job = r.get_vector<ThreadStats::JobFigures>();
+      m.tstats_.push_back(std::move(t));
+    }
+    total_cross += r.get<std::uint64_t>();
+    peak_rss_kb.push_back(r.get<std::uint64_t>());
+  }
+  cross_hops = total_cross;
+}
+
+void Ranks::share_outcome(RunStats& st, std::string& error) {
+  Writer w;
+  if (rank == 0) {
+    w.put(static_cast<std::uint8_t>(st.deadlock));
+    w.put(static_cast<std::uint8_t>(st.conservation_ok));
+    w.put(static_cast<std::uint8_t>(st.app_ok));
+    w.put_string(st.deadlock_report);
+    w.put_string(st.app_message);
+    w.put_string(error);
+  }
+  std::uint64_t n = w.bytes.size();
+  check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  w.bytes.resize(n);
+  check(MPI_Bcast(w.bytes.data(), static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (rank == 0) return;
+  Reader r{w.bytes.data(), w.bytes.data() + n};
+  st.deadlock = r.get<std::uint8_t>() != 0;
+  st.conservation_ok = r.get<std::uint8_t>() != 0;
+  st.app_ok = r.get<std::uint8_t>() != 0;
+  st.deadlock_report = r.get_string();
+  st.app_message = r.get_string();
+  error = r.get_string();
+}
+
+#endif
+
+}  // namespace rica::detail

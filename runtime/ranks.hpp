@@ -1,0 +1,89 @@
+#pragma once
+// A machine spread over MPI ranks (runtime/driver_mpi.cpp; docs/distributed.md). Not API.
+//
+// Ownership: each node belongs to one rank (`owner`); a rank steps only its own nodes and writes
+// only their state: their input buffers' consumer side, their credits, source queues, counters.
+// Every rank holds the Machine's tables whole (the allocation is not split yet), so memory per
+// rank is that of the whole machine less the packet slots, which become resident only as used.
+//
+// The cycle engine's exchange, between cycles, one batch per destination rank per cycle:
+//  - a packet a node pushes into another rank's node lands in the pusher's copy of that buffer
+//    (the hop kernel is unchanged); ship() takes it out and batches it for the owner, which
+//    pushes it into its own copy, in the same order (a buffer has one producer), before the next
+//    cycle starts — where the one-process engine has it too;
+//  - a credit a node frees for another rank's node is batched the same way and applied by the
+//    owner before the next cycle (the engine's credits are one cycle late everywhere).
+// The lookahead is therefore one cycle: the engine's credit return takes one cycle, so no window
+// longer than that is safe without changing the results (docs/distributed.md).
+// Every decision of the driver's loop (end, stall, livelock) uses the sums over all ranks, so
+// every rank leaves the loop at the same cycle; after the run gather() brings every node's state
+// and every rank's statistics to rank 0, whose Machine then reads as the one-process machine does.
+//
+// Threading: every function runs on the main thread, between cycles or after the run.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rica/engine.hpp"
+
+namespace rica::detail {
+
+class Machine;
+struct Ranks;
+std::unique_ptr<Ranks> make_ranks(const Machine& m);
+
+struct Ranks {
+  unsigned rank = 0, size = 1;
+  std::vector<std::uint16_t> owner;  ///< per node: the rank that steps it
+  std::uint64_t links = 0, cut_links = 0;  ///< links between distinct nodes; those between ranks
+  std::uint64_t cross_hops = 0;            ///< hops into another rank's node (this rank's; summed at the end)
+  std::vector<std::uint64_t> peak_rss_kb;  ///< rank 0 after gather(): each rank's peak RSS before it
+  std::string split;                       ///< "blocks" or the partition rule
+  int abort_cycle = -1;                    ///< test hook: this rank aborts at that cycle (RICA_TEST_ABORT_RANK)
+
+  bool mine(node_t v) const noexcept { return owner[v] == rank; }
+
+  /// Global sums of the driver's per-cycle counters.
+  struct Sums {
+    std::uint64_t progress = 0, delivered = 0, any = 0;
+  };
+  /// Packets pushed this cycle into buffer `in` of node v (another rank's): out of this rank's
+  /// copy, into v's owner's batch.
+  void ship(Machine& m, node_t v, std::uint32_t in);
+  /// A credit of `words` freed for credit slot ci (another rank's node's): into its owner's batch.
+  void ship_credit(Machine& m, std::uint32_t ci, std::uint32_t words);
+  /// The exchange of one cycle: sends the batches, applies those received (credits; packets
+  /// pushed into this rank's buffers, each (node, input) appended to `arrived`), returns the
+  /// sums of `local` over all ranks. Collective.
+  Sums exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived);
+  /// Logical or over all ranks. Collective.
+  bool any(bool local);
+  /// After the run: every rank's nodes' state, statistics, traces and exactly-once record onto
+  /// rank 0's Machine. Collective.
+  void gather(Machine& m);
+  /// Rank 0's verdict (deadlock, conservation, application, report; an error message) to every
+  /// rank, so that all end alike. Collective.
+  void share_outcome(RunStats& st, std::string& error);
+
+ private:
+  friend std::unique_ptr<Ranks> make_ranks(const Machine& m);
+  struct PacketMsg {
+    node_t v;
+    std::uint32_t in;
+    Packet p;
+  };
+  std::vector<std::vector<PacketMsg>> out_packets_;                             // [destination rank]
+  struct CreditMsg {
+    std::uint32_t ci, words;
+  };
+  std::vector<std::vector<CreditMsg>> out_credits_;  // [destination rank]
+};
+
+/// The ranks of this run for machine m (cfg.rank_split: blocks of the node numbering, or a
+/// partition from rica::partition), or nullptr with one process. Collective when it returns one.
+std::unique_ptr<Ranks> make_ranks(const Machine& m);
+
+}  // namespace rica::detail
