@@ -699,6 +699,10 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
       {"cbanyan, ccc, dce (delta <= 1), cb2, cccb, mdce",
        "Adaptive CB: any shortest choice of the column (round) that corrects each address bit; escape: "
        "correct at the first column; the spiral classes unchanged",
+       0},
+      {"file:, shuffle (table-routed graphs)",
+       "minimal adaptive: every port one hop closer; escape: the table's port; distance-to-go classes unchanged "
+       "(they rise on every hop, so all channels are acyclic)",
        0}};
   return docs;
 }

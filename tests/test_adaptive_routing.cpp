@@ -36,7 +36,8 @@ const char* const adaptive_specs[] = {
     "torus:6x2", "hypercube:3", "hypercube:5", "fattree:3", "fattree:5", "cbanyan:n=3", "cbanyan:n=4", "cbanyan:n=3,S=5",
     "cbanyan:n=3,S=6", "cbanyan:n=3,S=4,wiring=parallel", "ccc:n=3", "ccc:n=3,S=4", "cb2:n=2", "cb2:n=3", "cccb:n=3",
     "cccb:n=2", "cb2:n=3,S=6", "cccb:n=3,S=6", "cb2:n=3,X=2,freed=parallel", "cccb:n=3,X=2", "mdce:B=1,C=2,n=2",
-    "mdce:B=3,C=0,n=2", "mdce:B=1,C=1,P=2,n=3", "cb2:n=2,S=5,X=1,freed=parallel"};
+    "mdce:B=3,C=0,n=2", "mdce:B=1,C=1,P=2,n=3", "cb2:n=2,S=5,X=1,freed=parallel", "shuffle:4", "shuffle:5",
+    "file:" RICA_SOURCE_DIR "/examples/ring8.txt", "file:" RICA_SOURCE_DIR "/tests/data/cube_switches.txt"};
 
 std::string spec_name(const ::testing::TestParamInfo<const char*>& info) {
   std::string s = info.param;
@@ -179,7 +180,8 @@ TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers)
 INSTANTIATE_TEST_SUITE_P(EveryAdaptiveRouting, AdaptiveRouting, ::testing::ValuesIn(adaptive_specs), spec_name);
 
 TEST(AdaptiveRouting, OfferedWhereDocumentedAndRefusedElsewhere) {
-  for (const char* spec : {"omega:3", "debruijn:4", "mxx:16", "product:torus:3x3*debruijn:3", "dce:n=4,delta=2"}) {
+  for (const char* spec : {"omega:3", "debruijn:4", "mxx:16", "product:torus:3x3*debruijn:3", "dce:n=4,delta=2",
+                           "hier:mesh:3x3/debruijn:3"}) {
     const Topology t = TopologyRegistry::parse(spec);
     EXPECT_FALSE(offers(t, Routing::adaptive)) << spec;
     EXPECT_EQ(routing_names(t), std::vector<std::string>{"deterministic"});

@@ -76,6 +76,7 @@ struct Routed {
 
 #include "rica/routing/cube.hpp"
 #include "rica/routing/fattree.hpp"
+#include "rica/routing/graph.hpp"
 #include "rica/routing/spiral.hpp"
 
 namespace rica {
