@@ -180,6 +180,34 @@ TEST(Faults, SpecParsing) {
   EXPECT_EQ(a.nodes.size(), 2u);
 }
 
+TEST(Faults, DeBruijnSparePerNecklaceReplacesTheFirstFailureOfEachNecklace) {
+  const Topology base = TopologyRegistry::parse("ubruijn:4,spares=necklace");
+  EXPECT_EQ(base.spec(), "ubruijn:n=4,spares=necklace");
+  EXPECT_EQ(TopologyRegistry::parse(base.spec()).spec(), base.spec());
+  const std::string path = ::testing::TempDir() + "rica_spares.txt";
+  auto faults = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return resolve_faults(base, parse_fault_spec("file:" + path), 1);
+  };
+  // 1, 2, 4, 8 form one necklace (rotations of 0001); 3 = 0011 another.
+  FaultSet f = faults("node 1\nnode 3\n");
+  EXPECT_EQ(f.replaced, (std::vector<node_t>{1, 3}));
+  EXPECT_TRUE(f.nodes.empty());
+  const Topology repaired = with_faults(base, "file:" + path, 1);
+  EXPECT_FALSE(std::holds_alternative<FaultyTopology>(repaired.variant())) << "every failure repaired: intact network";
+  f = faults("node 2\nnode 8\nnode 3\n");
+  EXPECT_EQ(f.replaced, (std::vector<node_t>{2, 3}));
+  EXPECT_EQ(f.nodes, (std::vector<node_t>{8}));  // its necklace's spare is taken
+  const Topology t = with_faults(base, "file:" + path, 1);
+  ASSERT_TRUE(std::holds_alternative<FaultyTopology>(t.variant()));
+  EXPECT_EQ(faulty(t).failed_nodes(), (std::vector<node_t>{8}));
+  check_rerouting(t);
+  // Without spares every failure stays.
+  const Topology plain = TopologyRegistry::parse("ubruijn:4");
+  EXPECT_EQ(resolve_faults(plain, parse_fault_spec("file:" + path), 1).nodes, (std::vector<node_t>{2, 3, 8}));
+  std::remove(path.c_str());
+}
+
 RunStats run_traffic(const Topology& t, const char* traffic, bool cycle, unsigned threads, std::uint64_t cycles,
                      double rate, const std::string& trace = "") {
   TrafficOptions opt;

@@ -20,7 +20,7 @@ const char* const small_specs[] = {
     "cb2:n=3,X=2", "cb2:n=3,X=2,freed=parallel", "cccb:n=3,X=2", "mdce:B=1,C=1,P=2,n=3,S=4",
     "mdce:B=2,C=1,n=2,S=3,X=1", "cb2:n=2,S=5,X=1,freed=parallel", "mdce:B=0,C=2,n=2,S=3", "mxx:16", "mxx:32",
     "mesh8:6", "mesh8:7", "torus8:6", "torus8:7", "torus8:3", "torus8:4", "torus8:6,classes=distance", "mesh:5x4", "torus:4x4", "torus:5x3", "torus:3x4x2",
-    "mesh:3x3x3", "hypercube:5", "debruijn:6", "debruijn:6,route=shift", "ubruijn:6",
+    "mesh:3x3x3", "hypercube:5", "debruijn:6", "debruijn:6,route=shift", "debruijn:5,spares=necklace", "ubruijn:5,spares=necklace", "ubruijn:6",
     "ubruijn:6,route=minshift", "ubruijn:5,improved=1", "ubruijn:6,route=simple", "ubruijn:5,improved=1,route=simple",
     "ubruijn:2,route=simple", "comega:n=3", "comega:n=4", "comega:n=3,S=5", "comega:n=4,S=6", "comega:n=2,S=4", "comega:n=2,S=3", "shuffle:6", "msn:6x6", "msn:4x8", "omega:5",
     "fattree:5", "product:torus:3x3*debruijn:3", "product:cbanyan:n=2*ccc:n=2", "hier:mesh:3x3/debruijn:3",
