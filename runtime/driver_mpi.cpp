@@ -14,6 +14,10 @@
 #include "rica/partition.hpp"
 
 #ifdef RICA_HAVE_MPI
+// The C API only: without these, OpenMPI's mpi.h pulls in its deprecated C++ bindings, whose
+// symbols a program linking rica through pkg-config (`mpi`: -lmpi) would then miss.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 
