@@ -14,16 +14,20 @@
 #include "rica/partition.hpp"
 
 #ifdef RICA_HAVE_MPI
+// The C API only: without these, OpenMPI's mpi.h pulls in its deprecated C++ bindings, whose
+// symbols a program linking rica through pkg-config (`mpi`: -lmpi) would then miss.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 
 namespace rica::dist {
 namespace {
 unsigned g_size = 1, g_rank = 0;
-bool g_started = false, g_finalized = false;
+[[maybe_unused]] bool g_started = false, g_finalized = false;  // without MPI: never set
 int g_err_fd = 2;  ///< this rank's original standard error (ranks > 0 redirect fd 2)
 
-bool launched_by_mpirun() {
+[[maybe_unused]] bool launched_by_mpirun() {
   for (const char* k : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
     if (std::getenv(k) != nullptr) return true;
   return false;
@@ -116,21 +120,25 @@ namespace {
 /// A byte stream of trivially copyable values (one process's data for another).
 struct Writer {
   std::vector<char> bytes;
+  void append(const void* p, std::size_t n) {
+    if (n == 0) return;
+    const std::size_t at = bytes.size();
+    bytes.resize(at + n);
+    std::memcpy(bytes.data() + at, p, n);
+  }
   template <class T>
   void put(const T& x) {
     static_assert(std::is_trivially_copyable_v<T>);
-    const auto* p = reinterpret_cast<const char*>(&x);
-    bytes.insert(bytes.end(), p, p + sizeof(T));
+    append(&x, sizeof(T));
   }
   template <class T>
   void put_vector(const std::vector<T>& v) {
     put(static_cast<std::uint64_t>(v.size()));
-    const auto* p = reinterpret_cast<const char*>(v.data());
-    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+    append(v.data(), v.size() * sizeof(T));
   }
   void put_string(const std::string& s) {
     put(static_cast<std::uint64_t>(s.size()));
-    bytes.insert(bytes.end(), s.begin(), s.end());
+    append(s.data(), s.size());
   }
 };
 struct Reader {
