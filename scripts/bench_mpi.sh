@@ -35,7 +35,7 @@ row() {  # row JSON LABEL
 import json, sys
 j = json.load(open(sys.argv[1])); d = j.get("distributed", {})
 rss = d.get("peak_rss_kb_per_rank", [j.get("peak_rss_kb", 0)])
-print(f"| {sys.argv[2]} | {j['topology']} | {j['pes']} | {j['engine']} | {d.get('ranks', 1)} | {j['threads']} "
+print(f"| {sys.argv[2]} | {j['topology']} | {j['pes']} | {j['model']['engine']} | {d.get('ranks', 1)} | {j['threads']} "
       f"| {j['packet_hops_per_s']/1e6:.2f} | {j['wall_s']:.2f} | {d.get('split', '-')} "
       f"| {d.get('cut_links', 0)} / {d.get('links', '-')} | {100 * d.get('cross_rank_share', 0):.1f}% "
       f"| {max(rss) / 1024:.0f} |")
