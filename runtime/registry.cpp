@@ -79,7 +79,10 @@ Topology make_mdce_family(const SpecArgs& a, unsigned b, unsigned c, unsigned p,
 Topology make_mdce(const SpecArgs& a) { return make_mdce_family(a, a.uint("B"), a.uint("C"), a.uint("P"), "mdce"); }
 Topology make_cb2(const SpecArgs& a) { return make_mdce_family(a, 2, 0, 1, "cb2"); }
 Topology make_cccb(const SpecArgs& a) { return make_mdce_family(a, 1, 1, 1, "cccb"); }
-Topology make_mxx(const SpecArgs& a) { return PeriodicTopology::mxx(a.uint("N")); }
+Topology make_mxx(const SpecArgs& a) {
+  return PeriodicTopology::mxx(a.uint("N"), a.choice("route", {"minimal", "paper"}) == 1 ? MxxRoute::paper
+                                                                                       : MxxRoute::minimal);
+}
 Topology make_mesh8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), false); }
 Topology make_torus8(const SpecArgs& a) {
   const bool distance = a.has("classes") && a.choice("classes", {"wrap", "distance"}) == 1;
@@ -174,7 +177,10 @@ std::vector<TopologyEntry> build_entries() {
        {p_n_mdce, p_ring_mdce, p_x_mdce}, "n", make_cccb},
       {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce, p_ring_mdce, p_x_mdce, p_freed}, "n", make_cb2},
       {"mxx", "M_{x+x}: N x N torus with recursive bypass tori; table routing", "mxx:32",
-       {{"N", "multiple of 4, 8..4096", "", "side of the torus"}}, "N", make_mxx},
+       {{"N", "multiple of 4, 8..4096", "", "side of the torus"},
+        {"route", "minimal|paper", "minimal",
+         "minimal = shortest paths; paper = the paper's own rule (its 2.2, generalised; N <= 1024)"}},
+       "N", make_mxx},
       {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
        {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
       {"torus8", "eight-neighbour torus, n x n; diagonal-then-straight routing", "torus8:32",

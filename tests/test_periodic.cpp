@@ -327,6 +327,114 @@ TEST(Mxx, PaperTable1) {
   }
 }
 
+// --- M_{x+x} routed by the paper's rule (route=paper, runtime/topology/mxx_paper.cpp) ---
+
+// The paper's "Routing for node type x16a" (§2.2), transcribed for the x16 node at (3, 0): the
+// first move for the offset (dx, dy) (signed, minimal on the torus).
+std::pair<int, int> paper_x16a(int dx, int dy) {
+  auto a = [](int v) { return std::abs(v); };
+  if ((a(dx + 1) > (16 + 4) && a(dy) > 4) || (a(dx + 1) > (8 + 4) && a(dy) > (8 + 4)) ||
+      (a(dx + 1) > 4 && a(dy) > (16 + 4)))
+    return {dx >= 0 ? 16 : -16, dy >= 0 ? 16 : -16};  // funx16()
+  if (a(dx + 1) <= 4 && a(dy) <= 4) {
+    if (a(dx) + a(dy) <= 3) {  // funMesh()
+      if (dx == 0) return {0, dy > 0 ? 1 : -1};
+      return {dx > 0 ? 1 : -1, 0};
+    }
+    return dx < -dy ? std::pair{-1, 0} : std::pair{0, 1};  // to x2b / x2c
+  }
+  return {1, 0};  // to +8a
+}
+
+int signed_offset(int d, int n) {
+  d = mod(d, n);
+  return d > n / 2 ? d - n : d;
+}
+
+// At every x16 node of the paper's class x16a (translates of (3, 0) by multiples of 4, and by
+// (2, 2)), the first hop is the paper's own rule, for every destination.
+TEST(MxxPaperRoute, X16NodesFollowThePaperVerbatim) {
+  for (int n : {32, 64}) {
+    const auto t = PeriodicTopology::mxx(static_cast<unsigned>(n), rica::MxxRoute::paper);
+    for (auto [sx, sy] : {std::pair{3, 0}, std::pair{1, 2}, std::pair{n - 1, n - 4}}) {
+      const node_t s = static_cast<node_t>(sx + n * sy);
+      for (int ty = 0; ty < n; ++ty)
+        for (int tx = 0; tx < n; ++tx) {
+          if (tx == sx && ty == sy) continue;
+          const auto [mx, my] = paper_x16a(signed_offset(tx - sx, n), signed_offset(ty - sy, n));
+          const node_t want = static_cast<node_t>(mod(sx + mx, n) + n * mod(sy + my, n));
+          const Hop h = t.route(s, static_cast<node_t>(tx + n * ty), 0);
+          ASSERT_FALSE(h.delivers());
+          ASSERT_EQ(t.out_link(s, h.port()).peer, want) << "N=" << n << " from (" << sx << "," << sy << ") to (" << tx
+                                                        << "," << ty << ")";
+        }
+    }
+  }
+}
+
+// Every pair of every size N = 8..64 (and 128 from every residue): the route is loop-free (at
+// most 4N hops), takes links of the independent graph, its classes rise by one per hop from
+// D - length and stay below D = buffer_classes() (so the channel dependency graph is acyclic),
+// and its length is the table's distance and at least the BFS distance. The build follows
+// every (residue, offset) and would throw on a loop; this checks it from outside.
+TEST(MxxPaperRoute, DeliversEveryPairLoopFreeWithRisingClasses) {
+  for (unsigned n = 8; n <= 128; n += (n < 64 ? 4 : 64)) {
+    SCOPED_TRACE(n);
+    const auto t = PeriodicTopology::mxx(n, rica::MxxRoute::paper);
+    EXPECT_EQ(t.spec(), "mxx:N=" + std::to_string(n) + ",route=paper");
+    const Adj adj = mxx_graph(static_cast<int>(n));
+    const unsigned classes = t.buffer_classes();
+    unsigned diameter = 0;
+    for (node_t s : n <= 24 ? all_nodes(t) : std::vector<node_t>{0, 1, 2, 3, n, n + 1, n + 2, n + 3, 2 * n, 2 * n + 1,
+                                                                 2 * n + 2, 2 * n + 3, 3 * n, 3 * n + 1, 3 * n + 2, 3 * n + 3}) {
+      const auto dist = bfs(adj, s);
+      for (node_t d = 0; d < t.nodes(); ++d) {
+        node_t cur = s;
+        unsigned hops = 0;
+        const unsigned len = t.distance(s, d);
+        for (Hop h = t.route(cur, d, 0); !h.delivers(); h = t.route(cur, d, h.next_class())) {
+          const node_t next = t.out_link(cur, h.port()).peer;
+          ASSERT_TRUE(std::find(adj[cur].begin(), adj[cur].end(), next) != adj[cur].end());
+          ASSERT_EQ(h.next_class(), classes - len + hops);
+          ASSERT_LT(h.next_class(), classes);
+          cur = next;
+          ASSERT_LE(++hops, 4 * n) << "loop from " << t.label(s) << " to " << t.label(d);
+        }
+        ASSERT_EQ(cur, d);
+        ASSERT_EQ(hops, len);
+        ASSERT_GE(hops, dist[d]);
+        diameter = std::max(diameter, hops);
+      }
+    }
+    EXPECT_EQ(diameter, classes);  // the residues' sources see every route (translations by 4)
+  }
+}
+
+// Table 1 beside the paper's routing as we generalise it: the diameters and means we get (our
+// generalisation of the rules the paper leaves out; docs/reproduction.md), pinned so a change
+// of the rule is seen; the paper's x16 rule alone cannot be checked against Table 1.
+TEST(MxxPaperRoute, Table1Figures) {
+  struct Row {
+    unsigned n, paper_diameter, minimal_diameter, ours_diameter;
+    double paper_mean, ours_mean;
+  };
+  for (const Row r : {Row{16, 7, 6, 8, 4.076, 4.3520}, Row{32, 8, 7, 9, 5.244, 5.4963}, Row{64, 9, 8, 11, 6.445, 6.8264}}) {
+    const auto t = PeriodicTopology::mxx(r.n, rica::MxxRoute::paper);
+    const Stats st = table_stats(t);
+    const Stats minimal = table_stats(PeriodicTopology::mxx(r.n));
+    EXPECT_EQ(minimal.diameter, r.minimal_diameter);
+    EXPECT_EQ(st.diameter, r.ours_diameter);
+    EXPECT_NEAR(st.mean, r.ours_mean, 5e-5);
+    EXPECT_GE(st.sum, minimal.sum);
+    std::printf("mxx:N=%u,route=paper  %u nodes: diameter %u (paper %u, minimal %u), mean %.4f (paper %.3f, minimal %.4f)\n",
+                r.n, r.n * r.n, st.diameter, r.paper_diameter, minimal.diameter, st.mean, r.paper_mean, minimal.mean);
+  }
+}
+
+TEST(MxxPaperRoute, RefusedAboveN1024) {
+  EXPECT_THROW(PeriodicTopology::mxx(2048, rica::MxxRoute::paper), rica::usage_error);
+}
+
 TEST(Msn, BadParameters) {
   EXPECT_THROW(PeriodicTopology::msn(5, 4), rica::usage_error);
   EXPECT_THROW(PeriodicTopology::msn(4, 5), rica::usage_error);

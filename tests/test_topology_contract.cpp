@@ -19,6 +19,7 @@ const char* const small_specs[] = {
     "mdce:B=1,C=1,P=2,n=3", "mdce:B=0,C=2,n=3", "mdce:B=3,C=0,n=2", "mdce:B=1,C=2,n=2", "cb2:n=3,S=6", "cccb:n=3,S=6",
     "cb2:n=3,X=2", "cb2:n=3,X=2,freed=parallel", "cccb:n=3,X=2", "mdce:B=1,C=1,P=2,n=3,S=4",
     "mdce:B=2,C=1,n=2,S=3,X=1", "cb2:n=2,S=5,X=1,freed=parallel", "mdce:B=0,C=2,n=2,S=3", "mxx:16", "mxx:32",
+    "mxx:12,route=paper", "mxx:16,route=paper", "mxx:32,route=paper",
     "mesh8:6", "mesh8:7", "torus8:6", "torus8:7", "torus8:3", "torus8:4", "torus8:6,classes=distance", "mesh:5x4", "torus:4x4", "torus:5x3", "torus:3x4x2",
     "mesh:3x3x3", "hypercube:5", "debruijn:6", "debruijn:6,route=shift", "debruijn:5,spares=necklace", "ubruijn:5,spares=necklace", "ubruijn:6",
     "ubruijn:6,route=minshift", "ubruijn:5,improved=1", "ubruijn:6,route=simple", "ubruijn:5,improved=1,route=simple",

@@ -35,7 +35,7 @@ void for_each_residue(unsigned count, bool parallel, F&& f) {
 
 /// Builds the tables. `symmetric`: every link has its reverse and the in-port of a link is the
 /// index of the reverse offset in the peer's list; otherwise the in-port equals the out-port.
-std::shared_ptr<const PeriodicTopology::Tables> build(unsigned nx, unsigned ny, unsigned px, unsigned py,
+std::shared_ptr<PeriodicTopology::Tables> build(unsigned nx, unsigned ny, unsigned px, unsigned py,
                                                       const Offsets& raw, bool symmetric, std::string spec,
                                                       bool vertex_transitive) {
   using T = PeriodicTopology;
@@ -167,8 +167,10 @@ PeriodicTopology::PeriodicTopology(unsigned nx, unsigned ny, unsigned px, unsign
       table_(t->route.data()),
       t_(std::move(t)) {}
 
-PeriodicTopology PeriodicTopology::mxx(unsigned n) {
+PeriodicTopology PeriodicTopology::mxx(unsigned n, MxxRoute route) {
   detail::check_range("mxx", "N", n, 8, 4096);
+  if (route == MxxRoute::paper && n > 1024)
+    throw usage_error(fmt::format("mxx: parameter 'route' = paper needs N <= 1024 (got N = {})", n));
   if (n % 4 != 0) throw usage_error(fmt::format("mxx: parameter 'N' = {} must be a multiple of 4", n));
   detail::check_node_count("mxx", std::uint64_t{n} * n);
   Offsets raw(16);
@@ -183,7 +185,11 @@ PeriodicTopology PeriodicTopology::mxx(unsigned n) {
     else  // "x2" node
       o.insert(o.end(), {{2, 2}, {-2, 2}, {2, -2}, {-2, -2}});
   }
-  return PeriodicTopology(n, n, 4, 4, build(n, n, 4, 4, raw, true, fmt::format("mxx:N={}", n), false));
+  auto t = build(n, n, 4, 4, raw, true,
+                 route == MxxRoute::paper ? fmt::format("mxx:N={},route=paper", n) : fmt::format("mxx:N={}", n),
+                 false);
+  if (route == MxxRoute::paper) fill_mxx_paper_routes(n, *t);
+  return PeriodicTopology(n, n, 4, 4, std::move(t));
 }
 
 PeriodicTopology PeriodicTopology::msn(unsigned rows, unsigned cols) {

@@ -13,6 +13,9 @@
 
 namespace rica {
 
+/// M_{x+x} routing: `minimal` = shortest paths from the table (default); `paper` = the paper's
+/// own per-node rule (§2.2), generalised to every node class (runtime/topology/mxx_paper.cpp).
+enum class MxxRoute { minimal, paper };
 
 /// nx x ny nodes, node id = x + nx*y. A node's out-links are given by its residue class
 /// (x mod px, y mod py) as a list of offsets (dx, dy) (mod nx, ny); self-loops dropped, duplicates
@@ -22,8 +25,11 @@ namespace rica {
 /// The periods are powers of two (4 for M_{x+x}, 2 for the Manhattan street network).
 class PeriodicTopology {
  public:
-  /// M_{x+x} on an N x N torus (N a multiple of 4, 8 <= N <= 4096).
-  static PeriodicTopology mxx(unsigned n);
+  /// M_{x+x} on an N x N torus (N a multiple of 4, 8 <= N <= 4096). `route`: the table is filled
+  /// with shortest paths (minimal) or with the paper's routing rule (paper, N <= 1024; its
+  /// classes are distance-to-go along the rule's own routes, which is sound because the rule is
+  /// memoryless: the route from the next node is the rest of the route).
+  static PeriodicTopology mxx(unsigned n, MxxRoute route = MxxRoute::minimal);
   /// Manhattan street network, rows x cols, both even and in [4, 4096]: row y runs +x if y is
   /// even, column x runs +y if x is even. Out-port 0 / in-port 0 = row link, 1 = column link.
   static PeriodicTopology msn(unsigned rows, unsigned cols);
@@ -60,7 +66,8 @@ class PeriodicTopology {
   node_t orbit_rep(std::uint32_t k) const noexcept { return k % px_ + nx_ * (k / px_); }
   bool vertex_transitive() const noexcept { return t_->vertex_transitive; }
 
-  /// Shortest distance from cur to dst (a table lookup).
+  /// Distance from cur to dst along route() (a table lookup): the shortest distance for the
+  /// minimal routings, the rule's route length for mxx route=paper.
   unsigned distance(node_t cur, node_t dst) const noexcept {
     const node_t cy = div_(cur), cx = cur - cy * nx_;
     const node_t ty = div_(dst), tx = dst - ty * nx_;
@@ -91,6 +98,11 @@ class PeriodicTopology {
     bool vertex_transitive = false;
     std::string spec;
   };
+
+  /// Overwrites t.route and t.diameter with the M_{x+x} paper routing on an n x n torus (t built
+  /// by mxx(n) with the minimal routing). Throws std::logic_error if a route loops (never, for
+  /// every n tested: tests/test_periodic.cpp).
+  static void fill_mxx_paper_routes(unsigned n, Tables& t);
 
  private:
   PeriodicTopology(unsigned nx, unsigned ny, unsigned px, unsigned py, std::shared_ptr<const Tables> t);
