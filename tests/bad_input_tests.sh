@@ -328,6 +328,16 @@ bad "--faults" app run reduce:rounds=2 -t torus:4x4 --faults nodes=x
 bad "application kernel needs every PE" app run reduce:rounds=2 -t torus:4x4 --faults nodes=1
 bad "parameter 'route' = 'bogus' is not one of: minimal, paper" topo mxx:16,route=bogus
 bad "route' = paper needs N <= 1024" topo mxx:2048,route=paper
+bad "--faults" os torus:4x4 --faults links=x
+bad "its jobs need every PE" os torus:4x4 --faults nodes=1 --packets 5
+bad "at=CYCLE does not apply to rica os" os torus:4x4 --faults links=1,at=10 --packets 5
+bad "drop --parts/--dims or --faults" os cccb:n=2 --parts 2 --faults links=1 --packets 5
+bad "--faults does not apply" experiment faults --faults links=1 --quick --no-plot --out "$tmp/ef"
+bad "which --faults does not support" experiment adaptive --faults links=1 --quick --no-plot --out "$tmp/ea"
+bad "mesh emulation needs every PE" experiment rwc1 --networks 2DT --patterns mesh --faults nodes=1 --quick --no-plot --out "$tmp/er"
+bad "--faults: links" experiment mdce-1024 --faults links=x --quick --no-plot --out "$tmp/em"
+bad "is not a pattern of 'mdce-1024'" experiment mdce-1024 --patterns nosuch:x=1 --quick --no-plot --out "$tmp/em"
+bad "wrap" experiment mdce-1024 --patterns mesh:wrap=7 --quick --no-plot --out "$tmp/em"
 bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
 bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot
 

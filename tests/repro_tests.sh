@@ -270,5 +270,45 @@ assert a["dropped_by_faults"] == b["dropped_by_faults"]
 assert a["injected"] == a["delivered"] + a["in_network"] + a["dropped_by_faults"]
 PY
 
+# ---- issue 13: --faults on rica os, sweep and experiment; routing and faults columns ----
+"$RICA" os torus:4x4 --rate 0.1 --slice 40 --packets 10 --faults links=2 --seed 5 --quiet --json osf.json > /dev/null ||
+  failed "os --faults"
+"$RICA" os --config osf.json --quiet --json osg.json > /dev/null || failed "os --faults: re-run from JSON"
+python3 - osf.json osg.json <<'PY' || failed "os --faults: JSON, exactly-once"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["config"]["faults"] == "links=2", a["config"]
+assert a["faults"]["spec"] == "links=2" and a["faults"]["failed_links"] == 2, a["faults"]
+assert a["faults"] == b["faults"], (a["faults"], b["faults"])
+for p in a["policies"].values():
+    assert p["lost"] == 0 and p["duplicates"] == 0 and p["misdelivered"] == 0, p
+assert [r["completion"] for r in a["runs"]] == [r["completion"] for r in b["runs"]]
+PY
+"$RICA" sweep torus:4x4 --rate 0.05,0.2 --cycles 400 --faults links=2 --seed 3 --no-plot --out swf --quiet \
+  --json swf.json > /dev/null || failed "sweep --faults"
+python3 - swf/sweep.csv swf/sweep_mean.csv swf.json <<'PY' || failed "sweep: routing and faults columns"
+import csv, json, sys
+for f in sys.argv[1:3]:
+    rows = list(csv.DictReader(open(f)))
+    assert rows and all(r["routing"] == "deterministic" and r["faults"] == "links=2" for r in rows), rows
+assert json.load(open(sys.argv[3]))["config"]["faults"] == "links=2"
+PY
+"$RICA" sweep torus:4x4 --rate 0.1 --cycles 300 --routing adaptive --no-plot --out swa --quiet > /dev/null ||
+  failed "sweep --routing adaptive"
+python3 -c "
+import csv,sys; r=list(csv.DictReader(open('swa/sweep.csv')))
+sys.exit(not all(x['routing'] == 'adaptive' and x['faults'] == 'none' for x in r))" || failed "sweep: routing column"
+"$RICA" experiment mdce-1024 --networks 2DT --patterns uniform,mesh:wrap=0 --faults links=3 --quick --cycles 300 \
+  --no-plot --out exf --quiet --json exf.json > /dev/null || failed "experiment --faults, mesh:wrap=0"
+python3 - exf/points.csv exf.json <<'PY' || failed "experiment: routing and faults columns, mesh:wrap=0"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert {r["pattern"] for r in rows} == {"uniform", "mesh:wrap=0"}, {r["pattern"] for r in rows}
+assert all(r["routing"] == "deterministic" and r["faults"] == "links=3" for r in rows), rows[0]
+j = json.load(open(sys.argv[2]))
+assert j["config"]["faults"] == "links=3" and j["setup"]["faults"] == "links=3"
+assert j["setup"]["x_axis"]["mesh:wrap=0"] == j["setup"]["x_axis"]["mesh"]
+PY
+
 echo "repro_tests: done"
 exit $fail

@@ -19,6 +19,7 @@
 #include "experiment.hpp"
 #include "faults_experiment.hpp"
 #include "rica/channel_load.hpp"
+#include "rica/faults.hpp"
 #include "rica/registry.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
@@ -41,7 +42,11 @@ struct ExperimentOptions {
   unsigned threads = 1;                         ///< threads per run (0 = all cores)
   std::uint64_t seed = defaults::engine::seed;
   unsigned seeds = 0;                           ///< --seeds K per point; 0 = the set-up's
+  EngineOptions engine;                         ///< --faults only (engine.faults)
 };
+
+/// A pattern's set-up name: "mesh" for "mesh:wrap=0" (a variant of a set-up pattern).
+std::string pattern_base(const std::string& p) { return p.substr(0, p.find(':')); }
 
 /// The set-up's networks (or patterns) named in `filter` (labels or specs), in set-up order.
 std::vector<Network> pick_networks(const Setup& s, const std::vector<std::string>& filter) {
@@ -64,11 +69,18 @@ std::vector<std::string> pick_patterns(const Setup& s, const std::vector<std::st
   if (filter.empty()) return s.patterns;
   std::vector<std::string> out;
   for (const auto& want : filter) {
-    if (std::find(s.patterns.begin(), s.patterns.end(), want) == s.patterns.end()) {
+    // A set-up pattern, or a variant of one with its own parameters (e.g. mesh:wrap=0).
+    const bool exact = std::find(s.patterns.begin(), s.patterns.end(), want) != s.patterns.end();
+    const bool variant = !exact && want.find(':') != std::string::npos &&
+                         std::find(s.patterns.begin(), s.patterns.end(), pattern_base(want)) != s.patterns.end();
+    if (!exact && !variant) {
       std::string valid;
       for (const auto& p : s.patterns) valid += (valid.empty() ? "" : ", ") + p;
-      throw usage_error(fmt::format("--patterns: '{}' is not a pattern of '{}'; valid: {}", want, s.name, valid));
+      throw usage_error(fmt::format("--patterns: '{}' is not a pattern of '{}'; valid: {} (or one with parameters, "
+                                    "e.g. mesh:wrap=0)",
+                                    want, s.name, valid));
     }
+    if (variant) (void)TrafficRegistry::canonical(want);  // a bad parameter: usage_error naming it
     out.push_back(want);
   }
   return out;
@@ -103,6 +115,8 @@ void experiment(const ExperimentOptions& o) {
   if (o.name == "faults") {  // its own shape: failed links on the x axis (apps/cli/faults_experiment.cpp)
     if (!o.networks.empty() || !o.patterns.empty() || o.seeds)
       throw usage_error("experiment faults: --networks, --patterns and --seeds do not apply");
+    if (!o.engine.faults.empty())
+      throw usage_error("experiment faults: --faults does not apply (the experiment fails 0, 1, 2, 4 ... links itself)");
     FaultsExperimentOptions f;
     f.cmd = o.cmd;
     f.out = o.out;
@@ -146,15 +160,32 @@ void experiment(const ExperimentOptions& o) {
   std::vector<Group> groups;
   std::vector<SweepJob> sweep_jobs;
   std::map<std::string, std::vector<double>> grids;
+  // The networks, with the faults of --faults (one fault set per network, drawn from --seed);
+  // every refusal before the first run.
+  std::map<std::string, Topology> topos;
+  for (const auto& net : networks) {
+    const Topology base = TopologyRegistry::parse(net.spec);
+    if (!o.engine.faults.empty() && net.routing != Routing::deterministic)
+      throw usage_error(fmt::format("--faults: network '{}' of '{}' runs {} routing, which --faults does not support "
+                                    "(rerouting is table-driven); pick others with --networks or drop --faults",
+                                    net.label, setup.name, to_string(net.routing)));
+    const Topology t = faulty_topology(base, o.engine, cfg);
+    if (!failed_nodes(t).empty())
+      for (const auto& pattern : patterns)
+        if (pattern_base(pattern) == "mesh")
+          throw usage_error("--faults: nodes= / node lines with the mesh pattern: the mesh emulation needs every PE; "
+                            "give failed links only or leave out mesh with --patterns");
+    topos.emplace(net.label, t);
+  }
   for (const auto& pattern : patterns)
     for (const auto& net : networks) {
-      if (setup.skip.count(pattern)) {
-        const auto& skip = setup.skip.at(pattern);
+      if (setup.skip.count(pattern_base(pattern))) {
+        const auto& skip = setup.skip.at(pattern_base(pattern));
         if (std::find(skip.begin(), skip.end(), net.label) != skip.end()) continue;
       }
-      const Topology t = TopologyRegistry::parse(net.spec);
+      const Topology& t = topos.at(net.label);
       Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, cfg.seed), cfg)};
-      const bool paced = pattern == "mesh";
+      const bool paced = pattern_base(pattern) == "mesh";
       // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);
       const auto rates = rate_grid(g.load.bound, o.quick, paced, reach);
@@ -165,6 +196,7 @@ void experiment(const ExperimentOptions& o) {
         for (double r : rates) {
           sweep_jobs.push_back({net.label, t, pattern, r, cfg.seed + k, paced});
           sweep_jobs.back().routing = net.routing;
+          sweep_jobs.back().faults = o.engine.faults;
         }
       g.count = sweep_jobs.size() - g.first;
       groups.push_back(std::move(g));
@@ -196,6 +228,9 @@ void experiment(const ExperimentOptions& o) {
   write_file(out + "/table.json", table_json(rows).dump(2) + "\n");
   write_file(out + "/table.md", table_markdown(setup, rows));
   nlohmann::json config = config_json(setup, cfg, o.quick, grids);
+  for (const auto& p : patterns)  // variants plot on their set-up pattern's axis
+    if (!config["x_axis"].contains(p)) config["x_axis"][p] = config["x_axis"].value(pattern_base(p), "delivered");
+  config["faults"] = o.engine.faults.empty() ? "none" : o.engine.faults;
   config["networks_run"] = nlohmann::json::array();
   for (const auto& n : networks) config["networks_run"].push_back(n.label);
   config["patterns_run"] = patterns;
@@ -293,6 +328,7 @@ void add_experiment_commands(CLI::App& app) {
   add_json(e, o->json, "Write the table, the set-up, configuration and provenance as JSON to FILE");
   add_quiet(e, o->quiet);
   add_progress(e, o->progress);
+  add_engine_options(e, o->engine, opt_faults);
   e->callback([o] { experiment(*o); });
 
   auto b = std::make_shared<BoundOptions>();

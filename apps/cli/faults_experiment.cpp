@@ -14,6 +14,7 @@
 #include "rica/faults.hpp"
 #include "rica/io.hpp"
 #include "rica/registry.hpp"
+#include "rica/report.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -148,9 +149,11 @@ void faults_experiment(const FaultsExperimentOptions& o) {
     const SweepPoint& lo = points[c.job_low];
     const SweepPoint& hi = points[c.job_high];
     const std::string routing = c.tables ? "tables" : c.failed == 0 ? "base" : "tables";
-    csv += fmt::format("\"{}\",\"{}\",{},{},{},{},{},{},{},{},{:.3f},{:.1f},{:.4f},{:.5f},\"{}\"\n", c.network, c.spec,
-                       c.series, c.failed, routing, c.fault_seed, c.classes, c.replaced, c.still_failed, c.low_rate,
-                       lo.latency_mean, lo.latency_p99, lo.hops_mean, hi.accepted, c.faults);
+    csv += report::csv_row({c.network, c.spec, c.series, std::to_string(c.failed), routing, std::to_string(c.fault_seed),
+                            std::to_string(c.classes), std::to_string(c.replaced), std::to_string(c.still_failed),
+                            fmt::format("{}", c.low_rate), fmt::format("{:.3f}", lo.latency_mean),
+                            fmt::format("{:.1f}", lo.latency_p99), fmt::format("{:.4f}", lo.hops_mean),
+                            fmt::format("{:.5f}", hi.accepted), c.faults.empty() ? "none" : c.faults});
     const std::string head = c.network + c.series;
     if (head != last) {
       last = head;

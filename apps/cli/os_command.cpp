@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "rica/distributed.hpp"
+#include "rica/faults.hpp"
 #include "app_registry.hpp"
 #include "commands.hpp"
 #include "rica/os.hpp"
@@ -69,7 +70,7 @@ struct Point {
 };
 
 void run(const OsOptions& o) {
-  const Topology topo = TopologyRegistry::parse(o.topology);
+  const Topology base = TopologyRegistry::parse(o.topology);
   if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
   for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
     const std::string name = job.substr(0, job.find(':'));
@@ -92,7 +93,22 @@ void run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
-  check_routing(topo, cfg.routing);
+  check_routing(base, cfg.routing);
+  // --faults: failed links only, before the run. The jobs need every PE and every packet (their
+  // checks and the switch accounting), so failed PEs and failures during the run are refused;
+  // partitions are computed on the intact network, so they are refused too.
+  if (!o.engine.faults.empty()) {
+    if (parse_fault_spec(o.engine.faults).at)
+      throw usage_error("--faults: at=CYCLE does not apply to rica os (time-shared jobs need every packet); give "
+                        "static faults");
+    if (o.parts > 1 || !o.dims.empty())
+      throw usage_error("--faults: rica os time-shares the whole machine only with faults; drop --parts/--dims or "
+                        "--faults");
+  }
+  const Topology topo = faulty_topology(base, eo.engine, cfg);
+  if (!failed_nodes(topo).empty())
+    throw usage_error("--faults: nodes= / node lines do not apply to rica os (its jobs need every PE); give failed "
+                      "links only");
   cfg.cycles = std::uint64_t{1} << 31;  // the jobs' own ends close the run
   validate(cfg);
   if (!o.out.empty()) {
@@ -209,8 +225,13 @@ void run(const OsOptions& o) {
   // JSON: per policy, summed over its runs; every run in full.
   nlohmann::json config = option_config(o.cmd);
   config["threads"] = cfg.threads;
+  config["job"] = o.jobs;  // the list (the default's text is one word per job, not re-runnable)
   nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
-  j["topology"] = topo.spec();
+  j["topology"] = base.spec();
+  j["faults"] = nlohmann::json{{"spec", o.engine.faults.empty() ? "none" : o.engine.faults}};
+  if (const auto* f = std::get_if<FaultyTopology>(&topo.variant()))
+    j["faults"].update({{"failed", f->faults_text()}, {"failed_links", f->failed_links().size()},
+                        {"rerouting_classes", f->buffer_classes() - f->class_offset()}});
   j["partition"] = where;
   j["jobs"] = o.jobs;
   j["model"] = {{"seed", cfg.seed},
@@ -306,7 +327,8 @@ void add_os_command(CLI::App& app) {
   add_uint(c, "--parts", o->parts, 1, 1u << 26, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
   add_uint(c, "--partition", o->partition, 0, (1u << 26) - 1, "Which partition to time-share");
-  add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words | opt_link_cycles);
+  add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
+                                       opt_link_cycles | opt_faults);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");

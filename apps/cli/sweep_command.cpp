@@ -57,7 +57,8 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
     check_routing(t, cfg.routing);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
-    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue};
+    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue, cfg.routing,
+                              o.engine.faults};
     (void)experiments::make_app(job, cfg);
     for (double r : rates)
       for (unsigned k = 0; k < o.seeds; ++k) {  // seeds seed, seed+1, ... per point
@@ -92,7 +93,8 @@ void sweep(SweepOptions o) {
   const std::string pw = fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread);
   std::string text = report::csv_row({"topology", "traffic", "offered", "generated", "accepted", "delivered",
                                       "latency_mean", "latency_p99", "hops_mean", "cycles", "warmup", "link_cycles",
-                                      "timing", "arbitration", "buffer_words", "packet_words", "source_queue", "seed"});
+                                      "timing", "arbitration", "buffer_words", "packet_words", "source_queue", "seed",
+                                      "routing", "faults"});
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& p : points) {
     text += report::csv_row({p.topology, o.traffic, fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.generated),
@@ -100,7 +102,7 @@ void sweep(SweepOptions o) {
                              fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p99),
                              fmt::format("{:.4f}", p.hops_mean), std::to_string(p.cycles), std::to_string(p.warmup),
                              link, to_string(cfg.timing), to_string(cfg.arbitration), std::to_string(cfg.buffer_words),
-                             pw, std::to_string(o.source_queue), std::to_string(p.seed)});
+                             pw, std::to_string(o.source_queue), std::to_string(p.seed), p.routing, p.faults});
     rows.push_back({{"topology", p.topology}, {"offered", p.offered}, {"generated", p.generated},
                     {"accepted", p.accepted}, {"delivered", p.delivered}, {"latency_mean", p.latency_mean},
                     {"latency_p99", p.latency_p99}, {"hops_mean", p.hops_mean}, {"cycles_run", p.cycles_run},
@@ -110,7 +112,7 @@ void sweep(SweepOptions o) {
   // Per point over its seeds: mean and 95% confidence half-width (Student t, K-1 degrees of freedom).
   std::string mean_text = report::csv_row({"topology", "traffic", "offered", "seeds", "generated_mean", "accepted_mean",
                                            "accepted_ci95", "latency_mean", "latency_ci95", "latency_p99_mean",
-                                           "latency_p99_ci95", "hops_mean"});
+                                           "latency_p99_ci95", "hops_mean", "routing", "faults"});
   nlohmann::json means = nlohmann::json::array();
   for (std::size_t i = 0; i < points.size(); i += o.seeds) {
     const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
@@ -125,7 +127,8 @@ void sweep(SweepOptions o) {
                                   fmt::format("{:.6g}", gen.first), fmt::format("{:.6g}", acc.first),
                                   fmt::format("{:.6g}", acc.second), fmt::format("{:.4f}", lat.first),
                                   fmt::format("{:.4f}", lat.second), fmt::format("{:.2f}", p99.first),
-                                  fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first)});
+                                  fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first), g[0].routing,
+                                  g[0].faults});
     means.push_back({{"topology", g[0].topology}, {"offered", g[0].offered}, {"seeds", o.seeds},
                      {"generated", gen.first}, {"accepted", acc.first}, {"accepted_ci95", acc.second},
                      {"latency_mean", lat.first}, {"latency_ci95", lat.second}, {"latency_p99", p99.first},

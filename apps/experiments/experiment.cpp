@@ -374,7 +374,7 @@ Summary summarize(const std::vector<SweepPoint>& points, const ChannelLoad& load
 
 std::string points_csv_header() {
   return "network,pattern,topology,traffic,rate,offered,accepted,delivered,latency_mean,latency_p50,latency_p99,"
-         "hops_mean,cycles,cycles_run,seed\n";
+         "hops_mean,cycles,cycles_run,seed,routing,faults\n";
 }
 
 std::string points_csv_row(const SweepPoint& p, const std::string& pattern) {
@@ -382,7 +382,8 @@ std::string points_csv_row(const SweepPoint& p, const std::string& pattern) {
                           fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.accepted), std::to_string(p.delivered),
                           fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p50),
                           fmt::format("{:.1f}", p.latency_p99), fmt::format("{:.4f}", p.hops_mean),
-                          std::to_string(p.cycles), std::to_string(p.cycles_run), std::to_string(p.seed)});
+                          std::to_string(p.cycles), std::to_string(p.cycles_run), std::to_string(p.seed), p.routing,
+                          p.faults});
 }
 
 std::string table_csv(const std::vector<Summary>& rows) {

@@ -80,6 +80,8 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   p.network = job.network.empty() ? job.topology.spec() : job.network;
   p.topology = job.topology.spec();
   p.traffic = job.traffic;
+  p.routing = to_string(job.routing);
+  p.faults = job.faults.empty() ? "none" : job.faults;
   p.rate = job.rate;
   // Paced mesh: a round is 4 packets per PE (fewer on a non-wrapping mesh's border).
   const bool paced = job.paced_mesh && TrafficRegistry::mesh_layout(job.traffic, traffic::PeSpace::of(job.topology));

@@ -24,11 +24,14 @@ struct SweepJob {
   bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop
   unsigned source_queue = defaults::traffic::backlog;  ///< open-loop sources: --source-queue (0 = unbounded)
   Routing routing = Routing::deterministic;            ///< the run's routing (the sweep's config is the base)
+  std::string faults;  ///< the --faults spec `topology` was built with ("" = none), for the tables
 };
 
 /// What one run measured. Latencies in cycles, generation to delivery (source queueing included).
 struct SweepPoint {
   std::string network, topology, traffic;
+  std::string routing;  ///< "deterministic" or "adaptive"
+  std::string faults;   ///< the --faults spec, "none" without faults
   double rate = 0;
   double offered = 0;          ///< packets per PE per cycle offered while nothing throttles (paced mesh: 4 x rate)
   std::uint64_t seed = 0;
