@@ -700,9 +700,9 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
        "Adaptive CB: any shortest choice of the column (round) that corrects each address bit; escape: "
        "correct at the first column; the spiral classes unchanged",
        0},
-      {"file:, shuffle (table-routed graphs)",
-       "minimal adaptive: every port one hop closer; escape: the table's port; distance-to-go classes unchanged "
-       "(they rise on every hop, so all channels are acyclic)",
+      {"file:, shuffle (table-routed graphs with both directions of every link)",
+       "minimal adaptive: every port one hop closer (class 0); escape: up*/down* on the BFS spanning tree's "
+       "order (class 1 going up, 2 after the first down hop; a packet on the escape stays on it); 3 classes",
        0}};
   return docs;
 }

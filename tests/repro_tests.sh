@@ -6,6 +6,7 @@ set -u
 RICA=${1:?path to rica}
 RICA=$(cd "$(dirname "$RICA")" && pwd)/$(basename "$RICA")  # the script works in a temporary directory
 EX=$(cd "$(dirname "$0")/../examples" && pwd)
+DATA=$(cd "$(dirname "$0")/data" && pwd)
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -309,6 +310,12 @@ j = json.load(open(sys.argv[2]))
 assert j["config"]["faults"] == "links=3" and j["setup"]["faults"] == "links=3"
 assert j["setup"]["x_axis"]["mesh:wrap=0"] == j["setup"]["x_axis"]["mesh"]
 PY
+
+# generic adaptive routing on an irregular file: graph (up*/down* escape): rica route shows it
+out=$("$RICA" route "file:$DATA/irregular12.txt" 0 10 --routing adaptive) || failed "route --routing adaptive on file:"
+grep -q "candidates: port" <<< "$out" && grep -q "class 2" <<< "$out" || failed "route --routing adaptive on file: '$out'"
+"$RICA" run "file:$DATA/irregular12.txt" --engine cycle --routing adaptive --rate 0.3 --cycles 300 --quiet > /dev/null ||
+  failed "run --routing adaptive on an irregular file: graph"
 
 echo "repro_tests: done"
 exit $fail

@@ -21,6 +21,8 @@
 // topology type for `--routing deterministic` and on Routed<T, R> for `--routing adaptive`.
 
 #include <array>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
