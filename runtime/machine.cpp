@@ -703,7 +703,11 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
       {"file:, shuffle (table-routed graphs with both directions of every link)",
        "minimal adaptive: every port one hop closer (class 0); escape: up*/down* on the BFS spanning tree's "
        "order (class 1 going up, 2 after the first down hop; a packet on the escape stays on it); 3 classes",
-       0}};
+       0},
+      {"any topology with static --faults",
+       "minimal adaptive on the surviving graph (class 0); escape: the fault rerouting's tables, classes + 1 "
+       "(a packet on the escape stays on it)",
+       1}};
   return docs;
 }
 const char* to_string(RankSplit s) noexcept { return s == RankSplit::blocks ? "blocks" : "partition"; }

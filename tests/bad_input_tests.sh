@@ -327,6 +327,7 @@ printf 'link 0 1\nlink 0 4\nlink 0 3\nlink 0 12\n' > "$tmp/f5"; bad "cannot reac
 bad "--faults" app run reduce:rounds=2 -t torus:4x4 --faults nodes=x
 bad "application kernel needs every PE" app run reduce:rounds=2 -t torus:4x4 --faults nodes=1
 bad "routing 'adaptive' is not offered by 'file:data/directed_ring4.txt'; offered: deterministic" route file:data/directed_ring4.txt 0 2 --routing adaptive
+bad "at=CYCLE with --routing adaptive" run torus:4x4 --engine cycle --faults links=1,at=10 --routing adaptive
 bad "parameter 'route' = 'bogus' is not one of: minimal, paper" topo mxx:16,route=bogus
 bad "route' = paper needs N <= 1024" topo mxx:2048,route=paper
 bad "--faults" os torus:4x4 --faults links=x

@@ -317,5 +317,17 @@ grep -q "candidates: port" <<< "$out" && grep -q "class 2" <<< "$out" || failed 
 "$RICA" run "file:$DATA/irregular12.txt" --engine cycle --routing adaptive --rate 0.3 --cycles 300 --quiet > /dev/null ||
   failed "run --routing adaptive on an irregular file: graph"
 
+# adaptive routing around static faults: exactly once in both engines; at= refused
+for eng in "cycle --cycles 400" "async --packets 50"; do
+  read -r -a w <<< "$eng"
+  "$RICA" run torus:6x6 --engine "${w[@]}" --rate 0.2 --faults links=4,nodes=1 --routing adaptive --seed 2 --quiet \
+    --json fa.json > /dev/null || failed "faults + adaptive (${w[0]})"
+  python3 -c "
+import json,sys; a=json.load(open('fa.json'))
+ok = a['duplicates'] == 0 and a['lost'] == 0 and a['delivered'] > 0 and a['in_network'] == 0
+ok = ok and a['injected'] == a['delivered'] + a['in_network'] + a['dropped_by_faults'] and a['model']['routing'] == 'adaptive'
+sys.exit(not ok)" || failed "faults + adaptive (${w[0]}): not exactly once"
+done
+
 echo "repro_tests: done"
 exit $fail

@@ -19,10 +19,12 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "rica/engine.hpp"
+#include "rica/faults.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "support.hpp"
@@ -54,8 +56,40 @@ struct Explored {
 
 class AdaptiveRouting : public ::testing::TestWithParam<const char*> {};
 
+/// The contract of the adaptive routing of t, exhaustively (the file's header). `pes`: the
+/// sources and destinations to check (default: every PE).
+void check_adaptive(const Topology& t, std::vector<node_t> pes = {});
+
 TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers) {
-  const Topology t = TopologyRegistry::parse(GetParam());
+  check_adaptive(TopologyRegistry::parse(GetParam()));
+}
+
+// Adaptive routing around static faults (rica/routing/faulty.hpp): the same contract on
+// networks with failed links and PEs, between the surviving PEs; at= is not offered.
+TEST(AdaptiveRouting, AroundStaticFaults) {
+  for (const auto& [spec, faults, seed] :
+       std::vector<std::tuple<const char*, const char*, std::uint64_t>>{{"torus:5x5", "links=4", 1},
+                                                                        {"torus:4x4", "links=2,nodes=1", 3},
+                                                                        {"mesh:4x4", "links=3", 2},
+                                                                        {"cbanyan:n=3", "links=2", 5},
+                                                                        {"debruijn:5", "links=3", 1},
+                                                                        {"hypercube:4", "nodes=2", 4}}) {
+    SCOPED_TRACE(std::string(spec) + " " + faults);
+    const Topology t = with_faults(TopologyRegistry::parse(spec), faults, seed);
+    ASSERT_TRUE(std::holds_alternative<FaultyTopology>(t.variant()));
+    std::vector<node_t> alive;
+    for (node_t v = 0; v < t.pes(); ++v)
+      if (!std::get<FaultyTopology>(t.variant()).failed(v)) alive.push_back(v);
+    check_adaptive(t, alive);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const Topology dyn = with_faults(TopologyRegistry::parse("torus:4x4"), "links=2,at=10", 1);
+  EXPECT_FALSE(offers(dyn, Routing::adaptive));
+}
+
+void check_adaptive(const Topology& t, std::vector<node_t> pes) {
+  if (pes.empty())
+    for (node_t v = 0; v < t.pes(); ++v) pes.push_back(v);
   ASSERT_TRUE(offers(t, Routing::adaptive)) << t.spec();
   const port_t P = t.ports();
   const class_t C = routing_classes(t, Routing::adaptive);
@@ -76,7 +110,7 @@ TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers)
     const node_t v = static_cast<node_t>(ch / C / P);
     return t.out_link(v, static_cast<port_t>(ch / C % P)).peer;
   };
-  for (node_t d = 0; d < t.pes(); ++d) {
+  for (node_t d : pes) {
     std::vector<std::uint64_t> todo;
     std::unordered_set<std::uint64_t> seen;
     auto expand = [&](node_t v, class_t cls, std::uint64_t from) {  // from: the channel in, or ~0 (injection)
@@ -105,7 +139,7 @@ TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers)
         escape_of[d][from] = esc;
       }
     };
-    for (node_t s = 0; s < t.pes(); ++s)
+    for (node_t s : pes)
       if (s != d) expand(s, 0, ~std::uint64_t{0});
     while (!todo.empty()) {
       const std::uint64_t ch = todo.back();
@@ -122,7 +156,7 @@ TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers)
   EXPECT_TRUE(ex.states_acyclic) << t.spec() << ": some choice of candidates can loop";
   // Duato's extended CDG over the escape channels: from each escape channel c (for each d), the
   // escape channels reachable through adaptive-only channels (and directly).
-  for (node_t d = 0; d < t.pes(); ++d) {
+  for (node_t d : pes) {
     for (const auto& [from, outs] : next[d]) {
       if (!escape_channels.count(from)) continue;
       std::vector<std::uint64_t> stack(outs.begin(), outs.end());
@@ -144,8 +178,8 @@ TEST_P(AdaptiveRouting, CandidatesValidEscapeDuatoAcyclicAndEveryChoiceDelivers)
   EXPECT_GT(ex.multi, 0u) << t.spec() << ": never more than one way (not adaptive)";
   // The escape hops alone deliver every pair (the escape routing is connected).
   std::mt19937_64 rng(11);
-  for (node_t s = 0; s < t.pes(); ++s)
-    for (node_t d = 0; d < t.pes(); ++d) {
+  for (node_t s : pes)
+    for (node_t d : pes) {
       if (s == d) continue;
       for (int escape_only = 0; escape_only < 2; ++escape_only) {
         node_t cur = s;

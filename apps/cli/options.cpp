@@ -443,10 +443,10 @@ EngineConfig engine_config(const EngineOptions& o) {
 
 Topology faulty_topology(const Topology& t, const EngineOptions& o, const EngineConfig& cfg) {
   if (o.faults.empty()) return t;
-  if (cfg.routing != Routing::deterministic)
-    throw usage_error(fmt::format("--faults: the rerouting around faults is table-driven and deterministic; drop "
-                                  "--routing {} or --faults",
-                                  to_string(cfg.routing)));
+  if (cfg.routing != Routing::deterministic && parse_fault_spec(o.faults).at)
+    throw usage_error(fmt::format("--faults: at=CYCLE with --routing {}: the routing changes at the failure and only "
+                                  "the table rerouting follows it; drop at= or --routing {}",
+                                  to_string(cfg.routing), to_string(cfg.routing)));
   if (parse_fault_spec(o.faults).at && cfg.engine != EngineKind::cycle)
     throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
   return with_faults(t, o.faults, cfg.seed);

@@ -78,6 +78,7 @@ struct Routed {
 
 #include "rica/routing/cube.hpp"
 #include "rica/routing/fattree.hpp"
+#include "rica/routing/faulty.hpp"
 #include "rica/routing/graph.hpp"
 #include "rica/routing/spiral.hpp"
 
