@@ -664,6 +664,7 @@ RunStats run_prepared(Machine& m) {
     st.links = ranks->links;
     st.cut_links = ranks->cut_links;
     st.cross_rank_hops = ranks->cross_hops;
+    st.rank_batches = ranks->batches;
     st.rank_split = ranks->split;
     st.rank_peak_rss_kb = ranks->peak_rss_kb;
   }

@@ -224,6 +224,8 @@ assert j["duplicates"] == 0 and j["lost"] == 0 and j["in_network"] == 0, j
 assert j["conservation_ok"] and j["verify_method"] == "bitmap", j
 d = j["distributed"]
 assert d["ranks"] == np and d["threads_per_rank"] == th and 0 < d["cross_rank_hops"] <= d["hops"], d
+# batched per destination rank: fewer messages (packets and credits) than packets across ranks
+assert 0 < d["batches"] < d["cross_rank_hops"], d
 PYEOF
     done
   done
