@@ -613,7 +613,6 @@ namespace detail {
 RunStats run_prepared(Machine& m) {
   if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
   if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
-    if (!m.cycle_mode_) dist::require_one_process("--engine async");
     if (m.hook_) dist::require_one_process("the OS layer");
     if (m.faulty_) dist::require_one_process("--faults");
     for (const JobRt& j : m.jobs_)
@@ -628,6 +627,8 @@ RunStats run_prepared(Machine& m) {
   RunStats st;
   if (m.cycle_mode_)
     drive_cycles(m, st);
+  else if (ranks)
+    drive_mpi_async(m, st);
   else
     drive_async(m, st);
   if (ranks) ranks->gather(m);
@@ -663,6 +664,7 @@ RunStats run_prepared(Machine& m) {
     st.links = ranks->links;
     st.cut_links = ranks->cut_links;
     st.cross_rank_hops = ranks->cross_hops;
+    st.rank_batches = ranks->batches;
     st.rank_split = ranks->split;
     st.rank_peak_rss_kb = ranks->peak_rss_kb;
   }

@@ -81,6 +81,13 @@ class RunClock {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
   }
   std::chrono::steady_clock::time_point origin() const noexcept { return t0_; }
+  /// Moves the origin to now, keeping the calibration (MPI ranks align their clocks after a barrier).
+  void rebase() {
+    t0_ = std::chrono::steady_clock::now();
+#ifdef RICA_HAVE_TSC
+    tsc0_ = __rdtsc();
+#endif
+  }
 
  private:
   std::chrono::steady_clock::time_point t0_;
@@ -234,6 +241,7 @@ class Machine;
 /// the hop kernel). A third driver (MPI ranks) is a third struct of this shape.
 struct AsyncDriver;
 struct CycleDriver;
+struct MpiAsyncDriver;  // the async engine over MPI ranks (runtime/driver_mpi_async.cpp)
 
 /// Runs an allocated machine to the end with the driver cfg.engine names; collects and verifies
 /// every job.
@@ -436,6 +444,7 @@ class Machine {
  private:
   friend struct AsyncDriver;
   friend struct CycleDriver;
+  friend struct MpiAsyncDriver;
   friend struct Ranks;  // the MPI exchange (runtime/driver_mpi.cpp)
   friend class rica::Context;
   friend RunStats run_prepared(Machine& m);
@@ -590,4 +599,6 @@ namespace rica::detail {
 /// machine until it is done or stuck, filling st.wall_s and st.deadlock.
 void drive_async(Machine& m, RunStats& st);
 void drive_cycles(Machine& m, RunStats& st);
+/// The async engine over MPI ranks (runtime/driver_mpi_async.cpp; m.ranks_ set).
+void drive_mpi_async(Machine& m, RunStats& st);
 }  // namespace rica::detail

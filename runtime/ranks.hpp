@@ -40,6 +40,7 @@ struct Ranks {
   std::vector<std::uint16_t> owner;  ///< per node: the rank that steps it
   std::uint64_t links = 0, cut_links = 0;  ///< links between distinct nodes; those between ranks
   std::uint64_t cross_hops = 0;            ///< hops into another rank's node (this rank's; summed at the end)
+  std::uint64_t batches = 0;               ///< async engine: batches sent, summed over the ranks by its driver
   std::vector<std::uint64_t> peak_rss_kb;  ///< rank 0 after gather(): each rank's peak RSS before it
   std::string split;                       ///< "blocks" or the partition rule
   int abort_cycle = -1;                    ///< test hook: this rank aborts at that cycle (RICA_TEST_ABORT_RANK)

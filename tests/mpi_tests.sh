@@ -5,6 +5,9 @@
 #              threads per rank, 5 topologies x 3 patterns including hot spot at saturation
 #   misc       header and JSON of a run over ranks, --rank-split partition, a deadlock across ranks
 #              (exit 3 with its waiting cycle), refusals (exit 2), a rank that aborts (non-zero, no hang)
+#   async      the async engine over ranks: exactly-once delivery on every family at saturation (2 and
+#              4 ranks, 1 or 2 threads per rank), a deadlock across ranks (exit 3 with its waiting
+#              cycle), sort and stencil verified, a rank that aborts (non-zero, no hang)
 # Exits 77 (ctest: skipped) when rica was built without MPI or mpirun is absent.
 set -u
 RICA=$1
@@ -184,16 +187,75 @@ for x, y in zip(a, b):
             continue
         assert x[k] == y[k], (k, x[k], y[k])
 PYEOF
-  # The async engine, and an application without results across ranks: one process only, exit 2.
-  mpi 2 run torus:4x4 --quiet >/dev/null 2>"$TMP/err"
-  s=$?
-  [ "$s" = 2 ] && grep -q "async runs in one process only" "$TMP/err" || { echo "FAIL [async over 2 ranks: exit $s]: $(cat "$TMP/err")"; fail=1; }
   # A rank that dies: the run fails with a clear message, non-zero, no hang (timeout 120 s above).
   RICA_TEST_ABORT_RANK=1 RICA_TEST_ABORT_CYCLE=20 mpi 2 run torus:8x8 --engine cycle --rate 0.5 --cycles 2000 --quiet \
     --threads 1 >/dev/null 2>"$TMP/err"
   s=$?
   [ "$s" != 0 ] && [ "$s" != 124 ] || { echo "FAIL [a rank aborting: exit $s]"; fail=1; }
   grep -q "rank 1: aborting at cycle 20" "$TMP/err" || { echo "FAIL [a rank aborting: no message]: $(head -5 "$TMP/err")"; fail=1; }
+  ;;
+async)
+  # Exactly once across ranks, at saturation (every PE offering at every activation): each run's
+  # injected count must be PEs x packets (counted here, not by rica), every one delivered once
+  # (bitmap gathered onto rank 0), none left, and some hops must have crossed ranks. PEs: 6 x 6,
+  # 5 x 4, 2^5 (hypercube, fat tree leaves, de Bruijn), 32 (cccb:n=2), S 2^n = 4 x 8 (cbanyan),
+  # 4 x 3 x 2 (product), the file's 8.
+  n=0
+  for tp in torus:6x6=36 mesh:5x4=20 hypercube:5=32 fattree:5=32 cccb:n=2=32 cbanyan:n=3,S=4=32 \
+            'product:torus:4*mesh:3x2=24' debruijn:5=32 "file:$(dirname "$0")/data/cube_switches.txt=8"; do
+    topo=${tp%=*}
+    pes=${tp##*=}
+    for np in 2 4; do
+      n=$((n + 1))
+      th=$((n % 2 + 1))
+      if [ $((n % 2)) = 0 ]; then traffic="uniform --rate 1"; else traffic="hotspot --rate 1"; fi
+      # shellcheck disable=SC2086
+      mpi "$np" run "$topo" --engine async --traffic $traffic --packets 40 --threads "$th" --seed "$n" --quiet \
+        --json "$TMP/x$n.json" >/dev/null 2>"$TMP/err"
+      s=$?
+      [ "$s" = 0 ] || { echo "FAIL [async $topo, $np ranks x $th threads, $traffic: exit $s]: $(head -3 "$TMP/err")"; fail=1; continue; }
+      python3 - "$TMP/x$n.json" "$pes" "$np" "$th" <<'PYEOF' || { echo "FAIL [async exactly-once: $topo, $np ranks x $th threads, $traffic]"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+pes, np, th = (int(x) for x in sys.argv[2:5])
+want = pes * 40
+assert j["injected"] == want and j["delivered"] == want, (j["injected"], j["delivered"], want)
+assert j["duplicates"] == 0 and j["lost"] == 0 and j["in_network"] == 0, j
+assert j["conservation_ok"] and j["verify_method"] == "bitmap", j
+d = j["distributed"]
+assert d["ranks"] == np and d["threads_per_rank"] == th and 0 < d["cross_rank_hops"] <= d["hops"], d
+# batched per destination rank: fewer messages (packets and credits) than packets across ranks
+assert 0 < d["batches"] < d["cross_rank_hops"], d
+PYEOF
+    done
+  done
+  # A deadlock across ranks (a ring without buffer classes, tornado at saturation): exit 3 with
+  # the waiting cycle through every node of the ring (it spans all 4 ranks), never a hang.
+  mpi 4 run torus:16 --engine async --traffic tornado --no-classes --buffer-words 3 --packet-words 3:0 --rate 1 \
+    --quiet --threads 1 2>"$TMP/e4" >/dev/null
+  s=$?
+  [ "$s" = 3 ] || { echo "FAIL [async deadlock across ranks: exit $s, want 3]: $(head -3 "$TMP/e4")"; fail=1; }
+  grep -q "waiting cycle: (0) (in-port 0, class 0) -> (1)" "$TMP/e4" && grep -q -- "-> (15) (in-port 0, class 0) -> (0)" "$TMP/e4" ||
+    { echo "FAIL [async deadlock across ranks: no waiting cycle]: $(cat "$TMP/e4")"; fail=1; }
+  # The same with classes completes (the dateline breaks the cycle).
+  mpi 4 run torus:16 --engine async --traffic tornado --buffer-words 3 --packet-words 3:0 --rate 1 --quiet --threads 1 \
+    >/dev/null 2>"$TMP/err" || { echo "FAIL [async tornado with classes over 4 ranks]: $(head -3 "$TMP/err")"; fail=1; }
+  # Applications across ranks on the async engine, verified by the application itself.
+  for app in "sort -t torus:4x4 --keys 301 --algorithm bitonic" "sort -t cccb:n=2 --keys 200 --algorithm sample" \
+             "stencil -t torus:4x4 --grid 12x12"; do
+    # shellcheck disable=SC2086
+    mpi 3 app $app --engine async --threads 1 --quiet --json "$TMP/a3.json" >/dev/null 2>"$TMP/err" ||
+      { echo "FAIL [async app $app: 3 ranks]: $(head -3 "$TMP/err")"; fail=1; continue; }
+    python3 -c "
+import json; j = json.load(open('$TMP/a3.json')); assert j['verified'], j['verified']" ||
+      { echo "FAIL [async app $app: 3 ranks, not verified]"; fail=1; }
+  done
+  # A rank that dies during an async run: non-zero, a clear message, no hang.
+  RICA_TEST_ABORT_RANK=1 RICA_TEST_ABORT_CYCLE=5 mpi 2 run torus:8x8 --engine async --rate 1 --packets 5000 --quiet \
+    --threads 1 >/dev/null 2>"$TMP/err"
+  s=$?
+  [ "$s" != 0 ] && [ "$s" != 124 ] || { echo "FAIL [async, a rank aborting: exit $s]"; fail=1; }
+  grep -q "rank 1: aborting at wave 5" "$TMP/err" || { echo "FAIL [async, a rank aborting: no message]: $(head -5 "$TMP/err")"; fail=1; }
   ;;
 *)
   echo "mpi_tests: unknown group '$GROUP'"

@@ -478,6 +478,7 @@ nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg) {
           {"hops", st.hops},
           {"cross_rank_hops", st.cross_rank_hops},
           {"cross_rank_share", st.hops ? static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.hops) : 0.0},
+          {"batches", st.rank_batches},
           {"peak_rss_kb_per_rank", st.rank_peak_rss_kb}};
 }
 
@@ -488,6 +489,9 @@ void print_distributed(const RunStats& st, const EngineConfig& cfg) {
              st.links ? 100.0 * static_cast<double>(st.cut_links) / static_cast<double>(st.links) : 0.0,
              st.cross_rank_hops, st.hops,
              st.hops ? 100.0 * static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.hops) : 0.0);
+  if (st.rank_batches)  // the async engine's bridges: packets and credits travel in batches per rank
+    fmt::print("  batches     {} messages between ranks, {:.1f} packets each on average\n", st.rank_batches,
+               static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.rank_batches));
 }
 
 // ---- Shared presentation options ---------------------------------------------------------------

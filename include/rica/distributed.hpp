@@ -2,7 +2,7 @@
 // One machine over several processes (MPI ranks; docs/distributed.md). `rica` calls init() first:
 // launched by mpirun (the launcher's environment names a world size) in a build with MPI
 // (RICA_WITH_MPI), it initialises MPI; otherwise — and under `mpirun -np 1` — it is one process
-// and nothing changes. rica::run() then spreads the cycle engine's machine over the ranks by
+// and nothing changes. rica::run() then spreads the machine (cycle or async engine) over the ranks by
 // itself; every other entry point works as before in each rank.
 //
 // Thread-safety: init() and finalize() on the main thread only; the queries from any thread.

@@ -131,6 +131,7 @@ struct RunStats {
   unsigned ranks = 1;                      ///< processes the machine was spread over
   std::uint64_t links = 0, cut_links = 0;  ///< links between distinct nodes; those between ranks
   std::uint64_t cross_rank_hops = 0;       ///< packet-hops over a cut link
+  std::uint64_t rank_batches = 0;          ///< async engine: messages of packets and credits between ranks
   std::string rank_split;                  ///< "blocks" or "partition:<rule>"
   std::vector<std::uint64_t> rank_peak_rss_kb;  ///< each rank's peak RSS (kB) at the end of the run
 };

@@ -192,6 +192,27 @@ class alignas(64) LinkBuffer {
     if (waiting_.load(std::memory_order_acquire) == 0) return false;
     return waiting_.exchange(0, std::memory_order_acq_rel) != 0;
   }
+  // ---- the MPI bridge (runtime/driver_mpi_async.cpp): this rank's copy of a buffer another rank
+  // owns is the link's outbox; its consumer is the bridge thread, and words leave the producer's
+  // credit view only when the remote consumer frees them, so a cut link still holds one buffer ----
+  /// Consumer side: takes the front packet out (its slot to `cache`) without crediting its words.
+  Packet take_uncredited(SlotCache& cache) {
+    const slot_t k = q_.front();
+    const Packet p = pool_[k].packet;
+    q_.pop();
+    cache.give(k);
+    return p;
+  }
+  /// Consumer side: `words` freed by the remote consumer become room for the producer. Returns
+  /// true when the producer asked to be woken (it then must be). Fenced (Dekker with
+  /// wait_for_room): the bridge is off the hop path, so it never loses a wake-up.
+  bool credit(unsigned words) noexcept {
+    popped_.store(popped_.load(std::memory_order_relaxed) + words, std::memory_order_seq_cst);
+    if (waiting_.load(std::memory_order_seq_cst) == 0) return false;
+    return waiting_.exchange(0, std::memory_order_acq_rel) != 0;
+  }
+  /// Words the consumer popped, ever (wraps; differences are exact). Any thread.
+  std::uint32_t popped_words() const noexcept { return popped_.load(std::memory_order_acquire); }
   /// Packets queued (consumer side, or any thread once the machine is quiescent).
   std::size_t size() const noexcept { return q_.read_available(); }
   unsigned capacity_words() const noexcept { return capacity_; }

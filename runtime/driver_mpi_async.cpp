@@ -1,0 +1,547 @@
+// The async engine over MPI ranks (docs/distributed.md, "The async engine across ranks").
+//
+// Each rank steps only the nodes it owns (Ranks::owner), with its own oneTBB workers, exactly as
+// the one-process AsyncDriver does (blocks of nodes as tasks, pending masks, sleeping on full
+// buffers; step_pe below is AsyncDriver's, with the two policy hooks filtered by ownership). The
+// main thread, which only monitors in one process, is here the rank's **bridge**: the only thread
+// that calls MPI (MPI_THREAD_FUNNELED), it moves packets and credits over the cut links.
+//
+// Cut links stay the machine's links (one buffer of `buffer_words` per link and class):
+//  - a packet a node pushes towards another rank's node lands in this rank's copy of that buffer,
+//    the link's **outbox**; the producer checks room by its credit against the outbox's popped
+//    count, which advances only when the remote consumer frees words (LinkBuffer::credit), never
+//    when the bridge takes the packet out (LinkBuffer::take_uncredited). So the words in the
+//    outbox, in flight and in the remote buffer never exceed one buffer's capacity;
+//  - the bridge empties the outboxes into one batch per destination rank, and returns, for every
+//    buffer of its own fed across a cut link, the words its consumer popped since the last batch:
+//    at most one message per destination rank per bridge round, never one per packet;
+//  - the receiving bridge pushes the packets into the owner's buffers (room is guaranteed by the
+//    sender's credit) and announces them as a producer does; credits it applies to its outboxes,
+//    waking the producer if it sleeps on that buffer.
+//
+// Termination: Mattern's four counters, as counting waves. The bridges keep one MPI_Iallreduce
+// in flight, summing each rank's (data messages sent, received, active, packets left, progress);
+// a rank is passive when no block task is outstanding and its bridge found nothing to send or
+// receive in the round it joins the wave. Two consecutive waves with every rank passive and
+// equal sent = received counts in both mean no rank did anything in between and nothing is in
+// transit: the machine is globally quiescent (a passive rank is activated only by a message).
+// Every rank sees the same sums, so all take the same decision at the same wave:
+//  - no packet left anywhere: the end;
+//  - packets left: as in one process, every node holding packets is woken once (a wake-up lost to
+//    the unfenced race of LinkBuffer::pop_and_check is recovered); if the next quiescence shows
+//    no progress over all ranks, it is a deadlock (st.deadlock): Ranks::gather then brings every
+//    buffer onto rank 0, whose analyse_stuck finds the waiting cycle across ranks (exit 3).
+//
+// Threading: the bridge state is the main thread's; workers touch only their nodes, the outboxes'
+// producer side and the announced inputs' ready masks, as in one process.
+// State of another rank's node touched here: only its input buffers fed by this rank's nodes (the
+// outboxes, through peer_buffer) and the credits of its producers feeding this rank's nodes.
+#include "machine.hpp"
+#include "tsan.hpp"
+
+#ifdef RICA_HAVE_MPI
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+#include <cstring>
+#include <deque>
+
+#include "rica/distributed.hpp"
+
+namespace rica::detail {
+
+#ifndef RICA_HAVE_MPI
+
+// Never called without MPI (make_ranks returns no Ranks); defined so that run_prepared links.
+void drive_mpi_async(Machine&, RunStats&) { std::abort(); }
+
+#else
+
+namespace {
+
+struct alignas(64) RankBlock {
+  std::atomic<std::uint64_t> pending{0};
+  std::atomic<std::uint32_t> scheduled{0};
+};
+
+/// What crosses a cut link, identified by the consumer's buffer (node, input index): the same
+/// on every rank whatever its storage.
+struct PacketMsg {
+  node_t v;
+  std::uint32_t in;
+  Packet p;
+};
+struct CreditMsg {
+  node_t v;
+  std::uint32_t in, words;
+  node_t producer;  ///< the node feeding (v, in): the receiver's, woken if it sleeps on the outbox
+};
+
+constexpr int kDataTag = 0x52494341;  // "RICA": a batch of packets and credits for one rank
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS)
+    dist::abort(1, fmt::format("rica: rank {}: {} failed (MPI error {})", dist::rank(), what, rc));
+}
+
+}  // namespace
+
+struct MpiAsyncDriver {
+  Machine& m;
+  Ranks& rk;
+  std::vector<RankBlock> blocks;
+  unsigned block_shift = 6;
+  node_t block_mask = 63;
+  std::atomic<std::int64_t> outstanding{0};
+  tbb::task_arena* arena = nullptr;
+  std::function<void(std::size_t)> block_runner;
+
+  struct TaskCtx {
+    std::size_t block;
+    std::uint64_t local = 0;
+    ThreadStats& ts;
+    std::vector<std::uint8_t>& skip;
+    std::vector<std::pair<node_t, std::uint32_t>>& notes;
+  };
+
+  /// AsyncDriver's policy, filtered by ownership: a push into another rank's node stays in the
+  /// outbox for the bridge (no announcement here); only producers of this rank are woken.
+  struct Policy {
+    MpiAsyncDriver& d;
+    TaskCtx& tc;
+    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake) {
+      if (!wake) return;
+      const node_t u = d.m.pe_[v].upstream[i / d.m.classes_];
+      if (d.rk.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
+    }
+    void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
+    void pushed(node_t peer, std::uint32_t in) {
+      if (d.rk.mine(peer)) tc.notes.emplace_back(peer, in);
+    }
+  };
+
+  explicit MpiAsyncDriver(Machine& mm) : m(mm), rk(*mm.ranks_) {
+    RICA_ASSERT(mm.ranks_ != nullptr, "the async engine over ranks without ranks");
+    block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
+    block_mask = m.cfg_.block - 1;
+    blocks = std::vector<RankBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
+  }
+
+  void signal(node_t v, TaskCtx& tc) {
+    RICA_ASSERT(rk.mine(v), "a wake-up for another rank's node");
+    const std::size_t b = v >> block_shift;
+    const std::uint64_t bit = std::uint64_t{1} << (v & block_mask);
+    if (b == tc.block) {
+      tc.local |= bit;
+      return;
+    }
+    signal_remote(b, bit);
+  }
+  void signal_remote(std::size_t b, std::uint64_t bit) {
+    RankBlock& blk = blocks[b];
+    blk.pending.fetch_or(bit, std::memory_order_seq_cst);
+    if (blk.scheduled.load(std::memory_order_seq_cst) == 0 && blk.scheduled.exchange(1) == 0) enqueue_block(b);
+  }
+  void enqueue_block(std::size_t b) {
+    outstanding.fetch_add(1, std::memory_order_relaxed);
+    tsan_release(&tsan_token);
+    arena->enqueue([this, b] {
+      tsan_acquire(&tsan_token);
+      block_runner(b);
+    });
+  }
+  /// Announces a packet pushed into input `in` of this rank's node v (the bridge, any thread not
+  /// running v's block).
+  void announce(node_t v, std::uint32_t in) {
+    const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+    if (m.pe_[v].ready[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
+      signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
+  }
+
+  /// AsyncDriver::step_pe (one activation of node v), unchanged but for the policy.
+  template <class T>
+  bool step_pe(const T& t, node_t v, TaskCtx& tc) {
+    PeState& s = m.pe_[v];
+    const bool is_pe = v < m.pes_;
+    if (is_pe) m.app_turn(s, v, true);
+    const std::uint32_t n_buf = m.n_buf_;
+    const std::uint32_t n_in = n_buf + 1;
+    std::fill(tc.skip.begin(), tc.skip.begin() + n_in, 0);
+    for (std::uint32_t w = 0; w < m.mask_words_; ++w) s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
+    auto has_work = [&](std::uint32_t i) { return (s.work[i >> 6] >> (i & 63)) & 1u; };
+    auto drop_work = [&](std::uint32_t i) { s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); };
+    Policy pol{*this, tc};
+    unsigned moves = 0;
+    const unsigned batch = m.cfg_.batch;
+    while (moves < batch) {
+      bool progressed = false;
+      for (std::uint32_t k = 0; k < n_in && moves < batch; ++k) {
+        std::uint32_t idx = s.rr + k;
+        if (idx >= n_in) idx -= n_in;
+        if (tc.skip[idx]) continue;
+        if (idx < n_buf) {
+          if (!has_work(idx)) continue;
+          if (s.inputs[idx].empty()) {
+            drop_work(idx);
+            continue;
+          }
+        } else if (s.injq_head == s.injq.size()) {
+          continue;
+        }
+        const Packet& head = m.head(s, idx);
+        const HopPlan h = m.plan(t, v, head);
+        if (h.delivers) {
+          m.deliver_head(s, v, idx, tc.ts, pol);
+        } else {
+          LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // a ghost (outbox) for another rank's node
+          LinkBuffer::Credit& cr = s.credits[h.out];
+          if (!dst.fits(cr, head.words)) {
+            ++s.blocked;
+            if (!dst.wait_for_room(cr, head.words)) {
+              tc.skip[idx] = 1;
+              continue;
+            }
+          }
+          m.move(s, v, idx, h, tc.ts, pol);
+        }
+        ++moves;
+        progressed = true;
+      }
+      s.rr = (s.rr + 1) % n_in;
+      if (!progressed) break;
+    }
+    const bool more = moves >= batch;
+    for (const auto& [peer, in] : tc.notes) {
+      const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+      auto& word = m.pe_[peer].ready[in >> 6];
+      if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
+    }
+    tc.notes.clear();
+    return more || (is_pe && s.generating && s.injq_head == s.injq.size());
+  }
+
+  template <class T>
+  void run_block(const T& t, std::size_t b) {
+    RankBlock& blk = blocks[b];
+    thread_local std::vector<std::uint8_t> skip;
+    thread_local std::vector<std::pair<node_t, std::uint32_t>> notes;
+    skip.resize(std::size_t{m.n_buf_} + 1);
+    notes.clear();
+    const int slot = tbb::this_task_arena::current_thread_index();
+    if (slot < 0 || static_cast<std::size_t>(slot) >= m.tstats_.size()) std::abort();  // broken invariant
+    TaskCtx tc{b, 0, m.tstats_[static_cast<std::size_t>(slot)], skip, notes};
+    const node_t first = static_cast<node_t>(b << block_shift);
+    for (int round = 0; round < 8; ++round) {
+      std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
+      tc.local = 0;
+      if (mask == 0) {
+        blk.scheduled.store(0, std::memory_order_seq_cst);
+        if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
+          outstanding.fetch_sub(1, std::memory_order_release);
+          return;
+        }
+        continue;
+      }
+      while (mask) {
+        const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
+        mask &= mask - 1;
+        if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
+      }
+    }
+    if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
+    outstanding.fetch_add(1, std::memory_order_relaxed);
+    tsan_release(&tsan_token);
+    arena->enqueue([this, b] {
+      tsan_acquire(&tsan_token);
+      block_runner(b);
+    });
+    outstanding.fetch_sub(1, std::memory_order_release);
+  }
+
+  // ---- the bridge (main thread only) ----
+  struct Outbox {  ///< this rank's copy of another rank's buffer (v, in), fed by a node of ours
+    node_t v;
+    std::uint32_t in;
+    std::uint16_t to;
+  };
+  struct Inbound {  ///< a buffer (v, in) of ours fed from another rank's node u
+    node_t v, u;
+    std::uint32_t in;
+    std::uint16_t from;
+    std::uint32_t returned;  ///< the consumer's popped words already credited back
+  };
+  std::vector<Outbox> outboxes;
+  std::vector<Inbound> inbound;
+  std::vector<std::vector<PacketMsg>> out_packets;  // [destination rank]
+  std::vector<std::vector<CreditMsg>> out_credits;  // [destination rank]
+  struct Pending {
+    MPI_Request req;
+    std::vector<char> bytes;
+  };
+  std::deque<Pending> sending;
+  std::vector<char> rbuf;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint64_t sent = 0, received = 0;  ///< data messages (the four counters' local halves)
+
+  void find_cut_links() {
+    const std::uint32_t nb = m.n_buf_;
+    m.topology().visit([&](const auto& t) {
+      for (node_t v = 0; v < m.nodes_; ++v) {
+        if (!rk.mine(v)) continue;
+        for (port_t p = 0; p < m.ports_; ++p) {
+          const Link l = t.out_link(v, p);
+          if (l.present() && l.peer != v && !rk.mine(l.peer))
+            for (class_t c = 0; c < m.classes_; ++c)
+              outboxes.push_back({l.peer, static_cast<std::uint32_t>(l.in_port) * m.classes_ + c, rk.owner[l.peer]});
+        }
+        for (port_t q = 0; q < m.ports_; ++q) {
+          const node_t u = m.upstream(v, q);
+          if (u == no_node || u == v || rk.mine(u)) continue;
+          for (class_t c = 0; c < m.classes_; ++c) {
+            const std::uint32_t in = static_cast<std::uint32_t>(q) * m.classes_ + c;
+            RICA_ASSERT(in < nb, "input index beyond the node's buffers");
+            inbound.push_back({v, u, in, rk.owner[u], m.peer_buffer(v, in).popped_words()});
+          }
+        }
+      }
+    });
+    (void)nb;
+  }
+
+  /// Outboxes and freed words into the per-rank batches. Returns true if it found any.
+  bool collect_outgoing() {
+    bool any = false;
+    for (const Outbox& o : outboxes) {
+      LinkBuffer& b = m.peer_buffer(o.v, o.in);  // the ghost buffer: no other state of o.v is touched
+      while (!b.empty()) {
+        out_packets[o.to].push_back({o.v, o.in, b.take_uncredited(m.main_slots_)});
+        ++rk.cross_hops;
+        any = true;
+      }
+    }
+    for (Inbound& i : inbound) {
+      const std::uint32_t popped = m.peer_buffer(i.v, i.in).popped_words();
+      if (popped == i.returned) continue;
+      out_credits[i.from].push_back({i.v, i.in, popped - i.returned, i.u});
+      i.returned = popped;
+      any = true;
+    }
+    return any;
+  }
+
+  /// One message per destination rank with anything for it.
+  void send_batches() {
+    for (unsigned d = 0; d < rk.size; ++d) {
+      auto& ps = out_packets[d];
+      auto& cs = out_credits[d];
+      if (ps.empty() && cs.empty()) continue;
+      Pending& pd = sending.emplace_back();
+      const std::uint64_t np = ps.size(), nc = cs.size();
+      pd.bytes.resize(2 * sizeof(std::uint64_t) + np * sizeof(PacketMsg) + nc * sizeof(CreditMsg));
+      if (pd.bytes.size() > 0x7fffffff)
+        dist::abort(1, fmt::format("rica: rank {}: a batch of more than 2 GB for rank {}", rk.rank, d));
+      char* p = pd.bytes.data();
+      std::memcpy(p, &np, sizeof np);
+      std::memcpy(p + sizeof np, &nc, sizeof nc);
+      p += 2 * sizeof(std::uint64_t);
+      if (np) std::memcpy(p, ps.data(), np * sizeof(PacketMsg));
+      if (nc) std::memcpy(p + np * sizeof(PacketMsg), cs.data(), nc * sizeof(CreditMsg));
+      check(MPI_Isend(pd.bytes.data(), static_cast<int>(pd.bytes.size()), MPI_BYTE, static_cast<int>(d), kDataTag, comm,
+                      &pd.req),
+            "MPI_Isend");
+      ++sent;
+      ps.clear();
+      cs.clear();
+    }
+    while (!sending.empty()) {  // completed sends free their buffers (in order: good enough)
+      int done = 0;
+      check(MPI_Test(&sending.front().req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) break;
+      sending.pop_front();
+    }
+  }
+
+  /// Applies every batch that has arrived. Returns true if there was one.
+  bool receive() {
+    bool any = false;
+    const std::uint32_t nb = m.n_buf_;
+    while (true) {
+      int flag = 0;
+      MPI_Status status;
+      check(MPI_Iprobe(MPI_ANY_SOURCE, kDataTag, comm, &flag, &status), "MPI_Iprobe");
+      if (!flag) break;
+      int n = 0;
+      check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+      rbuf.resize(static_cast<std::size_t>(n));
+      check(MPI_Recv(rbuf.data(), n, MPI_BYTE, status.MPI_SOURCE, kDataTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      ++received;
+      any = true;
+      std::uint64_t np = 0, nc = 0;
+      const char* p = rbuf.data();
+      std::memcpy(&np, p, sizeof np);
+      std::memcpy(&nc, p + sizeof np, sizeof nc);
+      p += 2 * sizeof(std::uint64_t);
+      if (2 * sizeof(std::uint64_t) + np * sizeof(PacketMsg) + nc * sizeof(CreditMsg) != static_cast<std::size_t>(n))
+        dist::abort(1, fmt::format("rica: rank {}: a malformed batch from rank {}", rk.rank, status.MPI_SOURCE));
+      const std::uint64_t now = m.clock_.now();
+      for (std::uint64_t k = 0; k < np; ++k, p += sizeof(PacketMsg)) {
+        PacketMsg pm;
+        std::memcpy(&pm, p, sizeof pm);
+        RICA_ASSERT(rk.mine(pm.v), "a packet for another rank's node");
+        // The ranks' clocks are aligned at the start by a barrier only: a packet never arrives
+        // before it was generated by this rank's clock.
+        pm.p.inject_ns = std::min(pm.p.inject_ns, now);
+        LinkBuffer& b = m.peer_buffer(pm.v, pm.in);
+        LinkBuffer::Credit& c = m.credits_[m.up_credit_[std::size_t{pm.v} * nb + pm.in]];
+        RICA_ASSERT(b.fits(c, pm.p.words), "a packet beyond the sender's credit");
+        b.push(c, pm.p, m.main_slots_);
+        announce(pm.v, pm.in);
+      }
+      for (std::uint64_t k = 0; k < nc; ++k, p += sizeof(CreditMsg)) {
+        CreditMsg cm;
+        std::memcpy(&cm, p, sizeof cm);
+        RICA_ASSERT(!rk.mine(cm.v) && rk.mine(cm.producer), "a credit for a buffer of this rank");
+        if (m.peer_buffer(cm.v, cm.in).credit(cm.words))  // its producer (ours) sleeps on it: wake it
+          signal_remote(cm.producer >> block_shift, std::uint64_t{1} << (cm.producer & block_mask));
+      }
+    }
+    return any;
+  }
+
+  /// True when some node of this rank holds packets (exact when no task runs).
+  bool packets_left_here() const {
+    for (node_t v = 0; v < m.nodes_; ++v) {
+      if (!rk.mine(v)) continue;
+      const PeState& q = m.pe_[v];
+      if (q.injq_head != q.injq.size()) return true;
+      for (std::uint32_t i = 0; i < m.n_buf_; ++i)
+        if (!q.inputs[i].empty()) return true;
+    }
+    return false;
+  }
+  /// Wakes every node of this rank that holds packets (no task runs).
+  void kick() {
+    std::vector<std::uint64_t> wake(blocks.size(), 0);
+    for (node_t v = 0; v < m.nodes_; ++v) {
+      if (!rk.mine(v)) continue;
+      const PeState& q = m.pe_[v];
+      bool has = q.injq_head != q.injq.size();
+      for (std::uint32_t i = 0; i < m.n_buf_ && !has; ++i) has = !q.inputs[i].empty();
+      if (has) wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);
+    }
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (wake[b]) signal_remote(b, wake[b]);
+  }
+
+  template <class T>
+  void run(const T& t, RunStats& st) {
+    const EngineConfig& cfg = m.cfg_;
+    const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+    tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
+    tbb::task_arena local_arena(static_cast<int>(threads), 0);
+    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
+    for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
+    arena = &local_arena;
+    block_runner = [this, &t](std::size_t b) { run_block(t, b); };
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+    out_packets.assign(rk.size, {});
+    out_credits.assign(rk.size, {});
+    find_cut_links();
+    m.clock_.start();
+    check(MPI_Barrier(comm), "MPI_Barrier");
+    m.clock_.rebase();  // every rank's time 0 at the barrier's end
+    const auto t0 = m.clock_.origin();
+    for (std::size_t b = 0; b < blocks.size(); ++b) {  // this rank's PEs start
+      std::uint64_t mask = 0;
+      const node_t first = static_cast<node_t>(b * cfg.block);
+      for (node_t v = first; v < std::min<node_t>(m.pes_, static_cast<node_t>(first + cfg.block)); ++v)
+        if (rk.mine(v)) mask |= std::uint64_t{1} << (v - first);
+      if (mask == 0) continue;
+      blocks[b].pending.fetch_or(mask);
+      if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);
+    }
+    // Waves: [0] data messages sent, [1] received, [2] ranks active, [3] ranks with packets left,
+    // [4] progress (hops + deliveries) of the passive ranks. Summed over the ranks.
+    constexpr int W = 5;
+    std::uint64_t wave_in[W] = {}, wave_out[W] = {};
+    MPI_Request wave = MPI_REQUEST_NULL;
+    bool prev_quiet = false;
+    std::uint64_t prev_sent = 0, prev_received = 0, progress_at_kick = ~std::uint64_t{0}, waves = 0;
+    unsigned idle = 0;
+    while (true) {
+      const bool no_tasks = outstanding.load(std::memory_order_acquire) == 0;
+      bool busy = collect_outgoing();
+      send_batches();
+      busy = receive() || busy;
+      bool decided = false;
+      if (wave == MPI_REQUEST_NULL) {
+        const bool passive = no_tasks && !busy;
+        std::uint64_t progress = 0;
+        if (passive)  // no task runs: the workers' counters are still (acquire above)
+          for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered;
+        wave_in[0] = sent;
+        wave_in[1] = received;
+        wave_in[2] = passive ? 0 : 1;
+        wave_in[3] = passive && packets_left_here() ? 1 : 0;
+        wave_in[4] = progress;
+        check(MPI_Iallreduce(wave_in, wave_out, W, MPI_UINT64_T, MPI_SUM, comm, &wave), "MPI_Iallreduce");
+      }
+      int done = 0;
+      check(MPI_Test(&wave, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) {
+        ++waves;
+        if (rk.abort_cycle >= 0 && waves >= static_cast<std::uint64_t>(rk.abort_cycle))
+          dist::abort(4, fmt::format("rica: rank {}: aborting at wave {} (test hook RICA_TEST_ABORT_RANK)", rk.rank, waves));
+        const bool quiet = wave_out[2] == 0 && wave_out[0] == wave_out[1];
+        if (quiet && prev_quiet && wave_out[0] == prev_sent && wave_out[1] == prev_received) {
+          // Globally quiescent (every rank passive over two waves, nothing in transit).
+          if (wave_out[3] == 0) break;                                      // the end
+          if (wave_out[4] == progress_at_kick) {                            // woken once: nothing moved
+            st.deadlock = true;
+            break;
+          }
+          progress_at_kick = wave_out[4];
+          kick();
+          prev_quiet = false;
+          decided = true;
+        }
+        if (!decided) {
+          prev_quiet = quiet;
+          prev_sent = wave_out[0];
+          prev_received = wave_out[1];
+        }
+      }
+      // Give the core back to the workers: a yield while there is traffic, short sleeps when idle.
+      if (busy || decided) {
+        idle = 0;
+        std::this_thread::yield();
+      } else if (++idle < 32) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 200u)));
+      }
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    st.wall_s = std::chrono::duration<double>(t1 - t0).count();
+    while (!sending.empty()) {  // every batch was received (sent = received): these complete
+      check(MPI_Wait(&sending.front().req, MPI_STATUS_IGNORE), "MPI_Wait");
+      sending.pop_front();
+    }
+    // Every rank leaves the loop at the same wave: one more collective for the batch count.
+    check(MPI_Allreduce(&sent, &rk.batches, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+    check(MPI_Comm_free(&comm), "MPI_Comm_free");
+    local_arena.terminate();
+    arena = nullptr;
+  }
+};
+
+void drive_mpi_async(Machine& m, RunStats& st) {
+  MpiAsyncDriver d(m);
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
+}
+
+#endif
+
+}  // namespace rica::detail
