@@ -399,13 +399,29 @@ void Ranks::gather(Machine& m, RunStats& st) {
   // rank's message), straight into st's tables: no rank ever holds another's node state.
   m.sums_ = {};
   m.stuck_.clear();
+  // Messages from a rank: node records (node, counters, link counts, trace rows, application
+  // results) ended by no_node, in pieces of about kChunk bytes (so that neither side ever holds
+  // a whole rank's records), the last piece followed by the rank's sums, stuck buffers and
+  // statistics. Each message starts with a byte: 1 for the last.
+  constexpr std::size_t kChunk = std::size_t{4} << 20;
   if (rank != 0) {
     Writer w;
     m.node_figures(st, m.sums_);  // st's tables stay empty here: sums and stuck buffers only
-    w.put(m.sums_);
-    w.put_vector(m.stuck_);
+    auto send = [&] {
+      if (w.bytes.size() > 0x7fffffff)
+        dist::abort(1, fmt::format("rica: rank {}: more than 2 GB in one message", rank));
+      check(MPI_Send(w.bytes.data(), static_cast<int>(w.bytes.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD),
+            "MPI_Send");
+      w.bytes.clear();
+    };
+    w.put(std::uint8_t{0});
     for (node_t v = 0; v < m.nodes_; ++v) {
       if (!mine(v)) continue;
+      if (w.bytes.size() >= kChunk) {
+        w.put(no_node);
+        send();
+        w.put(std::uint8_t{0});
+      }
       const PeState& s = m.pe_[v];
       w.put(v);
       w.put(s.injected);
@@ -421,6 +437,9 @@ void Ranks::gather(Machine& m, RunStats& st) {
       }
     }
     w.put(no_node);  // end of the nodes
+    w.bytes[0] = 1;  // the last message: the rank's sums and statistics follow
+    w.put(m.sums_);
+    w.put_vector(m.stuck_);
     ThreadStats t;
     t.job.assign(m.jobs_.size(), {});
     for (const ThreadStats& ts : m.tstats_) add_stats(t, ts);
@@ -433,10 +452,8 @@ void Ranks::gather(Machine& m, RunStats& st) {
     w.put(cross_hops);
     w.put(mpi_wait_s);
     w.put(st.wall_s);
-    w.put(static_cast<std::uint64_t>(peak_rss_kb_now()));  // this rank's peak, its message built
-    if (w.bytes.size() > 0x7fffffff) dist::abort(1, fmt::format("rica: rank {}: more than 2 GB of state to gather", rank));
-    check(MPI_Send(w.bytes.data(), static_cast<int>(w.bytes.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD),
-          "MPI_Send");
+    w.put(static_cast<std::uint64_t>(peak_rss_kb_now()));  // this rank's peak, its messages built
+    send();
     return;
   }
   m.size_tables(st);
@@ -449,62 +466,66 @@ void Ranks::gather(Machine& m, RunStats& st) {
   wall[0] = st.wall_s;
   std::vector<char> buf;
   for (unsigned src = 1; src < size; ++src) {
-    MPI_Status status;
-    check(MPI_Probe(static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, &status), "MPI_Probe");
-    int bytes = 0;
-    check(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
-    buf.assign(static_cast<std::size_t>(bytes), 0);
-    check(MPI_Recv(buf.data(), bytes, MPI_BYTE, static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-          "MPI_Recv");
-    Reader r{buf.data(), buf.data() + buf.size()};
-    const auto ns = r.get<Machine::NodeSums>();
-    sums.injected += ns.injected;
-    sums.forwarded += ns.forwarded;
-    sums.blocked += ns.blocked;
-    sums.in_network += ns.in_network;
-    sums.injected_ids += ns.injected_ids;
-    sums.in_net_ids += ns.in_net_ids;
-    sums.generating += ns.generating;
-    const auto stuck = r.get_vector<Machine::StuckBuffer>();
-    m.stuck_.insert(m.stuck_.end(), stuck.begin(), stuck.end());
-    for (node_t v = r.get<node_t>(); v != no_node; v = r.get<node_t>()) {
-      if (v >= m.nodes_) throw std::logic_error("rica: MPI gather: a node beyond the machine");
-      const auto injected = r.get<std::uint64_t>();
-      const auto delivered = r.get<std::uint64_t>();
-      if (v < m.pes_) st.pe_injected[v] = injected, st.pe_delivered[v] = delivered;
-      st.pe_forwarded[v] = r.get<std::uint64_t>();
-      st.pe_blocked[v] = r.get<std::uint64_t>();
-      for (port_t p = 0; p < m.ports_; ++p) st.link_packets[std::size_t{v} * m.ports_ + p] = r.get<std::uint64_t>();
-      if (tracing && v < m.pes_) m.traces_[v] = r.get_vector<Machine::TraceRow>();
-      for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
-        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
-        if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
+    for (bool last = false; !last;) {  // src's messages, in order (MPI does not overtake)
+      MPI_Status status;
+      check(MPI_Probe(static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, &status), "MPI_Probe");
+      int bytes = 0;
+      check(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+      buf.assign(static_cast<std::size_t>(bytes), 0);
+      check(MPI_Recv(buf.data(), bytes, MPI_BYTE, static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      Reader r{buf.data(), buf.data() + buf.size()};
+      last = r.get<std::uint8_t>() != 0;
+      for (node_t v = r.get<node_t>(); v != no_node; v = r.get<node_t>()) {
+        if (v >= m.nodes_) throw std::logic_error("rica: MPI gather: a node beyond the machine");
+        const auto injected = r.get<std::uint64_t>();
+        const auto delivered = r.get<std::uint64_t>();
+        if (v < m.pes_) st.pe_injected[v] = injected, st.pe_delivered[v] = delivered;
+        st.pe_forwarded[v] = r.get<std::uint64_t>();
+        st.pe_blocked[v] = r.get<std::uint64_t>();
+        for (port_t p = 0; p < m.ports_; ++p) st.link_packets[std::size_t{v} * m.ports_ + p] = r.get<std::uint64_t>();
+        if (tracing && v < m.pes_) m.traces_[v] = r.get_vector<Machine::TraceRow>();
+        for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
+          const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+          if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
+        }
       }
+      if (!last) continue;
+      const auto ns = r.get<Machine::NodeSums>();
+      sums.injected += ns.injected;
+      sums.forwarded += ns.forwarded;
+      sums.blocked += ns.blocked;
+      sums.in_network += ns.in_network;
+      sums.injected_ids += ns.injected_ids;
+      sums.in_net_ids += ns.in_net_ids;
+      sums.generating += ns.generating;
+      const auto stuck = r.get_vector<Machine::StuckBuffer>();
+      m.stuck_.insert(m.stuck_.end(), stuck.begin(), stuck.end());
+      const auto sc = r.get<Scalars>();
+      ThreadStats t;
+      t.delivered = sc.delivered;
+      t.hops = sc.hops;
+      t.duplicates = sc.duplicates;
+      t.beyond_bitmap = sc.beyond_bitmap;
+      t.measured = sc.measured;
+      t.delivered_in_window = sc.delivered_in_window;
+      t.lat_sum = sc.lat_sum;
+      t.lat_max = sc.lat_max;
+      t.net_lat_sum = sc.net_lat_sum;
+      t.net_lat_max = sc.net_lat_max;
+      t.hops_max = static_cast<unsigned>(sc.hops_max);
+      t.sum_delivered_ids = sc.sum_delivered_ids;
+      t.hop_sum = sc.hop_sum;
+      t.hop_hist = r.get_vector<std::uint64_t>();
+      t.lat_hist = r.get_vector<std::uint64_t>();
+      t.net_lat_hist = r.get_vector<std::uint64_t>();
+      t.job = r.get_vector<ThreadStats::JobFigures>();
+      m.tstats_.push_back(std::move(t));
+      total_cross += r.get<std::uint64_t>();
+      wait[src] = r.get<double>();
+      wall[src] = r.get<double>();
+      rss[src] = r.get<std::uint64_t>();
     }
-    const auto sc = r.get<Scalars>();
-    ThreadStats t;
-    t.delivered = sc.delivered;
-    t.hops = sc.hops;
-    t.duplicates = sc.duplicates;
-    t.beyond_bitmap = sc.beyond_bitmap;
-    t.measured = sc.measured;
-    t.delivered_in_window = sc.delivered_in_window;
-    t.lat_sum = sc.lat_sum;
-    t.lat_max = sc.lat_max;
-    t.net_lat_sum = sc.net_lat_sum;
-    t.net_lat_max = sc.net_lat_max;
-    t.hops_max = static_cast<unsigned>(sc.hops_max);
-    t.sum_delivered_ids = sc.sum_delivered_ids;
-    t.hop_sum = sc.hop_sum;
-    t.hop_hist = r.get_vector<std::uint64_t>();
-    t.lat_hist = r.get_vector<std::uint64_t>();
-    t.net_lat_hist = r.get_vector<std::uint64_t>();
-    t.job = r.get_vector<ThreadStats::JobFigures>();
-    m.tstats_.push_back(std::move(t));
-    total_cross += r.get<std::uint64_t>();
-    wait[src] = r.get<double>();
-    wall[src] = r.get<double>();
-    rss[src] = r.get<std::uint64_t>();
   }
   buf = {};
   std::sort(m.stuck_.begin(), m.stuck_.end(), [](const Machine::StuckBuffer& a, const Machine::StuckBuffer& b) {

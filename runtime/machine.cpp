@@ -274,7 +274,8 @@ void Machine::check_memory(double held) const {
         "memory: the machine needs about {:.1f} GB ({} nodes x {} ports x {} classes of {}-word buffers, "
         "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d); reduce --buffer-words "
         "or the network size",
-        bytes / 1e9, static_cast<std::uint64_t>(held), ports_, classes_, cfg_.buffer_words, bytes / nodes, room.resident / 1e9));
+        bytes / 1e9, static_cast<std::uint64_t>(held), ports_, classes_, cfg_.buffer_words, bytes / nodes,
+        room.resident / 1e9));
   // The packet pool maps room for every packet the buffers could hold at once (resident only as
   // used), which counts against ulimit -v / -d.
   const double pool = LinkBufferSet::pool_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_);
@@ -283,7 +284,8 @@ void Machine::check_memory(double held) const {
         "memory: the machine needs about {:.1f} GB of address space ({:.1f} GB at once, up to {:.1f} GB more as "
         "its {} nodes x {} ports x {} classes of {}-word buffers fill) but {:.1f} GB are available (ulimit -v/-d); "
         "raise the limit, reduce --buffer-words or the network size",
-        (bytes + pool) / 1e9, bytes / 1e9, pool / 1e9, static_cast<std::uint64_t>(held), ports_, classes_, cfg_.buffer_words, room.address / 1e9));
+        (bytes + pool) / 1e9, bytes / 1e9, pool / 1e9, static_cast<std::uint64_t>(held), ports_, classes_,
+        cfg_.buffer_words, room.address / 1e9));
 }
 
 void Machine::allocate() {
@@ -340,7 +342,8 @@ void Machine::allocate() {
   ready_words_ = lazy_vector<std::atomic<std::uint64_t>>(std::size_t{nodes_} * mask_words_);
   for (node_t v = 0; v < nodes_; ++v)
     if (holds(v))
-      for (std::uint32_t w = 0; w < mask_words_; ++w) ready_words_[std::size_t{v} * mask_words_ + w].store(0, std::memory_order_relaxed);
+      for (std::uint32_t w = 0; w < mask_words_; ++w)
+        ready_words_[std::size_t{v} * mask_words_ + w].store(0, std::memory_order_relaxed);
   fill(work_words_, mask_words_, std::uint64_t{0});
   fill(up_credit_, n_buf_, std::uint32_t{0});
   topo_.visit([&](const auto& t) {

@@ -204,8 +204,14 @@ memory)
   # tables alone would give ~0.25x plus the dense per-node bytes and rank 0's output tables).
   # (1,000 packets, links of one cycle: the drain takes ~500 cycles; a few seconds in all.)
   mem=(run torus:512x512 --engine cycle --traffic uniform --rate 0.001 --cycles 4 --link-cycles 1 --threads 1 --quiet)
-  "$RICA" "${mem[@]}" --json "$TMP/m1.json" >/dev/null 2>"$TMP/err" || { echo "FAIL [memory: one process]: $(cat "$TMP/err")"; fail=1; }
-  mpi 4 "${mem[@]}" --json "$TMP/m4.json" >/dev/null 2>"$TMP/err" || { echo "FAIL [memory: 4 ranks]: $(cat "$TMP/err")"; fail=1; }
+  "$RICA" "${mem[@]}" --json "$TMP/m1.json" --csv "$TMP/m1.csv" >/dev/null 2>"$TMP/err" ||
+    { echo "FAIL [memory: one process]: $(cat "$TMP/err")"; fail=1; }
+  mpi 4 "${mem[@]}" --json "$TMP/m4.json" --csv "$TMP/m4.csv" >/dev/null 2>"$TMP/err" ||
+    { echo "FAIL [memory: 4 ranks]: $(cat "$TMP/err")"; fail=1; }
+  # The per-PE and per-link tables, gathered in several messages per rank here (64K nodes each).
+  for f in csv links.csv; do
+    cmp -s "$TMP/m1.$f" "$TMP/m4.$f" || { echo "FAIL [memory: m.$f differs, 1 process vs 4 ranks]"; fail=1; }
+  done
   python3 - "$TMP/m1.json" "$TMP/m4.json" <<'PYEOF' || fail=1
 import json, sys
 one, four = (json.load(open(f)) for f in sys.argv[1:])
