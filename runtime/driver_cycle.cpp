@@ -25,7 +25,7 @@ struct CycleDriver {
   /// between cycles (runtime/ranks.hpp). Null with one process.
   Ranks* const ranks;
   std::vector<std::pair<node_t, std::uint32_t>> remote_arrivals;
-  std::vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
+  lazy_vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
   /// The active set, a bitmap over nodes: nodes that may have work this cycle (holding packets,
   /// generating, or held by the OS). `next` collects the next cycle's: bit v is set by v's own step
   /// (v still has work; a 64-node word is stepped by one thread, so no atomics) or between cycles
@@ -256,7 +256,10 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   if (first) {
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
     for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
-    port_rr.assign(std::size_t{nodes} * m.ports_, 0);
+    if (ranks)  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
+      port_rr.resize(std::size_t{nodes} * m.ports_);
+    else
+      port_rr.assign(std::size_t{nodes} * m.ports_, 0);
   }
   const unsigned max_len = m.max_link_cycles();
   // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
@@ -278,7 +281,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     active.assign(words, 0);
     next.assign(words, 0);
     for (node_t v = 0; v < nodes; ++v)
-      if ((v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size()) && (!ranks || ranks->mine(v))) list(v);
+      if ((!ranks || ranks->mine(v)) && (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size())) list(v);
   }
   for (node_t v : m.touched_) list(v);  // nodes changed between the calls (faults; one process only)
   m.touched_.clear();

@@ -110,7 +110,7 @@ void Ranks::ship(Machine&, node_t, std::uint32_t) { std::abort(); }
 void Ranks::ship_credit(Machine&, std::uint32_t, std::uint32_t) { std::abort(); }
 Ranks::Sums Ranks::exchange(Machine&, const Sums&, std::vector<std::pair<node_t, std::uint32_t>>&) { std::abort(); }
 bool Ranks::any(bool) { std::abort(); }
-void Ranks::gather(Machine&) { std::abort(); }
+void Ranks::gather(Machine&, RunStats&) { std::abort(); }
 void Ranks::share_outcome(RunStats&, std::string&) { std::abort(); }
 
 #else
@@ -209,6 +209,16 @@ void add_stats(ThreadStats& into, const ThreadStats& x) {
   }
 }
 
+/// Adds the time from its construction to its destruction to `into` (seconds).
+struct WaitTimer {
+  double& into;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  explicit WaitTimer(double& s) : into(s) {}
+  WaitTimer(const WaitTimer&) = delete;
+  WaitTimer& operator=(const WaitTimer&) = delete;
+  ~WaitTimer() { into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
 struct Scalars {  // ThreadStats without its vectors
   std::uint64_t delivered, hops, duplicates, beyond_bitmap, measured, delivered_in_window, lat_sum, lat_max,
       net_lat_sum, net_lat_max, hops_max, sum_delivered_ids, hop_sum;
@@ -265,7 +275,7 @@ std::unique_ptr<Ranks> make_ranks(const Machine& m) {
 }
 
 void Ranks::ship(Machine& m, node_t v, std::uint32_t in) {
-  LinkBuffer& b = m.pe_[v].inputs[in];
+  LinkBuffer& b = m.peer_buffer(v, in);  // a ghost buffer: v's state is not held here
   auto& out = out_packets_[owner[v]];
   while (!b.empty()) {
     out.push_back({v, in, b.front()});
@@ -294,6 +304,7 @@ Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair
     h[4] = local.any;
     h[5] = total;
   }
+  const WaitTimer timer(mpi_wait_s);  // from here on: this rank in MPI (waiting for the others, exchanging)
   check(MPI_Alltoall(hout.data(), H, MPI_UINT64_T, hin.data(), H, MPI_UINT64_T, MPI_COMM_WORLD), "MPI_Alltoall");
   Sums s;
   std::uint64_t all = 0;
@@ -353,80 +364,23 @@ Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair
 }
 
 bool Ranks::any(bool local) {
+  const WaitTimer timer(mpi_wait_s);
   int in = local ? 1 : 0, out = 0;
   check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
   return out != 0;
 }
 
-void Ranks::gather(Machine& m) {
-  const bool tracing = !m.traces_.empty();
-  const std::uint32_t nb = m.n_buf_;
-  Writer w;
-  if (rank != 0) {
-    for (node_t v = 0; v < m.nodes_; ++v) {
-      if (!mine(v)) continue;
-      PeState& s = m.pe_[v];
-      w.put(v);
-      w.put(s.injected);
-      w.put(s.delivered);
-      w.put(s.forwarded);
-      w.put(s.blocked);
-      w.put(s.seq);
-      w.put(static_cast<std::uint8_t>(s.started));
-      w.put(static_cast<std::uint8_t>(s.generating));
-      w.put_vector(std::vector<Packet>(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end()));
-      for (port_t p = 0; p < m.ports_; ++p) w.put(s.link_packets[p]);
-      for (std::uint32_t i = 0; i < nb; ++i) {
-        std::vector<Packet> ps;
-        LinkBuffer& b = s.inputs[i];
-        while (!b.empty()) {
-          ps.push_back(b.front());
-          b.pop_and_check(m.main_slots_);
-        }
-        w.put_vector(ps);
-      }
-      if (tracing && v < m.pes_) w.put_vector(m.traces_[v]);
-      for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
-        w.put(m.net_in_[j * m.nodes_ + v]);
-        w.put(m.net_out_[j * m.nodes_ + v]);
-        // The application's results of this PE (App::pe_result), for rank 0's verify().
-        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
-        if (local != no_node) w.put_string(m.jobs_[j].app->pe_result(local));
-      }
-    }
-    w.put(no_node);  // end of the nodes
-    ThreadStats t;
-    t.job.assign(m.jobs_.size(), {});
-    for (const ThreadStats& ts : m.tstats_) add_stats(t, ts);
-    w.put(Scalars{t.delivered, t.hops, t.duplicates, t.beyond_bitmap, t.measured, t.delivered_in_window, t.lat_sum,
-                  t.lat_max, t.net_lat_sum, t.net_lat_max, t.hops_max, t.sum_delivered_ids, t.hop_sum});
-    w.put_vector(t.hop_hist);
-    w.put_vector(t.lat_hist);
-    w.put_vector(t.net_lat_hist);
-    w.put_vector(t.job);
-  }
-  w.put(cross_hops);
-  rusage ru{};  // this rank's peak before the gather (rank 0's grows as it takes the others' state)
+namespace {
+double peak_rss_kb_now() {
+  rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  w.put(static_cast<std::uint64_t>(ru.ru_maxrss));
-  // Sizes, then the blobs, onto rank 0.
-  if (w.bytes.size() > 0x7fffffff) dist::abort(1, fmt::format("rica: rank {}: more than 2 GB of state to gather", rank));
-  int mine_bytes = static_cast<int>(w.bytes.size());
-  std::vector<int> counts(size), displ(size);
-  check(MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-  std::vector<char> all;
-  if (rank == 0) {
-    std::size_t total = 0;
-    for (unsigned k = 0; k < size; ++k) {
-      if (total + static_cast<std::size_t>(counts[k]) > 0x7fffffff) dist::abort(1, "rica: more than 2 GB of state to gather");
-      displ[k] = static_cast<int>(total);
-      total += static_cast<std::size_t>(counts[k]);
-    }
-    all.resize(total);
-  }
-  check(MPI_Gatherv(w.bytes.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(), displ.data(), MPI_BYTE, 0,
-                    MPI_COMM_WORLD),
-        "MPI_Gatherv");
+  return static_cast<double>(ru.ru_maxrss);
+}
+constexpr int kGatherTag = 12;
+}  // namespace
+
+void Ranks::gather(Machine& m, RunStats& st) {
+  const bool tracing = !m.traces_.empty();
   // The exactly-once record: or over the ranks (each packet is delivered at its destination's rank).
   if (!m.bitmap_.empty()) {
     std::vector<std::uint64_t> bits(m.bitmap_.size()), sum(rank == 0 ? m.bitmap_.size() : 0);
@@ -440,40 +394,113 @@ void Ranks::gather(Machine& m) {
     if (rank == 0)
       for (std::size_t k = 0; k < sum.size(); ++k) m.bitmap_[k].store(sum[k], std::memory_order_relaxed);
   }
-  if (rank != 0) return;
-  std::uint64_t total_cross = 0;
-  for (unsigned src = 0; src < size; ++src) {
-    Reader r{all.data() + displ[src], all.data() + displ[src] + counts[src]};
-    if (src != 0) {
+  // Each rank's figures: sums, non-empty buffers, per-node counters, traces, application
+  // results, statistics. Rank 0 takes them in one rank at a time (its transient memory is one
+  // rank's message), straight into st's tables: no rank ever holds another's node state.
+  m.sums_ = {};
+  m.stuck_.clear();
+  // Messages from a rank: node records (node, counters, link counts, trace rows, application
+  // results) ended by no_node, in pieces of about kChunk bytes (so that neither side ever holds
+  // a whole rank's records), the last piece followed by the rank's sums, stuck buffers and
+  // statistics. Each message starts with a byte: 1 for the last.
+  constexpr std::size_t kChunk = std::size_t{4} << 20;
+  if (rank != 0) {
+    Writer w;
+    m.node_figures(st, m.sums_);  // st's tables stay empty here: sums and stuck buffers only
+    auto send = [&] {
+      if (w.bytes.size() > 0x7fffffff)
+        dist::abort(1, fmt::format("rica: rank {}: more than 2 GB in one message", rank));
+      check(MPI_Send(w.bytes.data(), static_cast<int>(w.bytes.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD),
+            "MPI_Send");
+      w.bytes.clear();
+    };
+    w.put(std::uint8_t{0});
+    for (node_t v = 0; v < m.nodes_; ++v) {
+      if (!mine(v)) continue;
+      if (w.bytes.size() >= kChunk) {
+        w.put(no_node);
+        send();
+        w.put(std::uint8_t{0});
+      }
+      const PeState& s = m.pe_[v];
+      w.put(v);
+      w.put(s.injected);
+      w.put(s.delivered);
+      w.put(s.forwarded);
+      w.put(s.blocked);
+      w.append(s.link_packets, sizeof(std::uint64_t) * m.ports_);
+      if (tracing && v < m.pes_) w.put_vector(m.traces_[v]);
+      for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
+        // The application's results of this PE (App::pe_result), for rank 0's verify().
+        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
+        if (local != no_node) w.put_string(m.jobs_[j].app->pe_result(local));
+      }
+    }
+    w.put(no_node);  // end of the nodes
+    w.bytes[0] = 1;  // the last message: the rank's sums and statistics follow
+    w.put(m.sums_);
+    w.put_vector(m.stuck_);
+    ThreadStats t;
+    t.job.assign(m.jobs_.size(), {});
+    for (const ThreadStats& ts : m.tstats_) add_stats(t, ts);
+    w.put(Scalars{t.delivered, t.hops, t.duplicates, t.beyond_bitmap, t.measured, t.delivered_in_window, t.lat_sum,
+                  t.lat_max, t.net_lat_sum, t.net_lat_max, t.hops_max, t.sum_delivered_ids, t.hop_sum});
+    w.put_vector(t.hop_hist);
+    w.put_vector(t.lat_hist);
+    w.put_vector(t.net_lat_hist);
+    w.put_vector(t.job);
+    w.put(cross_hops);
+    w.put(mpi_wait_s);
+    w.put(st.wall_s);
+    w.put(static_cast<std::uint64_t>(peak_rss_kb_now()));  // this rank's peak, its messages built
+    send();
+    return;
+  }
+  m.size_tables(st);
+  m.node_figures(st, m.sums_);
+  Machine::NodeSums& sums = m.sums_;
+  std::uint64_t total_cross = cross_hops;
+  std::vector<std::uint64_t> rss(size, 0);
+  std::vector<double> wait(size, 0), wall(size, 0);
+  wait[0] = mpi_wait_s;
+  wall[0] = st.wall_s;
+  std::vector<char> buf;
+  for (unsigned src = 1; src < size; ++src) {
+    for (bool last = false; !last;) {  // src's messages, in order (MPI does not overtake)
+      MPI_Status status;
+      check(MPI_Probe(static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, &status), "MPI_Probe");
+      int bytes = 0;
+      check(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+      buf.assign(static_cast<std::size_t>(bytes), 0);
+      check(MPI_Recv(buf.data(), bytes, MPI_BYTE, static_cast<int>(src), kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      Reader r{buf.data(), buf.data() + buf.size()};
+      last = r.get<std::uint8_t>() != 0;
       for (node_t v = r.get<node_t>(); v != no_node; v = r.get<node_t>()) {
-        PeState& s = m.pe_[v];
-        s.injected = r.get<std::uint64_t>();
-        s.delivered = r.get<std::uint64_t>();
-        s.forwarded = r.get<std::uint64_t>();
-        s.blocked = r.get<std::uint64_t>();
-        s.seq = r.get<std::uint32_t>();
-        s.started = r.get<std::uint8_t>() != 0;
-        s.generating = r.get<std::uint8_t>() != 0;
-        s.injq = r.get_vector<Packet>();
-        s.injq_head = 0;
-        for (port_t p = 0; p < m.ports_; ++p) s.link_packets[p] = r.get<std::uint64_t>();
-        for (std::uint32_t i = 0; i < nb; ++i) {
-          const std::vector<Packet> ps = r.get_vector<Packet>();
-          LinkBuffer& b = s.inputs[i];
-          while (!b.empty()) b.pop_and_check(m.main_slots_);  // never: rank 0 ships what it pushes here
-          // The upstream credit as the owner had it: words pushed = words popped + words held.
-          LinkBuffer::Credit& c = m.credits_[m.up_credit_[std::size_t{v} * nb + i]];
-          c.pushed = 0u - b.words_held(LinkBuffer::Credit{});
-          for (const Packet& p : ps) b.push(c, p, m.main_slots_);
-        }
+        if (v >= m.nodes_) throw std::logic_error("rica: MPI gather: a node beyond the machine");
+        const auto injected = r.get<std::uint64_t>();
+        const auto delivered = r.get<std::uint64_t>();
+        if (v < m.pes_) st.pe_injected[v] = injected, st.pe_delivered[v] = delivered;
+        st.pe_forwarded[v] = r.get<std::uint64_t>();
+        st.pe_blocked[v] = r.get<std::uint64_t>();
+        for (port_t p = 0; p < m.ports_; ++p) st.link_packets[std::size_t{v} * m.ports_ + p] = r.get<std::uint64_t>();
         if (tracing && v < m.pes_) m.traces_[v] = r.get_vector<Machine::TraceRow>();
         for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
-          m.net_in_[j * m.nodes_ + v] = r.get<std::uint64_t>();
-          m.net_out_[j * m.nodes_ + v] = r.get<std::uint64_t>();
           const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
           if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
         }
       }
+      if (!last) continue;
+      const auto ns = r.get<Machine::NodeSums>();
+      sums.injected += ns.injected;
+      sums.forwarded += ns.forwarded;
+      sums.blocked += ns.blocked;
+      sums.in_network += ns.in_network;
+      sums.injected_ids += ns.injected_ids;
+      sums.in_net_ids += ns.in_net_ids;
+      sums.generating += ns.generating;
+      const auto stuck = r.get_vector<Machine::StuckBuffer>();
+      m.stuck_.insert(m.stuck_.end(), stuck.begin(), stuck.end());
       const auto sc = r.get<Scalars>();
       ThreadStats t;
       t.delivered = sc.delivered;
@@ -494,11 +521,21 @@ void Ranks::gather(Machine& m) {
       t.net_lat_hist = r.get_vector<std::uint64_t>();
       t.job = r.get_vector<ThreadStats::JobFigures>();
       m.tstats_.push_back(std::move(t));
+      total_cross += r.get<std::uint64_t>();
+      wait[src] = r.get<double>();
+      wall[src] = r.get<double>();
+      rss[src] = r.get<std::uint64_t>();
     }
-    total_cross += r.get<std::uint64_t>();
-    peak_rss_kb.push_back(r.get<std::uint64_t>());
   }
+  buf = {};
+  std::sort(m.stuck_.begin(), m.stuck_.end(), [](const Machine::StuckBuffer& a, const Machine::StuckBuffer& b) {
+    return a.v != b.v ? a.v < b.v : a.in < b.in;
+  });
   cross_hops = total_cross;
+  rss[0] = static_cast<std::uint64_t>(peak_rss_kb_now());  // rank 0's, every rank's figures taken in
+  peak_rss_kb = rss;
+  mpi_wait_share.assign(size, 0.0);
+  for (unsigned k = 0; k < size; ++k) mpi_wait_share[k] = wall[k] > 0 ? std::min(1.0, wait[k] / wall[k]) : 0.0;
 }
 
 void Ranks::share_outcome(RunStats& st, std::string& error) {

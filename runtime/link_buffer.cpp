@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <utility>
+
+#include "sparse.hpp"
 
 namespace rica {
 
@@ -76,20 +79,56 @@ LinkBufferSet::LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned mi
                    kCacheSlack) {
   if (n_ == 0) return;
   buffers_ = static_cast<LinkBuffer*>(::operator new(n_ * sizeof(LinkBuffer), std::align_val_t{alignof(LinkBuffer)}));
+  build(capacity_words, min_packet_words);
+}
+
+namespace {
+std::size_t kept_buffers(std::size_t n, std::size_t per_node, const std::vector<std::uint8_t>& kept) {
+  std::size_t k = 0;
+  for (std::size_t g = 0; g < kept.size() && g * per_node < n; ++g) k += kept[g] ? per_node : 0;
+  return k;
+}
+}  // namespace
+
+LinkBufferSet::LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned min_packet_words, std::size_t per_node,
+                             std::vector<std::uint8_t> kept)
+    : n_(n),
+      per_node_(per_node ? per_node : 1),
+      kept_(std::move(kept)),
+      pool_(static_cast<std::uint64_t>(kept_buffers(n, per_node_, kept_)) *
+                LinkBuffer::slots_for(capacity_words, min_packet_words) +
+            kCacheSlack) {
+  if (kept_.size() * per_node_ < n_) kept_.resize((n_ + per_node_ - 1) / per_node_, 0);
+  if (n_ == 0) return;
+  // Page-aligned and zero until written: the groups not kept are never touched (sparse.hpp).
+  buffers_ = static_cast<LinkBuffer*>(detail::lazy_zeroed(n_ * sizeof(LinkBuffer)));
+  build(capacity_words, min_packet_words);
+}
+
+void LinkBufferSet::build(unsigned capacity_words, unsigned min_packet_words) {
   std::size_t built = 0;
   try {
-    for (; built < n_; ++built) new (&buffers_[built]) LinkBuffer(pool_, capacity_words, min_packet_words);
+    for (; built < n_; ++built)
+      if (kept(built)) new (&buffers_[built]) LinkBuffer(pool_, capacity_words, min_packet_words);
   } catch (...) {
-    for (std::size_t i = 0; i < built; ++i) buffers_[i].~LinkBuffer();
-    ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
+    for (std::size_t i = 0; i < built; ++i)
+      if (kept(i)) buffers_[i].~LinkBuffer();
+    if (kept_.empty())
+      ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
+    else
+      detail::lazy_free(buffers_, n_ * sizeof(LinkBuffer));
     throw;
   }
 }
 
 LinkBufferSet::~LinkBufferSet() {
   if (!buffers_) return;
-  for (std::size_t i = 0; i < n_; ++i) buffers_[i].~LinkBuffer();
-  ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
+  for (std::size_t i = 0; i < n_; ++i)
+    if (kept(i)) buffers_[i].~LinkBuffer();
+  if (kept_.empty())
+    ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
+  else
+    detail::lazy_free(buffers_, n_ * sizeof(LinkBuffer));
 }
 
 }  // namespace rica

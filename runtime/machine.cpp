@@ -190,6 +190,7 @@ ThreadStats::JobFigures Machine::job_figures(std::size_t j) const {
 
 bool Machine::packets_left() const {
   for (node_t v = 0; v < nodes_; ++v) {
+    if (!holds(v)) continue;  // another rank's (Ranks::any asks every rank)
     const PeState& q = pe_[v];
     if (q.injq_head != q.injq.size()) return true;
     for (std::uint32_t i = 0; i < n_buf_; ++i)
@@ -200,8 +201,15 @@ bool Machine::packets_left() const {
 
 bool Machine::generating() const {
   for (node_t v = 0; v < pes_; ++v)
-    if (pe_[v].generating) return true;
+    if (holds(v) && pe_[v].generating) return true;
   return false;
+}
+
+void Machine::check_ranks_supported() const {
+  if (std::holds_alternative<FaultyTopology>(topo_.variant())) dist::require_one_process("--faults");
+  for (const JobRt& j : jobs_)
+    if (!j.app->spans_ranks())
+      dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
 }
 
 namespace {
@@ -239,7 +247,7 @@ MemoryRoom memory_available() {
 }
 }  // namespace
 
-void Machine::check_memory() const {
+void Machine::check_memory(double held) const {
   // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
   // index ring, bitmaps, credit, and the packet slots they touch), per-node state, per-port
   // tables, the cycle engine's tables, the exactly-once bitmap, and each job's per-PE application
@@ -247,7 +255,8 @@ void Machine::check_memory() const {
   // Packet slots become resident only as packets fill the buffers (rica/link_buffer.hpp): the
   // estimate allows four packets in flight per node; a run that fills every buffer needs up to
   // capacity / shortest packet slots per buffer (sizeof(Packet) each) more.
-  const double nodes = nodes_, ports = static_cast<double>(nodes_) * ports_;
+  // Under mpirun a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
+  const double nodes = held, ports = held * ports_;
   const double buffers = nodes * n_buf_;
   double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_) +
                  buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
@@ -257,13 +266,15 @@ void Machine::check_memory() const {
   double bits = 0;
   for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
   if (bits <= 8e9) bytes += bits / 8;
+  if (ranks_) bytes += static_cast<double>(nodes_) * 16;  // the dense per-node tables (owner, job, epoch, ...)
   const MemoryRoom room = memory_available();
   if (bytes > 0.9 * room.resident)
     throw usage_error(fmt::format(
         "memory: the machine needs about {:.1f} GB ({} nodes x {} ports x {} classes of {}-word buffers, "
         "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d); reduce --buffer-words "
         "or the network size",
-        bytes / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, bytes / nodes, room.resident / 1e9));
+        bytes / 1e9, static_cast<std::uint64_t>(held), ports_, classes_, cfg_.buffer_words, bytes / nodes,
+        room.resident / 1e9));
   // The packet pool maps room for every packet the buffers could hold at once (resident only as
   // used), which counts against ulimit -v / -d.
   const double pool = LinkBufferSet::pool_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_);
@@ -272,7 +283,8 @@ void Machine::check_memory() const {
         "memory: the machine needs about {:.1f} GB of address space ({:.1f} GB at once, up to {:.1f} GB more as "
         "its {} nodes x {} ports x {} classes of {}-word buffers fill) but {:.1f} GB are available (ulimit -v/-d); "
         "raise the limit, reduce --buffer-words or the network size",
-        (bytes + pool) / 1e9, bytes / 1e9, pool / 1e9, nodes_, ports_, classes_, cfg_.buffer_words, room.address / 1e9));
+        (bytes + pool) / 1e9, bytes / 1e9, pool / 1e9, static_cast<std::uint64_t>(held), ports_, classes_,
+        cfg_.buffer_words, room.address / 1e9));
 }
 
 void Machine::allocate() {
@@ -285,23 +297,59 @@ void Machine::allocate() {
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
-  check_memory();
-  buffers_ = std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_);
+  if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
+    check_ranks_supported();
+    ranks_ = make_ranks(*this);
+  }
+  // held[v]: 2 for a node of this process, 1 for a ghost (another rank's node a node of this
+  // process sends to: its input buffers only), 0 otherwise. With one process every node is held.
+  std::vector<std::uint8_t> held;
+  double held_nodes = nodes_;
+  if (ranks_) {
+    held.assign(nodes_, 0);
+    topo_.visit([&](const auto& t) {
+      for (node_t v = 0; v < nodes_; ++v) {
+        if (!ranks_->mine(v)) continue;
+        held[v] = 2;
+        for (port_t p = 0; p < ports_; ++p) {
+          const Link l = t.out_link(v, p);
+          if (l.present() && !ranks_->mine(l.peer)) held[l.peer] = 1;
+        }
+      }
+    });
+    held_nodes = 0;
+    for (node_t v = 0; v < nodes_; ++v) held_nodes += held[v] != 0;
+  }
+  check_memory(held_nodes);
+  // The tables are indexed by global node id; only the held nodes' entries are written (every
+  // entry, with one process), so only theirs become resident (runtime/sparse.hpp).
+  auto fill = [&](auto& table, std::size_t per_node, const auto& value) {
+    table.resize(std::size_t{nodes_} * per_node);
+    for (node_t v = 0; v < nodes_; ++v)
+      if (holds(v))
+        for (std::size_t k = 0; k < per_node; ++k) table[std::size_t{v} * per_node + k] = value;
+  };
+  buffers_ = ranks_ ? std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_, n_buf_, held)
+                    : std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_);
   LinkBuffer* bufs = buffers_->data();
   main_slots_.attach(buffers_->pool());
-  credits_.assign(nbuf, {});
-  upstream_.assign(std::size_t{nodes_} * ports_, no_node);
-  link_packets_.assign(std::size_t{nodes_} * ports_, 0);
-  pe_ = std::vector<PeState>(nodes_);
+  fill(credits_, n_buf_, LinkBuffer::Credit{});
+  fill(upstream_, ports_, no_node);
+  fill(link_packets_, ports_, std::uint64_t{0});
+  pe_.build(nodes_, [&](std::size_t v) { return holds(static_cast<node_t>(v)); });
   mask_words_ = static_cast<std::uint32_t>((nbuf / nodes_ + 63) / 64);
-  ready_words_ = std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{nodes_} * mask_words_);
-  work_words_.assign(std::size_t{nodes_} * mask_words_, 0);
-  up_credit_.assign(nbuf, 0);
+  ready_words_ = lazy_vector<std::atomic<std::uint64_t>>(std::size_t{nodes_} * mask_words_);
+  for (node_t v = 0; v < nodes_; ++v)
+    if (holds(v))
+      for (std::uint32_t w = 0; w < mask_words_; ++w)
+        ready_words_[std::size_t{v} * mask_words_ + w].store(0, std::memory_order_relaxed);
+  fill(work_words_, mask_words_, std::uint64_t{0});
+  fill(up_credit_, n_buf_, std::uint32_t{0});
   topo_.visit([&](const auto& t) {
     for (node_t v = 0; v < nodes_; ++v)
       for (port_t p = 0; p < ports_; ++p) {
         const Link l = t.out_link(v, p);
-        if (!l.present()) continue;
+        if (!l.present() || !holds(l.peer)) continue;  // the consumer's tables: its process's
         upstream_[std::size_t{l.peer} * ports_ + l.in_port] = v;
         for (class_t c = 0; c < classes_; ++c)
           up_credit_[(std::size_t{l.peer} * ports_ + l.in_port) * classes_ + c] =
@@ -309,12 +357,13 @@ void Machine::allocate() {
       }
   });
   for (node_t v = 0; v < nodes_; ++v) {
+    if (!holds(v)) continue;
     PeState& s = pe_[v];
     s.inputs = bufs + std::size_t{v} * ports_ * classes_;
     s.credits = credits_.data() + std::size_t{v} * ports_ * classes_;
     s.upstream = upstream_.data() + std::size_t{v} * ports_;
     s.link_packets = link_packets_.data() + std::size_t{v} * ports_;
-    s.ready = ready_words_.get() + std::size_t{v} * mask_words_;
+    s.ready = ready_words_.data() + std::size_t{v} * mask_words_;
     s.work = work_words_.data() + std::size_t{v} * mask_words_;
     s.rng = Rng(mix(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes_;
@@ -322,26 +371,34 @@ void Machine::allocate() {
   node_job_.assign(nodes_, no_job);
   halted_.assign(nodes_, 0);
   epoch_.assign(nodes_, 0);
-  net_in_.assign(jobs_.size() * nodes_, 0);
-  net_out_.assign(jobs_.size() * nodes_, 0);
+  net_in_.resize(jobs_.size() * nodes_);
+  net_out_.resize(jobs_.size() * nodes_);
+  for (std::size_t j = 0; j < jobs_.size(); ++j)
+    for (node_t v = 0; v < nodes_; ++v)
+      if (holds(v)) net_in_[j * nodes_ + v] = net_out_[j * nodes_ + v] = 0;
   if (jobs_.size() > 1) job_link_.assign(jobs_.size() * nodes_ * ports_, 0);
   for (std::size_t j = 0; j < jobs_.size(); ++j)
     for (node_t l = 0; l < jobs_[j].size; ++l)
       if (node_job_[jobs_[j].global(l)] == no_job) node_job_[jobs_[j].global(l)] = static_cast<std::uint8_t>(j);
-  for (node_t v = 0; v < pes_; ++v) pe_[v].generating = node_job_[v] != no_job;  // a PE with no job is idle
+  for (node_t v = 0; v < pes_; ++v)  // a PE with no job is idle (another rank's PEs are not held here)
+    if (holds(v)) pe_[v].generating = node_job_[v] != no_job;
   // Exact exactly-once check: bits per source = the most any PE may send over all its jobs.
-  std::vector<std::uint64_t> bound(pes_, 0);
-  bool known = true;
-  for (const JobRt& j : jobs_) {
-    const std::uint64_t k = j.app->max_sends_per_pe();
-    known = known && k > 0;
-    for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
+  if (jobs_.size() == 1) {  // every PE of the one job may send k: no per-PE table needed
+    bitmap_k_ = jobs_[0].size ? jobs_[0].app->max_sends_per_pe() : 0;
+  } else {
+    std::vector<std::uint64_t> bound(pes_, 0);
+    bool known = true;
+    for (const JobRt& j : jobs_) {
+      const std::uint64_t k = j.app->max_sends_per_pe();
+      known = known && k > 0;
+      for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
+    }
+    bitmap_k_ = known ? *std::max_element(bound.begin(), bound.end()) : 0;
   }
-  bitmap_k_ = known ? *std::max_element(bound.begin(), bound.end()) : 0;
   if (bitmap_k_ && static_cast<double>(bitmap_k_) * pes_ > 8e9) bitmap_k_ = 0;  // > 1 GB: checksum instead
   if (bitmap_k_) bitmap_ = std::vector<std::atomic<std::uint64_t>>((bitmap_k_ * pes_ + 63) / 64);
   if (cycle_mode_) {  // link time per sending node: fixed, or its in-degree + out-degree (MDCE)
-    busy_until_.assign(std::size_t{nodes_} * ports_, 0);
+    fill(busy_until_, ports_, std::uint64_t{0});
     link_len_.assign(nodes_, cfg_.link_cycles ? cfg_.link_cycles : 0);
     if (!cfg_.link_cycles) {
       std::vector<std::uint32_t> in(nodes_, 0);
@@ -385,27 +442,63 @@ void Machine::write_trace(const std::string& path) {
   if (!ok) throw usage_error(fmt::format("--trace: writing '{}' failed (disk full or I/O error)", path));
 }
 
-void Machine::collect(RunStats& st) {
-  st.pe_injected.resize(pes_);
-  st.pe_delivered.resize(pes_);
-  st.pe_forwarded.resize(nodes_);
-  st.pe_blocked.resize(nodes_);
-  bool generating = false;
+void Machine::node_figures(RunStats& st, NodeSums& sums) {
+  const bool tables = st.pe_forwarded.size() == nodes_;  // not on a rank other than 0 (Ranks::gather)
   for (node_t v = 0; v < nodes_; ++v) {
+    if (!holds(v)) continue;
     const PeState& s = pe_[v];
     if (v < pes_) {
-      st.pe_injected[v] = s.injected;
-      st.pe_delivered[v] = s.delivered;
-      st.injected += s.injected;
-      generating = generating || s.generating;
+      if (tables) st.pe_injected[v] = s.injected, st.pe_delivered[v] = s.delivered;
+      sums.injected += s.injected;
+      sums.generating += s.generating;
+      for (std::uint32_t q = 0; q < s.seq; ++q) sums.injected_ids += packet_id(Packet{v, 0, q});
     }
-    st.pe_forwarded[v] = s.forwarded;
-    st.pe_blocked[v] = s.blocked;
-    st.forwarded += s.forwarded;
-    st.blocked += s.blocked;
-    for (std::size_t i = 0; i < std::size_t{ports_} * classes_; ++i) st.in_network += s.inputs[i].size();
-    st.in_network += s.injq.size() - s.injq_head;
+    if (tables) {
+      st.pe_forwarded[v] = s.forwarded;
+      st.pe_blocked[v] = s.blocked;
+      for (port_t p = 0; p < ports_; ++p) st.link_packets[std::size_t{v} * ports_ + p] = s.link_packets[p];
+    }
+    sums.forwarded += s.forwarded;
+    sums.blocked += s.blocked;
+    for (std::uint32_t i = 0; i < n_buf_; ++i) {
+      const LinkBuffer& b = s.inputs[i];
+      if (b.empty()) continue;
+      sums.in_network += b.size();
+      // Words held: by the producer's credit for it (exact when quiescent; under mpirun the
+      // owner's copy of a remote producer's credit counts what the exchange pushed).
+      const bool fed = upstream_[std::size_t{v} * ports_ + i / classes_] != no_node;
+      const unsigned held = fed ? b.words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]) : 0;
+      const Packet& h = b.front();
+      stuck_.push_back({v, i, b.size(), held, h.dst, h.cls});
+    }
+    sums.in_network += s.injq.size() - s.injq_head;
+    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) sums.in_net_ids += packet_id(s.injq[i]);
   }
+}
+
+void Machine::size_tables(RunStats& st) const {
+  st.pe_injected.assign(pes_, 0);
+  st.pe_delivered.assign(pes_, 0);
+  st.pe_forwarded.assign(nodes_, 0);
+  st.pe_blocked.assign(nodes_, 0);
+  st.link_packets.assign(std::size_t{nodes_} * ports_, 0);
+}
+
+void Machine::collect(RunStats& st) {
+  // Under mpirun only rank 0 holds the figures of every rank (Ranks::gather); the others' are
+  // not computed (their tables stay empty) and their verdict comes from rank 0 (share_outcome).
+  if (ranks_ && ranks_->rank != 0) return;
+  if (!ranks_) {  // one process; under mpirun Ranks::gather() did this, over every rank (rank 0)
+    size_tables(st);
+    sums_ = {};
+    stuck_.clear();
+    node_figures(st, sums_);
+  }
+  st.injected += sums_.injected;
+  st.forwarded += sums_.forwarded;
+  st.blocked += sums_.blocked;
+  st.in_network += sums_.in_network;
+  const bool generating = sums_.generating != 0;
   if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
   std::uint64_t sum_ids = 0, beyond = 0, dropped_ids = 0;
   collect_faults(st, dropped_ids);
@@ -461,14 +554,7 @@ void Machine::collect(RunStats& st) {
     st.net_latency_p99 = quantile(net_lat, st.net_latency_max, 0.99);
   }
   // Exactly-once: every injected (src, seq) delivered once.
-  std::uint64_t sum_injected_ids = 0;
-  for (node_t v = 0; v < pes_; ++v)
-    for (std::uint32_t q = 0; q < pe_[v].seq; ++q) sum_injected_ids += packet_id(Packet{v, 0, q});
-  std::uint64_t in_net_ids = 0;
-  for (node_t v = 0; v < nodes_; ++v) {
-    const PeState& s = pe_[v];
-    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) in_net_ids += packet_id(s.injq[i]);
-  }
+  const std::uint64_t sum_injected_ids = sums_.injected_ids, in_net_ids = sums_.in_net_ids;
   if (bitmap_k_ && beyond == 0) {
     st.verify_method = "bitmap";
     std::uint64_t distinct = 0;
@@ -491,14 +577,13 @@ void Machine::collect(RunStats& st) {
     for (node_t v = 0; v < nodes_; ++v)
       for (port_t p = 0; p < ports_; ++p)
         if (t.out_link(v, p).present() && t.out_link(v, p).peer != v) {
-          const std::uint64_t n = link_packets_[std::size_t{v} * ports_ + p];
+          const std::uint64_t n = st.link_packets[std::size_t{v} * ports_ + p];
           st.link_load_max = std::max(st.link_load_max, n);
           total += n;
           ++used;
         }
   });
   st.link_load_mean = used ? static_cast<double>(total) / static_cast<double>(used) : 0.0;
-  st.link_packets = link_packets_;
   st.packets_per_s = st.wall_s > 0 ? static_cast<double>(st.delivered) / st.wall_s : 0;
   st.packet_hops_per_s = st.wall_s > 0 ? static_cast<double>(st.hops) / st.wall_s : 0;
   if (!st.deadlock && (generating || st.in_network)) {
@@ -508,77 +593,64 @@ void Machine::collect(RunStats& st) {
 
 void Machine::analyse_stuck(RunStats& st) {
   // Wait-for graph over buffers: a non-empty input buffer whose head cannot enter its next buffer
-  // waits on that buffer. A cycle of full buffers is the deadlock.
+  // waits on that buffer. A cycle of full buffers is the deadlock. The non-empty buffers are
+  // stuck_ (collect(); under mpirun every rank's), sorted by buffer id.
   const std::uint32_t nb = static_cast<std::uint32_t>(ports_) * classes_;
+  constexpr std::uint64_t none = ~std::uint64_t{0};
   auto id = [&](node_t v, std::uint32_t i) { return std::uint64_t{v} * nb + i; };
-  std::vector<std::uint64_t> waits(std::size_t{nodes_} * nb, ~std::uint64_t{0});
+  const std::size_t n = stuck_.size();
+  std::vector<std::uint64_t> waits(n, none);  // [k]: the buffer id stuck_[k]'s head waits on
   std::uint64_t full = 0, stuck_packets = 0;
   std::string full_list;
   topo_.visit([&](const auto& t) {
-    for (node_t v = 0; v < nodes_; ++v) {
-      PeState& s = pe_[v];
-      for (std::uint32_t i = 0; i < nb; ++i) {
-        LinkBuffer& b = s.inputs[i];
-        if (b.empty()) continue;
-        stuck_packets += b.size();
-        const Packet& p = b.front();
-        // Adaptive routing: a stuck head waits on its escape hop (every candidate is full).
-        const Hop h = cfg_.routing == Routing::deterministic
-                          ? t.route(v, p.dst, p.cls)
-                          : route_candidates(topo_, cfg_.routing, v, p.dst, p.cls).escape;
-        if (h.delivers()) continue;
-        const Link l = t.out_link(v, h.port());
-        const class_t nc = cfg_.classes ? h.next_class() : class_t{0};
-        const std::uint32_t j = static_cast<std::uint32_t>(l.in_port) * classes_ + nc;
-        waits[id(v, i)] = id(l.peer, j);
-      }
+    for (std::size_t k = 0; k < n; ++k) {
+      const StuckBuffer& b = stuck_[k];
+      stuck_packets += b.packets;
+      // Adaptive routing: a stuck head waits on its escape hop (every candidate is full).
+      const Hop h = cfg_.routing == Routing::deterministic
+                        ? t.route(b.v, b.dst, b.cls)
+                        : route_candidates(topo_, cfg_.routing, b.v, b.dst, b.cls).escape;
+      if (h.delivers()) continue;
+      const Link l = t.out_link(b.v, h.port());
+      const class_t nc = cfg_.classes ? h.next_class() : class_t{0};
+      waits[k] = id(l.peer, static_cast<std::uint32_t>(l.in_port) * classes_ + nc);
     }
   });
-  // Words held by buffer i of v: the upstream_ producer's credit for it (exact when quiescent).
-  auto words_held = [&](node_t v, std::uint32_t i) -> unsigned {
-    const node_t u = upstream_[std::size_t{v} * ports_ + i / classes_];
-    if (u == no_node) return 0;
-    for (port_t q = 0; q < ports_; ++q) {
-      const Link l = topo_.out_link(u, q);
-      if (l.present() && l.peer == v && l.in_port == i / classes_)
-        return pe_[v].inputs[i].words_held(pe_[u].credits[static_cast<std::uint32_t>(q) * classes_ + i % classes_]);
+  for (const StuckBuffer& b : stuck_)
+    if (b.held + min_words_ > cfg_.buffer_words) {
+      ++full;
+      if (full <= 16)
+        full_list += fmt::format("{}{} in-port {} class {} ({} packets, {}/{} words)", full > 1 ? "; " : "",
+                                 topo_.label(b.v), b.in / classes_, b.in % classes_, b.packets, b.held,
+                                 cfg_.buffer_words);
     }
-    return 0;
+  // Find a cycle by walking the (functional) wait graph from every waiting buffer; a walk ends
+  // at an empty buffer (not in stuck_: it waits on nothing).
+  auto index_of = [&](std::uint64_t buffer) -> std::size_t {
+    const auto it = std::lower_bound(stuck_.begin(), stuck_.end(), buffer,
+                                     [&](const StuckBuffer& b, std::uint64_t x) { return id(b.v, b.in) < x; });
+    return it != stuck_.end() && id(it->v, it->in) == buffer ? static_cast<std::size_t>(it - stuck_.begin()) : n;
   };
-  for (node_t v = 0; v < nodes_; ++v)
-    for (std::uint32_t i = 0; i < nb; ++i) {
-      const LinkBuffer& b = pe_[v].inputs[i];
-      if (b.empty()) continue;
-      const unsigned held = words_held(v, i);
-      if (held + min_words_ > cfg_.buffer_words) {
-        ++full;
-        if (full <= 16)
-          full_list += fmt::format("{}{} in-port {} class {} ({} packets, {}/{} words)", full > 1 ? "; " : "",
-                                   topo_.label(v), i / classes_, i % classes_, b.size(), held, cfg_.buffer_words);
-      }
-    }
-  // Find a cycle_ by walking the (functional) wait graph from every waiting buffer.
-  std::vector<std::uint8_t> color(waits.size(), 0);
+  std::vector<std::uint8_t> color(n, 0);
   std::string wait_cycle;
-  for (std::size_t start = 0; start < waits.size() && wait_cycle.empty(); ++start) {
-    if (color[start] || waits[start] == ~std::uint64_t{0}) continue;
-    std::vector<std::uint64_t> path;
-    std::uint64_t cur = start;
-    while (cur != ~std::uint64_t{0} && color[cur] == 0) {
+  for (std::size_t start = 0; start < n && wait_cycle.empty(); ++start) {
+    if (color[start] || waits[start] == none) continue;
+    std::vector<std::size_t> path;
+    std::size_t cur = start;
+    while (cur != n && color[cur] == 0) {
       color[cur] = 1;
       path.push_back(cur);
-      cur = waits[cur];
+      cur = waits[cur] == none ? n : index_of(waits[cur]);
     }
-    if (cur != ~std::uint64_t{0} && color[cur] == 1) {
+    if (cur != n && color[cur] == 1) {
       auto it = std::find(path.begin(), path.end(), cur);
       std::size_t shown = 0;
       for (; it != path.end() && shown < 32; ++it, ++shown) {
-        const node_t v = static_cast<node_t>(*it / nb);
-        const std::uint32_t i = static_cast<std::uint32_t>(*it % nb);
-        wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo_.label(v), i / classes_, i % classes_);
+        const StuckBuffer& b = stuck_[*it];
+        wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo_.label(b.v), b.in / classes_, b.in % classes_);
       }
-      wait_cycle += fmt::format("{} (in-port {}, class {})", topo_.label(static_cast<node_t>(cur / nb)),
-                           static_cast<std::uint32_t>(cur % nb) / classes_, static_cast<std::uint32_t>(cur % nb) % classes_);
+      const StuckBuffer& b = stuck_[cur];
+      wait_cycle += fmt::format("{} (in-port {}, class {})", topo_.label(b.v), b.in / classes_, b.in % classes_);
     }
     for (auto p : path) color[p] = 2;
   }
@@ -612,16 +684,9 @@ void validate(const EngineConfig& cfg) {
 namespace detail {
 RunStats run_prepared(Machine& m) {
   if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
-  if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
-    if (m.hook_) dist::require_one_process("the OS layer");
-    if (m.faulty_) dist::require_one_process("--faults");
-    for (const JobRt& j : m.jobs_)
-      if (!j.app->spans_ranks())
-        dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
-    m.ranks_ = make_ranks(m);
-    for (node_t v = 0; v < m.pes_; ++v)  // another rank runs these PEs' applications
-      if (!m.ranks_->mine(v)) m.pe_[v].generating = false;
-  }
+  // Under mpirun the ranks were made by allocate() (each rank allocates its own nodes only);
+  // the engine, faults and the application were checked there.
+  if (m.ranks_ && m.hook_) dist::require_one_process("the OS layer");
   Ranks* const ranks = m.ranks_.get();
   const bool root = !ranks || ranks->rank == 0;  // the rank that holds the whole state after the run
   RunStats st;
@@ -631,7 +696,7 @@ RunStats run_prepared(Machine& m) {
     drive_mpi_async(m, st);
   else
     drive_async(m, st);
-  if (ranks) ranks->gather(m);
+  if (ranks) ranks->gather(m, st);
   m.collect(st);
   if (root && st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
   std::string error;  // rank 0's failure to write, shared so that every rank ends alike
@@ -667,6 +732,7 @@ RunStats run_prepared(Machine& m) {
     st.rank_batches = ranks->batches;
     st.rank_split = ranks->split;
     st.rank_peak_rss_kb = ranks->peak_rss_kb;
+    st.rank_mpi_wait_share = ranks->mpi_wait_share;
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

@@ -31,6 +31,7 @@
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
 #include "ranks.hpp"
+#include "sparse.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -439,6 +440,27 @@ class Machine {
   // ---- after the run (main thread) ----
   void collect(RunStats& st);
   void analyse_stuck(RunStats& st);
+  /// Whether this process holds node v's state (always with one process; under mpirun its own
+  /// nodes only: the other ranks' state is never allocated here, runtime/sparse.hpp).
+  bool holds(node_t v) const noexcept { return !ranks_ || ranks_->mine(v); }
+
+  /// collect()'s sums over the nodes this process holds (under mpirun rank 0 adds every rank's).
+  struct NodeSums {
+    std::uint64_t injected = 0, forwarded = 0, blocked = 0, in_network = 0;
+    std::uint64_t injected_ids = 0;  ///< sum of packet_id over every packet the PEs injected
+    std::uint64_t in_net_ids = 0;    ///< the same over the packets still in source queues
+    std::uint64_t generating = 0;    ///< PEs still generating
+  };
+  /// A non-empty input buffer (the deadlock analysis): node, input, packets, words held, and
+  /// the head's destination and class.
+  struct StuckBuffer {
+    node_t v;
+    std::uint32_t in;
+    std::uint64_t packets;
+    std::uint32_t held;
+    node_t dst;
+    class_t cls;
+  };
   void write_trace(const std::string& path);
 
  private:
@@ -502,7 +524,15 @@ class Machine {
   /// Packets left anywhere (source queues, buffers): exact when the machine is still.
   bool packets_left() const;
   bool generating() const;
+  /// The per-node figures of the nodes this process holds: their entries of st's per-PE and
+  /// per-link tables (sized by the caller), their sums into `sums`, their non-empty buffers into
+  /// stuck_.
+  void node_figures(RunStats& st, NodeSums& sums);
+  /// st's per-PE and per-link tables at the machine's size, zero.
+  void size_tables(RunStats& st) const;
   void allocate();
+  /// Under mpirun: refuses (exit 2) what cannot run over ranks yet, before anything is allocated.
+  void check_ranks_supported() const;
   /// One ThreadStats per arena slot (+1), each with a slot cache on the machine's packet pool.
   void make_thread_stats(std::size_t n) {
     tstats_ = std::vector<ThreadStats>(n);
@@ -510,7 +540,8 @@ class Machine {
   }
   /// Refuses (usage_error, exit 2) a machine whose estimated footprint exceeds the memory this
   /// process may still use.
-  void check_memory() const;
+  /// `held`: the nodes whose state this process allocates (all of them in one process).
+  void check_memory(double held) const;
 
   const Topology& topo_;
   std::vector<JobRt> jobs_;  ///< one per application; a plain run has one covering every PE
@@ -529,7 +560,7 @@ class Machine {
   std::vector<std::uint8_t> halted_;   ///< written between cycles only
   std::vector<std::uint32_t> epoch_;   ///< the switch at which each node last resumed
   /// [job * nodes + v]: packets that entered / left the network at v. Written by v's task only.
-  std::vector<std::uint64_t> net_in_, net_out_;
+  lazy_vector<std::uint64_t> net_in_, net_out_;
   std::vector<std::uint64_t> job_link_;  ///< [(job * nodes + v) * ports + port], more than one job
   CycleHook* hook_ = nullptr;
   struct TraceRow {
@@ -540,20 +571,24 @@ class Machine {
     std::uint64_t inject, enter, deliver;
   };
   std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task
-  std::vector<PeState> pe_;
+  // Per-node tables, indexed by the global node id everywhere. Under mpirun a rank allocates
+  // (makes resident) only its own nodes' entries and the ghost entries of its cut links: the
+  // input buffers of another rank's node it pushes into, the credits of another rank's producer
+  // feeding its node (runtime/sparse.hpp); the other entries are never touched.
+  SparseArray<PeState> pe_;
   std::unique_ptr<LinkBufferSet> buffers_;  ///< [node * n_buf_ + input]
   SlotCache main_slots_;  ///< the main thread's slots (OS sweeps between cycles)
-  std::vector<LinkBuffer::Credit> credits_;
-  std::vector<node_t> upstream_;          // [node * ports + in_port]
-  std::vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
-  std::vector<std::uint64_t> link_packets_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> ready_words_;
-  std::vector<std::uint64_t> work_words_;
+  lazy_vector<LinkBuffer::Credit> credits_;
+  lazy_vector<node_t> upstream_;          // [node * ports + in_port]
+  lazy_vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
+  lazy_vector<std::uint64_t> link_packets_;
+  lazy_vector<std::atomic<std::uint64_t>> ready_words_;
+  lazy_vector<std::uint64_t> work_words_;
   std::uint32_t mask_words_ = 1;  // words of a PE's ready/work masks
   std::uint64_t bitmap_k_ = 0;    // bits per source PE (0: checksum mode)
   std::vector<std::atomic<std::uint64_t>> bitmap_;
   std::vector<ThreadStats> tstats_;  // [arena slot]
-  std::vector<std::uint64_t> busy_until_;  // cycle engine: [node * ports + out_port]
+  lazy_vector<std::uint64_t> busy_until_;  // cycle engine: [node * ports + out_port]
   std::vector<std::uint32_t> link_len_;    // cycle engine: cycles per packet on v's links
   unsigned max_link_len_ = 1;
   /// Nodes the OS acted on since the driver last looked (the cycle driver adds them to its active
@@ -567,6 +602,10 @@ class Machine {
   /// by the main thread between cycles only.
   std::vector<std::uint8_t> dead_;
   std::uint64_t dropped_main_ = 0, dropped_main_ids_ = 0, dropped_main_dups_ = 0;  ///< drops by apply_faults()
+  /// After the run: the sums and non-empty buffers of every node (rank 0: of every rank's, by
+  /// Ranks::gather), read by collect() and analyse_stuck(), sorted by (node, input).
+  NodeSums sums_;
+  std::vector<StuckBuffer> stuck_;
   /// Under mpirun: which rank steps which node, and the exchange (runtime/ranks.hpp); null with
   /// one process.
   std::unique_ptr<Ranks> ranks_;

@@ -3,8 +3,10 @@
 //
 // Ownership: each node belongs to one rank (`owner`); a rank steps only its own nodes and writes
 // only their state: their input buffers' consumer side, their credits, source queues, counters.
-// Every rank holds the Machine's tables whole (the allocation is not split yet), so memory per
-// rank is that of the whole machine less the packet slots, which become resident only as used.
+// Memory: a rank allocates its own nodes' state only (Machine::allocate, runtime/sparse.hpp): the
+// tables keep the global node numbering, but only the entries of its nodes and the ghost entries
+// of its cut links (the input buffers of a remote node it pushes into, the credit of a remote
+// producer feeding its node) are ever written, so only they become resident.
 //
 // The cycle engine's exchange, between cycles, one batch per destination rank per cycle:
 //  - a packet a node pushes into another rank's node lands in the pusher's copy of that buffer
@@ -16,8 +18,9 @@
 // The lookahead is therefore one cycle: the engine's credit return takes one cycle, so no window
 // longer than that is safe without changing the results (docs/distributed.md).
 // Every decision of the driver's loop (end, stall, livelock) uses the sums over all ranks, so
-// every rank leaves the loop at the same cycle; after the run gather() brings every node's state
-// and every rank's statistics to rank 0, whose Machine then reads as the one-process machine does.
+// every rank leaves the loop at the same cycle; after the run gather() brings every node's
+// figures (counters, link counts, non-empty buffers, traces, application results) and every
+// rank's statistics to rank 0, which computes the run's figures as one process does.
 //
 // Threading: every function runs on the main thread, between cycles or after the run.
 
@@ -41,7 +44,9 @@ struct Ranks {
   std::uint64_t links = 0, cut_links = 0;  ///< links between distinct nodes; those between ranks
   std::uint64_t cross_hops = 0;            ///< hops into another rank's node (this rank's; summed at the end)
   std::uint64_t batches = 0;               ///< async engine: batches sent, summed over the ranks by its driver
-  std::vector<std::uint64_t> peak_rss_kb;  ///< rank 0 after gather(): each rank's peak RSS before it
+  std::vector<std::uint64_t> peak_rss_kb;  ///< rank 0 after gather(): each rank's peak RSS (kB) then
+  double mpi_wait_s = 0;                   ///< time this rank spent in the loop's MPI calls (exchange, any)
+  std::vector<double> mpi_wait_share;      ///< rank 0 after gather(): each rank's mpi_wait_s / its run time
   std::string split;                       ///< "blocks" or the partition rule
   int abort_cycle = -1;                    ///< test hook: this rank aborts at that cycle (RICA_TEST_ABORT_RANK)
 
@@ -62,9 +67,10 @@ struct Ranks {
   Sums exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived);
   /// Logical or over all ranks. Collective.
   bool any(bool local);
-  /// After the run: every rank's nodes' state, statistics, traces and exactly-once record onto
-  /// rank 0's Machine. Collective.
-  void gather(Machine& m);
+  /// After the run: every rank's per-node figures into rank 0's st tables and the sums, stuck
+  /// buffers, statistics, traces, application results and exactly-once record into rank 0's
+  /// Machine, for collect() and analyse_stuck(). Collective.
+  void gather(Machine& m, RunStats& st);
   /// Rank 0's verdict (deadlock, conservation, application, report; an error message) to every
   /// rank, so that all end alike. Collective.
   void share_outcome(RunStats& st, std::string& error);

@@ -169,6 +169,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
 
 std::string pe_csv(const Topology& t, const RunStats& st) {
   std::string out = "pe,label,injected,delivered,forwarded,blocked\n";
+  if (st.pe_forwarded.size() < t.nodes()) return out;  // under mpirun, a rank other than 0 (it writes nothing)
   for (node_t v = 0; v < t.nodes(); ++v)
     out += csv_row({std::to_string(v), t.label(v), std::to_string(v < t.pes() ? st.pe_injected[v] : 0),
                     std::to_string(v < t.pes() ? st.pe_delivered[v] : 0), std::to_string(st.pe_forwarded[v]),
@@ -178,6 +179,7 @@ std::string pe_csv(const Topology& t, const RunStats& st) {
 
 std::string link_csv(const Topology& t, const RunStats& st) {
   std::string out = "node,port,peer,packets\n";
+  if (st.link_packets.size() < std::size_t{t.nodes()} * t.ports()) return out;  // under mpirun, a rank other than 0
   for (node_t v = 0; v < t.nodes(); ++v)
     for (port_t p = 0; p < t.ports(); ++p) {
       const Link l = t.out_link(v, p);

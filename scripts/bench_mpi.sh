@@ -4,7 +4,9 @@
 #   1. hop rate: 1 rank x 2 threads against 2 ranks x 1 thread, cycle and async engines, 1K and 64K PEs
 #      (the async engine runs in one process only for now: its rows are 1 process x 1 and x 2 threads);
 #   2. the node split: blocks against partition (cut links, share of hops across ranks, rate);
-#   3. memory per rank: a torus over 1, 2 and 4 ranks (each rank's peak RSS, from the run's JSON).
+#   3. memory per rank: a torus over 1, 2 and 4 ranks (each rank's peak RSS, from the run's JSON);
+#   and, in the rate table, the share of each rank's run time spent in MPI (the cycle loop's
+#   exchange: blocked on the other ranks or moving the batches), max and mean over the ranks.
 # Usage: scripts/bench_mpi.sh [build-dir]   (Markdown tables on stdout; JSON per run in $OUT)
 # Environment: SIZE_MEM (default torus:2048x2048, 4M PEs), CYCLES (default 200), NP_MAX (default 4).
 set -euo pipefail
@@ -35,14 +37,16 @@ row() {  # row JSON LABEL
 import json, sys
 j = json.load(open(sys.argv[1])); d = j.get("distributed", {})
 rss = d.get("peak_rss_kb_per_rank", [j.get("peak_rss_kb", 0)])
+w = d.get("mpi_wait_share")
+wait = f"{100 * w['max']:.0f}% / {100 * w['mean']:.0f}%" if w else "-"
 print(f"| {sys.argv[2]} | {j['topology']} | {j['pes']} | {j['model']['engine']} | {d.get('ranks', 1)} | {j['threads']} "
       f"| {j['packet_hops_per_s']/1e6:.2f} | {j['wall_s']:.2f} | {d.get('split', '-')} "
       f"| {d.get('cut_links', 0)} / {d.get('links', '-')} | {100 * d.get('cross_rank_share', 0):.1f}% "
-      f"| {max(rss) / 1024:.0f} |")
+      f"| {wait} | {max(rss) / 1024:.0f} |")
 PY
 }
-echo "| run | topology | PEs | engine | ranks | threads/rank | M packet-hops/s | wall s | split | cut links | hops across ranks | max peak RSS per rank MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| run | topology | PEs | engine | ranks | threads/rank | M packet-hops/s | wall s | split | cut links | hops across ranks | time in MPI max / mean | max peak RSS per rank MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in torus:32x32 torus:256x256; do
   tag=$(echo "$spec" | tr ':x' '__')
   row "$(run "$tag-cycle-1x2" 0 2 cycle "$spec" --traffic uniform --rate 0.3)" "1 process x 2 threads"
@@ -54,17 +58,19 @@ for spec in torus:32x32 torus:256x256; do
   row "$(run "$tag-async-1x2" 0 2 async "$spec" --traffic uniform --rate 1 --packets 50)" "async, 1 process x 2 threads"
 done
 echo
-echo "Memory per rank, $SIZE_MEM (cycle engine, 20 cycles at rate 0.05):"
+# Peak RSS does not depend on the load: a light one (a few thousand packets, links of one cycle so
+# that the drain is short), 200 cycles.
+echo "Memory per rank, $SIZE_MEM (cycle engine, 200 cycles at rate 0.00001, --link-cycles 1):"
 echo
-echo "| ranks | peak RSS per rank MB (each) | rank 0 after the gather MB |"
-echo "|---|---|---|"
+echo "| ranks | peak RSS per rank MB (each) | max MB | sum over ranks MB |"
+echo "|---|---|---|---|"
 for np in 1 2 4; do
   [ "$np" -le "$NP_MAX" ] || continue
-  f=$(CYCLES=20 run "mem-$np" "$np" 1 cycle "$SIZE_MEM" --traffic uniform --rate 0.05)
+  f=$(CYCLES=200 run "mem-$np" "$np" 1 cycle "$SIZE_MEM" --traffic uniform --rate 0.00001 --link-cycles 1)
   python3 - "$f" "$np" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); d = j.get("distributed", {})
 rss = d.get("peak_rss_kb_per_rank", [j["peak_rss_kb"]])
-print(f"| {sys.argv[2]} | {', '.join(f'{r/1024:.0f}' for r in rss)} | {j['peak_rss_kb']/1024:.0f} |")
+print(f"| {sys.argv[2]} | {', '.join(f'{r/1024:.0f}' for r in rss)} | {max(rss)/1024:.0f} | {sum(rss)/1024:.0f} |")
 PY
 done

@@ -8,6 +8,9 @@
 #   async      the async engine over ranks: exactly-once delivery on every family at saturation (2 and
 #              4 ranks, 1 or 2 threads per rank), a deadlock across ranks (exit 3 with its waiting
 #              cycle), sort and stencil verified, a rank that aborts (non-zero, no hang)
+#   memory     each rank allocates its own nodes only: the JSON's per-rank peak RSS (max, sum) and
+#              MPI wait shares are there, and over 4 ranks a 256K-PE torus's largest rank peak is
+#              well below the one-process peak
 # Exits 77 (ctest: skipped) when rica was built without MPI or mpirun is absent.
 set -u
 RICA=$1
@@ -256,6 +259,43 @@ import json; j = json.load(open('$TMP/a3.json')); assert j['verified'], j['verif
   s=$?
   [ "$s" != 0 ] && [ "$s" != 124 ] || { echo "FAIL [async, a rank aborting: exit $s]"; fail=1; }
   grep -q "rank 1: aborting at wave 5" "$TMP/err" || { echo "FAIL [async, a rank aborting: no message]: $(head -5 "$TMP/err")"; fail=1; }
+  ;;
+memory)
+  # torus:512x512 (256K PEs): the machine's tables dominate the process (~2 KB per node against
+  # ~50 MB of libraries and MPI), so one rank of 4 must peak well below one process: < 0.6x (the
+  # tables alone would give ~0.25x plus the dense per-node bytes and rank 0's output tables).
+  # (1,000 packets, links of one cycle: the drain takes ~500 cycles; a few seconds in all.)
+  mem=(run torus:512x512 --engine cycle --traffic uniform --rate 0.001 --cycles 4 --link-cycles 1 --threads 1 --quiet)
+  "$RICA" "${mem[@]}" --json "$TMP/m1.json" --csv "$TMP/m1.csv" >/dev/null 2>"$TMP/err" ||
+    { echo "FAIL [memory: one process]: $(cat "$TMP/err")"; fail=1; }
+  mpi 4 "${mem[@]}" --json "$TMP/m4.json" --csv "$TMP/m4.csv" >/dev/null 2>"$TMP/err" ||
+    { echo "FAIL [memory: 4 ranks]: $(cat "$TMP/err")"; fail=1; }
+  # The per-PE and per-link tables, gathered in several messages per rank here (64K nodes each).
+  for f in csv links.csv; do
+    cmp -s "$TMP/m1.$f" "$TMP/m4.$f" || { echo "FAIL [memory: m.$f differs, 1 process vs 4 ranks]"; fail=1; }
+  done
+  python3 - "$TMP/m1.json" "$TMP/m4.json" <<'PYEOF' || fail=1
+import json, sys
+one, four = (json.load(open(f)) for f in sys.argv[1:])
+d = four["distributed"]
+per = d["peak_rss_kb_per_rank"]
+ok = len(per) == 4 and all(r > 0 for r in per) and d["peak_rss_kb_max"] == max(per) and d["peak_rss_kb_sum"] == sum(per)
+w = d["mpi_wait_share"]
+ok = ok and len(w["per_rank"]) == 4 and all(0 <= x <= 1 for x in w["per_rank"]) and w["max"] == max(w["per_rank"])
+ok = ok and abs(w["mean"] - sum(w["per_rank"]) / 4) < 1e-9
+if not ok:
+    print(f"FAIL [memory: the JSON's distributed block]: {d}")
+    sys.exit(1)
+ratio = max(per) / one["peak_rss_kb"]
+if not ratio < 0.6:
+    print(f"FAIL [memory: 4 ranks' largest peak {max(per)} kB is {ratio:.2f}x the one-process peak {one['peak_rss_kb']} kB, want < 0.6x]")
+    sys.exit(1)
+# The same figures as one process (the machine is the same).
+for k in ("delivered", "injected", "packet_hops", "cycles_run", "latency_mean"):
+    if one[k] != four[k]:
+        print(f"FAIL [memory: {k} differs: {one[k]} vs {four[k]}]")
+        sys.exit(1)
+PYEOF
   ;;
 *)
   echo "mpi_tests: unknown group '$GROUP'"

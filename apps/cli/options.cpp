@@ -8,6 +8,7 @@
 #include <bit>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -469,6 +470,17 @@ std::string engine_echo(const EngineConfig& cfg) {
 
 // ---- Runs over MPI ranks -----------------------------------------------------------------------
 
+namespace {
+template <class T>
+T max_of(const std::vector<T>& v) {
+  return v.empty() ? T{} : *std::max_element(v.begin(), v.end());
+}
+template <class T>
+T sum_of(const std::vector<T>& v) {
+  return std::accumulate(v.begin(), v.end(), T{});
+}
+}  // namespace
+
 nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg) {
   return {{"ranks", st.ranks},
           {"threads_per_rank", cfg.threads},
@@ -479,7 +491,15 @@ nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg) {
           {"cross_rank_hops", st.cross_rank_hops},
           {"cross_rank_share", st.hops ? static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.hops) : 0.0},
           {"batches", st.rank_batches},
-          {"peak_rss_kb_per_rank", st.rank_peak_rss_kb}};
+          {"peak_rss_kb_per_rank", st.rank_peak_rss_kb},
+          {"peak_rss_kb_max", max_of(st.rank_peak_rss_kb)},
+          {"peak_rss_kb_sum", sum_of(st.rank_peak_rss_kb)},
+          {"mpi_wait_share",
+           {{"max", max_of(st.rank_mpi_wait_share)},
+            {"mean", st.rank_mpi_wait_share.empty() ? 0.0
+                                                     : sum_of(st.rank_mpi_wait_share) /
+                                                           static_cast<double>(st.rank_mpi_wait_share.size())},
+            {"per_rank", st.rank_mpi_wait_share}}}};
 }
 
 void print_distributed(const RunStats& st, const EngineConfig& cfg) {
@@ -492,6 +512,11 @@ void print_distributed(const RunStats& st, const EngineConfig& cfg) {
   if (st.rank_batches)  // the async engine's bridges: packets and credits travel in batches per rank
     fmt::print("  batches     {} messages between ranks, {:.1f} packets each on average\n", st.rank_batches,
                static_cast<double>(st.cross_rank_hops) / static_cast<double>(st.rank_batches));
+  const double n = static_cast<double>(std::max<std::size_t>(1, st.rank_mpi_wait_share.size()));
+  fmt::print("ranks         time in MPI {:.1f}% max, {:.1f}% mean; peak RSS per rank {:.1f} MB max, {:.1f} MB "
+             "all ranks\n",
+             100.0 * max_of(st.rank_mpi_wait_share), 100.0 * sum_of(st.rank_mpi_wait_share) / n,
+             static_cast<double>(max_of(st.rank_peak_rss_kb)) / 1024, static_cast<double>(sum_of(st.rank_peak_rss_kb)) / 1024);
 }
 
 // ---- Shared presentation options ---------------------------------------------------------------

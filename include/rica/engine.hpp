@@ -134,6 +134,9 @@ struct RunStats {
   std::uint64_t rank_batches = 0;          ///< async engine: messages of packets and credits between ranks
   std::string rank_split;                  ///< "blocks" or "partition:<rule>"
   std::vector<std::uint64_t> rank_peak_rss_kb;  ///< each rank's peak RSS (kB) at the end of the run
+  /// Each rank's share of its run time spent in the cycle loop's MPI exchange (blocked on the
+  /// other ranks or moving the batches) rather than stepping its nodes.
+  std::vector<double> rank_mpi_wait_share;
 };
 
 /// Throws usage_error naming the parameter when a configuration value is out of range.

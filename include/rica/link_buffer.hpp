@@ -235,6 +235,12 @@ class LinkBufferSet {
   /// n buffers of capacity_words each; packets are at least min_packet_words long. Throws
   /// std::bad_alloc when the storage cannot be had.
   LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned min_packet_words);
+  /// The same n buffers, groups of `per_node` (a node's inputs), of which only the groups g with
+  /// kept[g] != 0 are built (a machine over MPI ranks: a rank's own nodes and the ghost inputs
+  /// its cut links push into). The storage of the others is mapped but never touched, and must
+  /// never be accessed; the packet pool holds room for the built buffers only.
+  LinkBufferSet(std::size_t n, unsigned capacity_words, unsigned min_packet_words, std::size_t per_node,
+                std::vector<std::uint8_t> kept);
   ~LinkBufferSet();
   LinkBufferSet(const LinkBufferSet&) = delete;
   LinkBufferSet& operator=(const LinkBufferSet&) = delete;
@@ -251,7 +257,11 @@ class LinkBufferSet {
   static double pool_bytes(std::size_t n, unsigned capacity_words, unsigned min_packet_words);
 
  private:
+  void build(unsigned capacity_words, unsigned min_packet_words);
+  bool kept(std::size_t i) const noexcept { return kept_.empty() || kept_[i / per_node_] != 0; }
   std::size_t n_ = 0;
+  std::size_t per_node_ = 1;
+  std::vector<std::uint8_t> kept_;  ///< per group: built; empty: every buffer (one process)
   PacketPool pool_;
   LinkBuffer* buffers_ = nullptr;
 };
