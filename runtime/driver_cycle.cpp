@@ -54,7 +54,8 @@ struct CycleDriver {
     }
     void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
       const unsigned len = d.m.link_cycles(v, src.words);
-      const unsigned head = d.m.cfg_.timing == Timing::vct ? (len + src.words - 1) / src.words : len;
+      const unsigned head =
+          d.m.cfg_.timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
       p.ready = static_cast<std::uint32_t>(cycle + head);
       p.tail = static_cast<std::uint32_t>(std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head));
       d.m.busy_until_[std::size_t{v} * d.m.ports_ + port] = p.tail;  // the link carries it until its tail crossed
@@ -127,7 +128,10 @@ struct CycleDriver {
       }
       // The move, if any, comes after every input was considered: start fetching the peer's
       // buffer now, so the cold lines of several hops arrive together instead of one by one.
-      __builtin_prefetch(&m.peer_buffer(hop.peer, hop.in), 1);
+      // Both lines: the producer's (write index) and the one with the ring pointer and read index.
+      const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(hop.peer, hop.in));
+      __builtin_prefetch(pb, 1);
+      __builtin_prefetch(pb + 64);
       cand.push_back({i, hop, h.inject_ns, false});
       ports_wanted |= std::uint64_t{1} << (hop.port & 63);
     };
@@ -236,6 +240,54 @@ struct CycleDriver {
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
+  /// How many nodes ahead of the one stepping each stage of prefetch_node() runs: each stage reads
+  /// only what the stage before fetched (two or more nodes earlier), so no step waits on a chain.
+  struct Ahead {
+    static constexpr std::size_t state = 16, buffer = 10, ring = 6, slot = 3, route = 1;
+  };
+  /// One stage of fetching node v's state ahead of its step (read-only, and only of v's own
+  /// consumer-side state, which no other thread writes during the cycle):
+  ///  state: its PeState, work mask and per-node rows (credits, link state, counters);
+  ///  buffer: the consumer line of each input holding packets (work bit set);
+  ///  ring: the front entry of those inputs' index rings;  slot: their head packets;
+  ///  route: (large machines only) the buffers those heads will be pushed into.
+  template <class T>
+  void prefetch_node(const T& t, node_t v, std::size_t stage) const noexcept {
+    const std::size_t vb = std::size_t{v} * m.n_buf_, vp = std::size_t{v} * m.ports_;
+    if (stage == Ahead::state) {
+      const char* s = reinterpret_cast<const char*>(&m.pe_[v]);
+      __builtin_prefetch(s);
+      __builtin_prefetch(s + 64);
+      __builtin_prefetch(s + 128);
+      __builtin_prefetch(&m.work_words_[std::size_t{v} * m.mask_words_]);
+      __builtin_prefetch(&m.credits_[vb], 1);
+      __builtin_prefetch(&m.up_credit_[vb]);
+      __builtin_prefetch(&m.busy_until_[vp], 1);
+      __builtin_prefetch(&m.link_packets_[vp], 1);
+      __builtin_prefetch(&port_rr[vp], 1);
+      return;
+    }
+    std::uint64_t bits = m.work_words_[std::size_t{v} * m.mask_words_];
+    LinkBuffer* in = m.buffers_->data() + vb;
+    for (; bits; bits &= bits - 1) {
+      const LinkBuffer& b = in[std::countr_zero(bits)];
+      if (stage == Ahead::buffer) {  // both lines: the producer's index (empty()) and the consumer's
+        __builtin_prefetch(&b);
+        __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
+      } else if (stage == Ahead::ring) {
+        b.prefetch_front_index();
+      } else if (stage == Ahead::slot) {
+        b.prefetch_front();
+      } else if (!b.empty()) {
+        const HopPlan h = m.plan(t, v, b.front());
+        if (h.delivers) continue;
+        const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(h.peer, h.in));
+        __builtin_prefetch(pb, 1);
+        __builtin_prefetch(pb + 64);
+      }
+    }
+  }
+
   /// Runs cycles from m.cycle_ until the machine is done or stuck (false), or until cycle
   /// `stop_at` is about to start (true: the caller changes the machine, e.g. faults, and calls
   /// run again, possibly with another topology type, to continue).
@@ -294,21 +346,32 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     if (k < 0 || static_cast<std::size_t>(k) >= m.tstats_.size()) std::abort();  // broken invariant
     return static_cast<std::size_t>(k);
   };
+  // The nodes of a chunk are stepped in order, with their state fetched ahead in stages, so the
+  // cache misses of several nodes overlap instead of each step waiting on its own chain (node
+  // state -> input buffer -> index ring -> packet slot): see prefetch_node().
+  // The route stage costs a second route per head: worth it only once the buffers no longer fit in
+  // the caches (measured: +20% packet-hops/s on a 64K-PE torus, -10% on 1K PEs).
+  const bool deep = double(nodes) * m.n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
   auto step_words = [&](std::size_t lo, std::size_t hi) {
     ThreadStats& ts = m.tstats_[slot()];
-    for (std::size_t w = lo; w < hi; ++w) {
-      std::uint64_t bits = active[w], keep = 0;
-      while (bits) {
-        const unsigned i = static_cast<unsigned>(std::countr_zero(bits));
-        bits &= bits - 1;
-        if (bits) {  // the next active node's state, fetched while this one steps
-          const std::size_t nv = w * 64 + static_cast<unsigned>(std::countr_zero(bits));
-          __builtin_prefetch(&m.pe_[nv]);
-          __builtin_prefetch(&m.work_words_[nv * m.mask_words_]);
-        }
-        if (step(t, static_cast<node_t>(w * 64 + i), ts)) keep |= std::uint64_t{1} << i;
-      }
-      next[w] |= keep;  // this word is this thread's alone in this cycle
+    thread_local std::vector<node_t> order;
+    order.clear();
+    for (std::size_t w = lo; w < hi; ++w)
+      for (std::uint64_t bits = active[w]; bits; bits &= bits - 1)
+        order.push_back(static_cast<node_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits))));
+    const std::size_t n = order.size();
+    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::state); ++j) prefetch_node(t, order[j], Ahead::state);
+    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::buffer); ++j) prefetch_node(t, order[j], Ahead::buffer);
+    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::ring); ++j) prefetch_node(t, order[j], Ahead::ring);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j + Ahead::state < n) prefetch_node(t, order[j + Ahead::state], Ahead::state);
+      if (j + Ahead::buffer < n) prefetch_node(t, order[j + Ahead::buffer], Ahead::buffer);
+      if (j + Ahead::ring < n) prefetch_node(t, order[j + Ahead::ring], Ahead::ring);
+      if (j + Ahead::slot < n) prefetch_node(t, order[j + Ahead::slot], Ahead::slot);
+      if (deep && j + Ahead::route < n) prefetch_node(t, order[j + Ahead::route], Ahead::route);
+      const node_t v = order[j];
+      // next's words of this chunk are this thread's alone in this cycle
+      if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);
     }
   };
   for (;; ++m.cycle_) {

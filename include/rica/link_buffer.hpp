@@ -178,6 +178,14 @@ class alignas(64) LinkBuffer {
   bool empty() const noexcept { return q_.read_available() == 0; }
   const Packet& front() const noexcept { return pool_[q_.front()].packet; }
   Packet& front() noexcept { return pool_[q_.front()].packet; }
+  /// Consumer side, hints only (no effect on state): start fetching the front entry of the index
+  /// ring, then (once that is cached) the front packet's slot. Nothing when empty.
+  void prefetch_front_index() const noexcept {
+    if (!empty()) __builtin_prefetch(&q_.front());
+  }
+  void prefetch_front() const noexcept {
+    if (!empty()) __builtin_prefetch(&pool_[q_.front()]);
+  }
   /// Pops the front packet, its slot going to the consumer's cache; returns true when the
   /// producer asked to be woken (it then must be).
   /// No fence here (it would cost as much as the hop): in the rare race where the producer
