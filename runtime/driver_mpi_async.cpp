@@ -2,7 +2,7 @@
 //
 // Each rank steps only the nodes it owns (Ranks::owner), with its own oneTBB workers, exactly as
 // the one-process AsyncDriver does (blocks of nodes as tasks, pending masks, sleeping on full
-// buffers; step_pe below is AsyncDriver's, with the two policy hooks filtered by ownership). The
+// buffers: the async core of runtime/async_core.hpp, with ownership RankNodes). The
 // main thread, which only monitors in one process, is here the rank's **bridge**: the only thread
 // that calls MPI (MPI_THREAD_FUNNELED), it moves packets and credits over the cut links.
 //
@@ -36,8 +36,7 @@
 // producer side and the announced inputs' ready masks, as in one process.
 // State of another rank's node touched here: only its input buffers fed by this rank's nodes (the
 // outboxes, through peer_buffer) and the credits of its producers feeding this rank's nodes.
-#include "machine.hpp"
-#include "tsan.hpp"
+#include "async_core.hpp"
 
 #ifdef RICA_HAVE_MPI
 #define OMPI_SKIP_MPICXX 1
@@ -61,11 +60,6 @@ void drive_mpi_async(Machine&, RunStats&) { std::abort(); }
 
 namespace {
 
-struct alignas(64) RankBlock {
-  std::atomic<std::uint64_t> pending{0};
-  std::atomic<std::uint32_t> scheduled{0};
-};
-
 /// What crosses a cut link, identified by the consumer's buffer (node, input index): the same
 /// on every rank whatever its storage.
 struct PacketMsg {
@@ -88,176 +82,17 @@ void check(int rc, const char* what) {
 
 }  // namespace
 
-struct MpiAsyncDriver {
-  Machine& m;
+/// A rank's nodes (the async core's ownership filter over ranks).
+struct RankNodes {
+  const Ranks* rk;
+  bool mine(node_t v) const noexcept { return rk->mine(v); }
+};
+
+struct MpiAsyncDriver : AsyncCore<RankNodes> {
   Ranks& rk;
-  std::vector<RankBlock> blocks;
-  unsigned block_shift = 6;
-  node_t block_mask = 63;
-  std::atomic<std::int64_t> outstanding{0};
-  tbb::task_arena* arena = nullptr;
-  std::function<void(std::size_t)> block_runner;
 
-  struct TaskCtx {
-    std::size_t block;
-    std::uint64_t local = 0;
-    ThreadStats& ts;
-    std::vector<std::uint8_t>& skip;
-    std::vector<std::pair<node_t, std::uint32_t>>& notes;
-  };
-
-  /// AsyncDriver's policy, filtered by ownership: a push into another rank's node stays in the
-  /// outbox for the bridge (no announcement here); only producers of this rank are woken.
-  struct Policy {
-    MpiAsyncDriver& d;
-    TaskCtx& tc;
-    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake) {
-      if (!wake) return;
-      const node_t u = d.m.pe_[v].upstream[i / d.m.classes_];
-      if (d.rk.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
-    }
-    void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
-    void pushed(node_t peer, std::uint32_t in) {
-      if (d.rk.mine(peer)) tc.notes.emplace_back(peer, in);
-    }
-  };
-
-  explicit MpiAsyncDriver(Machine& mm) : m(mm), rk(*mm.ranks_) {
+  explicit MpiAsyncDriver(Machine& mm) : AsyncCore<RankNodes>(mm, RankNodes{mm.ranks_.get()}), rk(*mm.ranks_) {
     RICA_ASSERT(mm.ranks_ != nullptr, "the async engine over ranks without ranks");
-    block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
-    block_mask = m.cfg_.block - 1;
-    blocks = std::vector<RankBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
-  }
-
-  void signal(node_t v, TaskCtx& tc) {
-    RICA_ASSERT(rk.mine(v), "a wake-up for another rank's node");
-    const std::size_t b = v >> block_shift;
-    const std::uint64_t bit = std::uint64_t{1} << (v & block_mask);
-    if (b == tc.block) {
-      tc.local |= bit;
-      return;
-    }
-    signal_remote(b, bit);
-  }
-  void signal_remote(std::size_t b, std::uint64_t bit) {
-    RankBlock& blk = blocks[b];
-    blk.pending.fetch_or(bit, std::memory_order_seq_cst);
-    if (blk.scheduled.load(std::memory_order_seq_cst) == 0 && blk.scheduled.exchange(1) == 0) enqueue_block(b);
-  }
-  void enqueue_block(std::size_t b) {
-    outstanding.fetch_add(1, std::memory_order_relaxed);
-    tsan_release(&tsan_token);
-    arena->enqueue([this, b] {
-      tsan_acquire(&tsan_token);
-      block_runner(b);
-    });
-  }
-  /// Announces a packet pushed into input `in` of this rank's node v (the bridge, any thread not
-  /// running v's block).
-  void announce(node_t v, std::uint32_t in) {
-    const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-    if (m.pe_[v].ready[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
-      signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
-  }
-
-  /// AsyncDriver::step_pe (one activation of node v), unchanged but for the policy.
-  template <class T>
-  bool step_pe(const T& t, node_t v, TaskCtx& tc) {
-    PeState& s = m.pe_[v];
-    const bool is_pe = v < m.pes_;
-    if (is_pe) m.app_turn(s, v, true);
-    const std::uint32_t n_buf = m.n_buf_;
-    const std::uint32_t n_in = n_buf + 1;
-    std::fill(tc.skip.begin(), tc.skip.begin() + n_in, 0);
-    for (std::uint32_t w = 0; w < m.mask_words_; ++w) s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
-    auto has_work = [&](std::uint32_t i) { return (s.work[i >> 6] >> (i & 63)) & 1u; };
-    auto drop_work = [&](std::uint32_t i) { s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); };
-    Policy pol{*this, tc};
-    unsigned moves = 0;
-    const unsigned batch = m.cfg_.batch;
-    while (moves < batch) {
-      bool progressed = false;
-      for (std::uint32_t k = 0; k < n_in && moves < batch; ++k) {
-        std::uint32_t idx = s.rr + k;
-        if (idx >= n_in) idx -= n_in;
-        if (tc.skip[idx]) continue;
-        if (idx < n_buf) {
-          if (!has_work(idx)) continue;
-          if (s.inputs[idx].empty()) {
-            drop_work(idx);
-            continue;
-          }
-        } else if (s.injq_head == s.injq.size()) {
-          continue;
-        }
-        const Packet& head = m.head(s, idx);
-        const HopPlan h = m.plan(t, v, head);
-        if (h.delivers) {
-          m.deliver_head(s, v, idx, tc.ts, pol);
-        } else {
-          LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // a ghost (outbox) for another rank's node
-          LinkBuffer::Credit& cr = s.credits[h.out];
-          if (!dst.fits(cr, head.words)) {
-            ++s.blocked;
-            if (!dst.wait_for_room(cr, head.words)) {
-              tc.skip[idx] = 1;
-              continue;
-            }
-          }
-          m.move(s, v, idx, h, tc.ts, pol);
-        }
-        ++moves;
-        progressed = true;
-      }
-      s.rr = (s.rr + 1) % n_in;
-      if (!progressed) break;
-    }
-    const bool more = moves >= batch;
-    for (const auto& [peer, in] : tc.notes) {
-      const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-      auto& word = m.pe_[peer].ready[in >> 6];
-      if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
-    }
-    tc.notes.clear();
-    return more || (is_pe && s.generating && s.injq_head == s.injq.size());
-  }
-
-  template <class T>
-  void run_block(const T& t, std::size_t b) {
-    RankBlock& blk = blocks[b];
-    thread_local std::vector<std::uint8_t> skip;
-    thread_local std::vector<std::pair<node_t, std::uint32_t>> notes;
-    skip.resize(std::size_t{m.n_buf_} + 1);
-    notes.clear();
-    const int slot = tbb::this_task_arena::current_thread_index();
-    if (slot < 0 || static_cast<std::size_t>(slot) >= m.tstats_.size()) std::abort();  // broken invariant
-    TaskCtx tc{b, 0, m.tstats_[static_cast<std::size_t>(slot)], skip, notes};
-    const node_t first = static_cast<node_t>(b << block_shift);
-    for (int round = 0; round < 8; ++round) {
-      std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
-      tc.local = 0;
-      if (mask == 0) {
-        blk.scheduled.store(0, std::memory_order_seq_cst);
-        if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
-          outstanding.fetch_sub(1, std::memory_order_release);
-          return;
-        }
-        continue;
-      }
-      while (mask) {
-        const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
-        mask &= mask - 1;
-        if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
-      }
-    }
-    if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
-    outstanding.fetch_add(1, std::memory_order_relaxed);
-    tsan_release(&tsan_token);
-    arena->enqueue([this, b] {
-      tsan_acquire(&tsan_token);
-      block_runner(b);
-    });
-    outstanding.fetch_sub(1, std::memory_order_release);
   }
 
   // ---- the bridge (main thread only) ----
@@ -453,15 +288,7 @@ struct MpiAsyncDriver {
     check(MPI_Barrier(comm), "MPI_Barrier");
     m.clock_.rebase();  // every rank's time 0 at the barrier's end
     const auto t0 = m.clock_.origin();
-    for (std::size_t b = 0; b < blocks.size(); ++b) {  // this rank's PEs start
-      std::uint64_t mask = 0;
-      const node_t first = static_cast<node_t>(b * cfg.block);
-      for (node_t v = first; v < std::min<node_t>(m.pes_, static_cast<node_t>(first + cfg.block)); ++v)
-        if (rk.mine(v)) mask |= std::uint64_t{1} << (v - first);
-      if (mask == 0) continue;
-      blocks[b].pending.fetch_or(mask);
-      if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);
-    }
+    start_pes();  // this rank's PEs
     // Waves: [0] data messages sent, [1] received, [2] ranks active, [3] ranks with packets left,
     // [4] progress (hops + deliveries) of the passive ranks. Summed over the ranks.
     constexpr int W = 5;

@@ -240,6 +240,8 @@ struct PeAppState {
 class Machine;
 /// The drivers (friends of Machine: they decide order and timing, and move packets only through
 /// the hop kernel). A third driver (MPI ranks) is a third struct of this shape.
+template <class Own>
+struct AsyncCore;  // the async engine's scheduling and step (runtime/async_core.hpp)
 struct AsyncDriver;
 struct CycleDriver;
 struct MpiAsyncDriver;  // the async engine over MPI ranks (runtime/driver_mpi_async.cpp)
@@ -464,6 +466,8 @@ class Machine {
   void write_trace(const std::string& path);
 
  private:
+  template <class Own>
+  friend struct AsyncCore;
   friend struct AsyncDriver;
   friend struct CycleDriver;
   friend struct MpiAsyncDriver;

@@ -1,0 +1,271 @@
+#pragma once
+// The async engine's core, shared by its two drivers: one process (runtime/driver_async.cpp) and
+// MPI ranks (runtime/driver_mpi_async.cpp). It decides only order; every packet moves through
+// Machine's hop kernel. The drivers add how a run starts and ends (and, over ranks, the bridge).
+//
+// Scheduling (spec/performance-notes.md): nodes are grouped in blocks of `block` consecutive
+// nodes. A block has an atomic pending mask (bit i: node i of the block has work) and a scheduled
+// flag; one task per active block runs its pending nodes, each for a bounded batch of packet
+// moves, and re-enqueues itself while work remains. A node belongs to one block and a block runs
+// on one task at a time, so a node never runs on two threads at once. A node whose every head
+// packet is blocked sleeps (no pending bit) until the downstream consumer frees room and wakes it.
+//
+// Ownership (`Own`): which nodes this process steps. In one process every node (AllNodes); over
+// ranks a rank's own nodes, and a push into another rank's node stays in this rank's copy of the
+// buffer for the bridge (no announcement), and only producers of this rank are woken.
+#include <functional>
+
+#include "machine.hpp"
+#include "tsan.hpp"
+
+namespace rica::detail {
+
+struct alignas(64) AsyncBlock {
+  std::atomic<std::uint64_t> pending{0};
+  std::atomic<std::uint32_t> scheduled{0};
+};
+
+/// One process: every node is this process's.
+struct AllNodes {
+  static constexpr bool mine(node_t) noexcept { return true; }
+};
+
+template <class Own>
+struct AsyncCore {
+  Machine& m;
+  const Own own;
+  std::vector<AsyncBlock> blocks;
+  unsigned block_shift = 6;
+  node_t block_mask = 63;
+  /// Block tasks created and not finished: zero only when no node has work (tasks are created
+  /// only by tasks, the bridge, or before the start).
+  std::atomic<std::int64_t> outstanding{0};
+  tbb::task_arena* arena = nullptr;
+  std::function<void(std::size_t)> block_runner;  // runs one block task (set by the driver's run)
+
+  AsyncCore(Machine& mm, Own o) : m(mm), own(o) {
+    block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
+    block_mask = m.cfg_.block - 1;
+    blocks = std::vector<AsyncBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
+  }
+
+  /// The running block task's view: wake-ups of nodes in the block being run go into `local` (no
+  /// atomic), the others into their block's pending mask.
+  struct TaskCtx {
+    std::size_t block;
+    std::uint64_t local = 0;
+    ThreadStats& ts;
+    /// Per mask word of the node being stepped: inputs whose head is blocked this activation.
+    std::vector<std::uint64_t>& blocked;
+    /// Pushes of this activation still to announce (peer, peer's input index). The announcements
+    /// (an atomic read-modify-write each) are issued at the end of the activation, so the stores
+    /// of the packets themselves drain in parallel instead of stalling one fence per hop.
+    std::vector<std::pair<node_t, std::uint32_t>>& notes;
+  };
+
+  /// The hop kernel's driver policy: no timing (real time); a pop may owe the upstream producer
+  /// a wake-up; a push is announced at the end of the activation.
+  struct Policy {
+    AsyncCore& d;
+    TaskCtx& tc;
+    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake) {
+      if (!wake) return;
+      const node_t u = d.m.pe_[v].upstream[i / d.m.classes_];
+      if (d.own.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
+    }
+    void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
+    void pushed(node_t peer, std::uint32_t in) {
+      if (d.own.mine(peer)) tc.notes.emplace_back(peer, in);
+    }
+  };
+
+  /// Marks a node of this process as having work and makes sure its block is (or will be) run.
+  void signal(node_t v, TaskCtx& tc) {
+    RICA_ASSERT(own.mine(v), "a wake-up for another rank's node");
+    const std::size_t b = v >> block_shift;
+    const std::uint64_t bit = std::uint64_t{1} << (v & block_mask);
+    if (b == tc.block) {  // the block this thread runs: picked up by its next round
+      tc.local |= bit;
+      return;
+    }
+    signal_remote(b, bit);
+  }
+  void signal_remote(std::size_t b, std::uint64_t bit) {
+    AsyncBlock& blk = blocks[b];
+    blk.pending.fetch_or(bit, std::memory_order_seq_cst);
+    if (blk.scheduled.load(std::memory_order_seq_cst) == 0 && blk.scheduled.exchange(1) == 0) enqueue_block(b);
+  }
+  void enqueue_block(std::size_t b) {
+    outstanding.fetch_add(1, std::memory_order_relaxed);
+    tsan_release(&tsan_token);
+    arena->enqueue([this, b] {
+      tsan_acquire(&tsan_token);
+      block_runner(b);
+    });
+  }
+  /// Announces a packet pushed into input `in` of node v by a thread not running v's block (the
+  /// bridge): v's ready bit, and a wake-up if v had none.
+  void announce(node_t v, std::uint32_t in) {
+    const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+    if (m.pe_[v].ready[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
+      signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
+  }
+  /// Before a run: every PE of this process has work (its first injection opportunity). Workers
+  /// may already run and have scheduled a block: the same protocol as signal().
+  void start_pes() {
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      std::uint64_t bits = 0;
+      const node_t first = static_cast<node_t>(b << block_shift);
+      for (node_t i = 0; i <= block_mask && first + i < m.pes_; ++i)
+        if (own.mine(first + i)) bits |= std::uint64_t{1} << i;
+      if (bits == 0) continue;
+      blocks[b].pending.fetch_or(bits);
+      if (blocks[b].scheduled.exchange(1) == 0) enqueue_block(b);  // else a running task has it
+    }
+  }
+
+  /// One activation of node v: an injection opportunity, then up to `batch` packet moves, taking
+  /// the inputs (and the source queue, last) round robin from s.rr, one head per input per pass.
+  /// Only inputs with work bits are visited (a bit scan, not a walk over every input).
+  /// Returns true when v still has work that does not wait for a wake-up.
+  template <class T>
+  bool step_pe(const T& t, node_t v, TaskCtx& tc) {
+    PeState& s = m.pe_[v];
+    ThreadStats& ts = tc.ts;
+    const bool is_pe = v < m.pes_;
+    if (is_pe) m.app_turn(s, v, true);
+    const std::uint32_t n_buf = m.n_buf_;
+    const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
+    const std::uint32_t words = m.mask_words_;
+    for (std::uint32_t w = 0; w < words; ++w) {
+      s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
+      tc.blocked[w] = 0;
+    }
+    bool source_blocked = false;
+    Policy pol{*this, tc};
+    unsigned moves = 0;
+    const unsigned batch = m.cfg_.batch;
+    // One head of input idx: moved or delivered (true), or not (empty, or blocked: remembered).
+    auto try_input = [&](std::uint32_t idx) -> bool {
+      if (idx < n_buf) {
+        if (s.inputs[idx].empty()) {
+          s.work[idx >> 6] &= ~(std::uint64_t{1} << (idx & 63));
+          return false;
+        }
+      } else if (s.injq_head == s.injq.size()) {
+        return false;
+      }
+      const Packet& head = m.head(s, idx);
+      const HopPlan h = m.plan(t, v, head);
+      if (h.delivers) {
+        m.deliver_head(s, v, idx, ts, pol);
+      } else {
+        LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
+        LinkBuffer::Credit& cr = s.credits[h.out];
+        if (!dst.fits(cr, head.words)) {
+          ++s.blocked;
+          if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
+            if (idx < n_buf)
+              tc.blocked[idx >> 6] |= std::uint64_t{1} << (idx & 63);
+            else
+              source_blocked = true;
+            return false;
+          }
+        }
+        m.move(s, v, idx, h, ts, pol);
+      }
+      ++moves;
+      return true;
+    };
+    // The inputs in [from, to) with work and not blocked, in order; false once the batch is used.
+    bool progressed = false;
+    auto pass = [&](std::uint32_t from, std::uint32_t to) {
+      for (std::uint32_t w = from >> 6; w < words && (w << 6) < to; ++w) {
+        const std::uint32_t base = w << 6;
+        std::uint64_t bits = s.work[w] & ~tc.blocked[w];
+        if (from > base) bits &= ~std::uint64_t{0} << (from - base);
+        if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
+        for (; bits; bits &= bits - 1) {
+          if (moves >= batch) return false;
+          progressed |= try_input(base + static_cast<std::uint32_t>(std::countr_zero(bits)));
+        }
+      }
+      return moves < batch;
+    };
+    while (moves < batch) {
+      progressed = false;
+      const std::uint32_t rr = s.rr;
+      if (pass(rr, n_buf) && !source_blocked) progressed |= try_input(n_buf);
+      if (moves < batch) pass(0, rr);
+      s.rr = rr + 1 >= n_in ? 0 : rr + 1;
+      if (!progressed) break;
+    }
+    // If the batch ran out, packets may still move: stay scheduled. Otherwise every input was tried
+    // until nothing moved, so what is left waits for a wake-up (room downstream, a new arrival).
+    const bool more = moves >= batch;
+    for (const auto& [peer, in] : tc.notes) {
+      const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+      auto& word = m.pe_[peer].ready[in >> 6];
+      if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
+    }
+    tc.notes.clear();
+    // A generating PE whose source-queue head is blocked sleeps too (woken with the room).
+    return more || (is_pe && s.generating && s.injq_head == s.injq.size());
+  }
+
+  /// Fetches node v's state ahead of its step (hints only): its PeState and its mask words.
+  void prefetch_node(node_t v) const noexcept {
+    const char* p = reinterpret_cast<const char*>(&m.pe_[v]);
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + 128);
+    __builtin_prefetch(&m.ready_words_[std::size_t{v} * m.mask_words_], 1);
+    __builtin_prefetch(&m.work_words_[std::size_t{v} * m.mask_words_], 1);
+    __builtin_prefetch(&m.credits_[std::size_t{v} * m.n_buf_]);
+  }
+
+  /// One block task: up to 8 rounds over the block's pending nodes, then yield (re-enqueue) if
+  /// work remains.
+  template <class T>
+  void run_block(const T& t, std::size_t b) {
+    AsyncBlock& blk = blocks[b];
+    thread_local std::vector<std::uint64_t> blocked;
+    thread_local std::vector<std::pair<node_t, std::uint32_t>> notes;
+    blocked.resize(m.mask_words_);
+    notes.clear();
+    const int slot = tbb::this_task_arena::current_thread_index();
+    if (slot < 0 || static_cast<std::size_t>(slot) >= m.tstats_.size()) std::abort();  // broken invariant
+    TaskCtx tc{b, 0, m.tstats_[static_cast<std::size_t>(slot)], blocked, notes};
+    const node_t first = static_cast<node_t>(b << block_shift);
+    for (int round = 0; round < 8; ++round) {
+      std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
+      tc.local = 0;
+      if (mask == 0) {
+        blk.scheduled.store(0, std::memory_order_seq_cst);
+        if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
+          outstanding.fetch_sub(1, std::memory_order_release);
+          return;
+        }
+        continue;
+      }
+      if (round == 0) prefetch_node(first + static_cast<unsigned>(std::countr_zero(mask)));
+      while (mask) {
+        const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
+        mask &= mask - 1;
+        if (mask) prefetch_node(first + static_cast<unsigned>(std::countr_zero(mask)));  // the next one
+        if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
+      }
+    }
+    // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
+    if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
+    outstanding.fetch_add(1, std::memory_order_relaxed);
+    tsan_release(&tsan_token);
+    arena->enqueue([this, b] {
+      tsan_acquire(&tsan_token);
+      block_runner(b);
+    });
+    outstanding.fetch_sub(1, std::memory_order_release);
+  }
+};
+
+}  // namespace rica::detail
