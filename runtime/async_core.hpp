@@ -137,8 +137,8 @@ struct AsyncCore {
     const std::uint32_t n_buf = m.n_buf_;
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
     const std::uint32_t words = m.mask_words_;
-    for (std::uint32_t w = 0; w < words; ++w) {
-      s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
+    for (std::uint32_t w = 0; w < words; ++w) {  // no read-modify-write (a fence) when nothing arrived
+      if (s.ready[w].load(std::memory_order_relaxed) != 0) s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
       tc.blocked[w] = 0;
     }
     bool source_blocked = false;
@@ -162,7 +162,7 @@ struct AsyncCore {
       } else {
         LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
         LinkBuffer::Credit& cr = s.credits[h.out];
-        if (!dst.fits(cr, head.words)) {
+        if (!dst.fits(cr, m.cfg_.buffer_words, head.words)) {
           ++s.blocked;
           if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
             if (idx < n_buf)
@@ -213,15 +213,45 @@ struct AsyncCore {
     return more || (is_pe && s.generating && s.injq_head == s.injq.size());
   }
 
-  /// Fetches node v's state ahead of its step (hints only): its PeState and its mask words.
-  void prefetch_node(node_t v) const noexcept {
-    const char* p = reinterpret_cast<const char*>(&m.pe_[v]);
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + 64);
-    __builtin_prefetch(p + 128);
-    __builtin_prefetch(&m.ready_words_[std::size_t{v} * m.mask_words_], 1);
-    __builtin_prefetch(&m.work_words_[std::size_t{v} * m.mask_words_], 1);
-    __builtin_prefetch(&m.credits_[std::size_t{v} * m.n_buf_]);
+  /// Fetching a node's state ahead of its step, in stages (hints only; reads nothing but v's own
+  /// consumer-side state and, relaxed, its ready mask): how many nodes ahead each stage runs.
+  struct Ahead {
+    static constexpr unsigned state = 7, buffer = 4, ring = 2, slot = 1;
+  };
+  ///  state: its PeState, mask words (ready with write intent: the step exchanges it) and credits;
+  ///  buffer: both lines of each input that has or just got packets (work | ready bits), and the
+  ///  source queue's head;
+  ///  ring: the front entry of those inputs' index rings;  slot: their head packets.
+  void prefetch_node(node_t v, unsigned stage) const noexcept {
+    const std::size_t mw = std::size_t{v} * m.mask_words_;
+    if (stage == Ahead::state) {
+      const char* p = reinterpret_cast<const char*>(&m.pe_[v]);
+      __builtin_prefetch(p);
+      __builtin_prefetch(p + 64);
+      __builtin_prefetch(p + 128);
+      __builtin_prefetch(&m.ready_words_[mw], 1);
+      __builtin_prefetch(&m.work_words_[mw], 1);
+      __builtin_prefetch(&m.credits_[std::size_t{v} * m.n_buf_]);
+      return;
+    }
+    if (stage == Ahead::buffer) {  // the source queue's head (a heap block of its own per PE)
+      const PeState& s = m.pe_[v];
+      if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
+    }
+    std::uint64_t bits = m.work_words_[mw] | m.ready_words_[mw].load(std::memory_order_relaxed);
+    if (m.n_buf_ < 64) bits &= (std::uint64_t{1} << m.n_buf_) - 1;
+    const LinkBuffer* in = m.buffers_->data() + std::size_t{v} * m.n_buf_;
+    for (; bits; bits &= bits - 1) {
+      const LinkBuffer& b = in[std::countr_zero(bits)];
+      if (stage == Ahead::buffer) {
+        __builtin_prefetch(&b);
+        __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
+      } else if (stage == Ahead::ring) {
+        b.prefetch_front_index();
+      } else {
+        b.prefetch_front();
+      }
+    }
   }
 
   /// One block task: up to 8 rounds over the block's pending nodes, then yield (re-enqueue) if
@@ -248,11 +278,18 @@ struct AsyncCore {
         }
         continue;
       }
-      if (round == 0) prefetch_node(first + static_cast<unsigned>(std::countr_zero(mask)));
-      while (mask) {
-        const unsigned i = static_cast<unsigned>(std::countr_zero(mask));
-        mask &= mask - 1;
-        if (mask) prefetch_node(first + static_cast<unsigned>(std::countr_zero(mask)));  // the next one
+      // This round's nodes in order, each step overlapping the fetch of the next ones' state.
+      unsigned order[64], n = 0;
+      for (; mask; mask &= mask - 1) order[n++] = static_cast<unsigned>(std::countr_zero(mask));
+      for (unsigned j = 0; j < std::min(n, Ahead::state); ++j) prefetch_node(first + order[j], Ahead::state);
+      for (unsigned j = 0; j < std::min(n, Ahead::buffer); ++j) prefetch_node(first + order[j], Ahead::buffer);
+      for (unsigned j = 0; j < std::min(n, Ahead::ring); ++j) prefetch_node(first + order[j], Ahead::ring);
+      for (unsigned j = 0; j < n; ++j) {
+        if (j + Ahead::state < n) prefetch_node(first + order[j + Ahead::state], Ahead::state);
+        if (j + Ahead::buffer < n) prefetch_node(first + order[j + Ahead::buffer], Ahead::buffer);
+        if (j + Ahead::ring < n) prefetch_node(first + order[j + Ahead::ring], Ahead::ring);
+        if (j + Ahead::slot < n) prefetch_node(first + order[j + Ahead::slot], Ahead::slot);
+        const unsigned i = order[j];
         if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
       }
     }

@@ -248,7 +248,7 @@ struct CycleDriver {
   /// One stage of fetching node v's state ahead of its step (read-only, and only of v's own
   /// consumer-side state, which no other thread writes during the cycle):
   ///  state: its PeState, work mask and per-node rows (credits, link state, counters);
-  ///  buffer: the consumer line of each input holding packets (work bit set);
+  ///  buffer: both lines of each input holding packets (work bit set), the source queue's head;
   ///  ring: the front entry of those inputs' index rings;  slot: their head packets;
   ///  route: (large machines only) the buffers those heads will be pushed into.
   template <class T>
@@ -266,6 +266,10 @@ struct CycleDriver {
       __builtin_prefetch(&m.link_packets_[vp], 1);
       __builtin_prefetch(&port_rr[vp], 1);
       return;
+    }
+    if (stage == Ahead::buffer) {  // the source queue's head (a heap block of its own per PE)
+      const PeState& s = m.pe_[v];
+      if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
     }
     std::uint64_t bits = m.work_words_[std::size_t{v} * m.mask_words_];
     LinkBuffer* in = m.buffers_->data() + vb;

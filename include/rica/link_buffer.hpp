@@ -138,10 +138,14 @@ class alignas(64) LinkBuffer {
 
   // ---- producer side ----
   /// True when `words` fit now. May refresh the cached consumer count (one acquire load).
-  bool fits(Credit& c, unsigned words) noexcept {
-    if (capacity_ - (c.pushed - c.popped_seen) >= words) return true;
+  bool fits(Credit& c, unsigned words) noexcept { return fits(c, capacity_, words); }
+  /// The same, for a caller that knows the capacity (every buffer of a machine has the same): the
+  /// buffer itself is read only when the cached count says no.
+  bool fits(Credit& c, unsigned capacity_words, unsigned words) noexcept {
+    RICA_LB_ASSERT(capacity_words == capacity_, "fits() with another buffer's capacity");
+    if (capacity_words - (c.pushed - c.popped_seen) >= words) return true;
     c.popped_seen = popped_.load(std::memory_order_acquire);
-    return capacity_ - (c.pushed - c.popped_seen) >= words;
+    return capacity_words - (c.pushed - c.popped_seen) >= words;
   }
   /// Cycle engine: room by the credit as last refreshed (no read of the consumer's count, so the
   /// answer does not depend on how far the consumer got in this cycle).
