@@ -50,6 +50,9 @@ void bm_engine(benchmark::State& state, Work w) {
 using rica::EngineKind;
 BENCHMARK_CAPTURE(bm_engine, async_torus_32x32, Work{"torus:32x32", EngineKind::async, 1.0, 200})
     ->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+// Like for like with hop_emu's header command (K = 4 packets per PE into an empty network).
+BENCHMARK_CAPTURE(bm_engine, async_torus_32x32_k4, Work{"torus:32x32", EngineKind::async, 1.0, 4})
+    ->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_engine, async_cccb_n4, Work{"cccb:n=4", EngineKind::async, 1.0, 200})
     ->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_engine, async_torus_256x256, Work{"torus:256x256", EngineKind::async, 1.0, 4})

@@ -250,7 +250,7 @@ struct CycleDriver {
   ///  state: its PeState, work mask and per-node rows (credits, link state, counters);
   ///  buffer: both lines of each input holding packets (work bit set), the source queue's head;
   ///  ring: the front entry of those inputs' index rings;  slot: their head packets;
-  ///  route: (large machines only) the buffers those heads will be pushed into.
+  ///  route: the buffers those heads will be pushed into.
   template <class T>
   void prefetch_node(const T& t, node_t v, std::size_t stage) const noexcept {
     const std::size_t vb = std::size_t{v} * m.n_buf_, vp = std::size_t{v} * m.ports_;
@@ -353,8 +353,8 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   // The nodes of a chunk are stepped in order, with their state fetched ahead in stages, so the
   // cache misses of several nodes overlap instead of each step waiting on its own chain (node
   // state -> input buffer -> index ring -> packet slot): see prefetch_node().
-  // The route stage costs a second route per head: worth it only once the buffers no longer fit in
-  // the caches (measured: +20% packet-hops/s on a 64K-PE torus, -10% on 1K PEs).
+  // Only once the buffers no longer fit in the caches: on a 64K-PE torus the stages double the
+  // packet-hops/s; on 1K PEs they cost ~10% (the next node's state is fetched instead).
   const bool deep = double(nodes) * m.n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
   auto step_words = [&](std::size_t lo, std::size_t hi) {
     ThreadStats& ts = m.tstats_[slot()];
@@ -364,6 +364,17 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       for (std::uint64_t bits = active[w]; bits; bits &= bits - 1)
         order.push_back(static_cast<node_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits))));
     const std::size_t n = order.size();
+    if (!deep) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const node_t v = order[j];
+        if (j + 1 < n) {
+          __builtin_prefetch(&m.pe_[order[j + 1]]);
+          __builtin_prefetch(&m.work_words_[std::size_t{order[j + 1]} * m.mask_words_]);
+        }
+        if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);  // this thread's word
+      }
+      return;
+    }
     for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::state); ++j) prefetch_node(t, order[j], Ahead::state);
     for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::buffer); ++j) prefetch_node(t, order[j], Ahead::buffer);
     for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::ring); ++j) prefetch_node(t, order[j], Ahead::ring);
@@ -372,7 +383,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       if (j + Ahead::buffer < n) prefetch_node(t, order[j + Ahead::buffer], Ahead::buffer);
       if (j + Ahead::ring < n) prefetch_node(t, order[j + Ahead::ring], Ahead::ring);
       if (j + Ahead::slot < n) prefetch_node(t, order[j + Ahead::slot], Ahead::slot);
-      if (deep && j + Ahead::route < n) prefetch_node(t, order[j + Ahead::route], Ahead::route);
+      if (j + Ahead::route < n) prefetch_node(t, order[j + Ahead::route], Ahead::route);
       const node_t v = order[j];
       // next's words of this chunk are this thread's alone in this cycle
       if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);
