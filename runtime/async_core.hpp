@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "machine.hpp"
+#include "staged.hpp"
 #include "tsan.hpp"
 
 namespace rica::detail {
@@ -215,16 +216,17 @@ struct AsyncCore {
 
   /// Fetching a node's state ahead of its step, in stages (hints only; reads nothing but v's own
   /// consumer-side state and, relaxed, its ready mask): how many nodes ahead each stage runs.
-  struct Ahead {
-    static constexpr unsigned state = 7, buffer = 4, ring = 2, slot = 1;
+  struct Stage {
+    enum : std::size_t { state, buffer, ring, slot };
   };
+  static constexpr std::array<std::size_t, 4> ahead{7, 4, 2, 1};
   ///  state: its PeState, mask words (ready with write intent: the step exchanges it) and credits;
   ///  buffer: both lines of each input that has or just got packets (work | ready bits), and the
   ///  source queue's head;
   ///  ring: the front entry of those inputs' index rings;  slot: their head packets.
-  void prefetch_node(node_t v, unsigned stage) const noexcept {
+  void prefetch_node(node_t v, std::size_t stage) const noexcept {
     const std::size_t mw = std::size_t{v} * m.mask_words_;
-    if (stage == Ahead::state) {
+    if (stage == Stage::state) {
       const char* p = reinterpret_cast<const char*>(&m.pe_[v]);
       __builtin_prefetch(p);
       __builtin_prefetch(p + 64);
@@ -234,7 +236,7 @@ struct AsyncCore {
       __builtin_prefetch(&m.credits_[std::size_t{v} * m.n_buf_]);
       return;
     }
-    if (stage == Ahead::buffer) {  // the source queue's head (a heap block of its own per PE)
+    if (stage == Stage::buffer) {  // the source queue's head (a heap block of its own per PE)
       const PeState& s = m.pe_[v];
       if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
     }
@@ -243,10 +245,10 @@ struct AsyncCore {
     const LinkBuffer* in = m.buffers_->data() + std::size_t{v} * m.n_buf_;
     for (; bits; bits &= bits - 1) {
       const LinkBuffer& b = in[std::countr_zero(bits)];
-      if (stage == Ahead::buffer) {
+      if (stage == Stage::buffer) {
         __builtin_prefetch(&b);
         __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
-      } else if (stage == Ahead::ring) {
+      } else if (stage == Stage::ring) {
         b.prefetch_front_index();
       } else {
         b.prefetch_front();
@@ -281,17 +283,10 @@ struct AsyncCore {
       // This round's nodes in order, each step overlapping the fetch of the next ones' state.
       unsigned order[64], n = 0;
       for (; mask; mask &= mask - 1) order[n++] = static_cast<unsigned>(std::countr_zero(mask));
-      for (unsigned j = 0; j < std::min(n, Ahead::state); ++j) prefetch_node(first + order[j], Ahead::state);
-      for (unsigned j = 0; j < std::min(n, Ahead::buffer); ++j) prefetch_node(first + order[j], Ahead::buffer);
-      for (unsigned j = 0; j < std::min(n, Ahead::ring); ++j) prefetch_node(first + order[j], Ahead::ring);
-      for (unsigned j = 0; j < n; ++j) {
-        if (j + Ahead::state < n) prefetch_node(first + order[j + Ahead::state], Ahead::state);
-        if (j + Ahead::buffer < n) prefetch_node(first + order[j + Ahead::buffer], Ahead::buffer);
-        if (j + Ahead::ring < n) prefetch_node(first + order[j + Ahead::ring], Ahead::ring);
-        if (j + Ahead::slot < n) prefetch_node(first + order[j + Ahead::slot], Ahead::slot);
-        const unsigned i = order[j];
-        if (step_pe(t, first + i, tc)) tc.local |= std::uint64_t{1} << i;
-      }
+      run_staged(n, ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(first + order[j], stage); },
+                 [&](std::size_t j) {
+                   if (step_pe(t, first + order[j], tc)) tc.local |= std::uint64_t{1} << order[j];
+                 });
     }
     // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
     if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);

@@ -15,6 +15,7 @@
 // after the tail reached the previous node; it is delivered when its tail arrives. Zero-load
 // latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
 #include "machine.hpp"
+#include "staged.hpp"
 #include "tsan.hpp"
 
 namespace rica::detail {
@@ -240,11 +241,12 @@ struct CycleDriver {
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
-  /// How many nodes ahead of the one stepping each stage of prefetch_node() runs: each stage reads
-  /// only what the stage before fetched (two or more nodes earlier), so no step waits on a chain.
-  struct Ahead {
-    static constexpr std::size_t state = 16, buffer = 10, ring = 6, slot = 3, route = 1;
+  /// The stages of prefetch_node() and how many nodes ahead of the one stepping each runs
+  /// (run_staged, runtime/staged.hpp): each reads only what the stage before fetched.
+  struct Stage {
+    enum : std::size_t { state, buffer, ring, slot, route };
   };
+  static constexpr std::array<std::size_t, 5> ahead{16, 10, 6, 3, 1};
   /// One stage of fetching node v's state ahead of its step (read-only, and only of v's own
   /// consumer-side state, which no other thread writes during the cycle):
   ///  state: its PeState, work mask and per-node rows (credits, link state, counters);
@@ -254,7 +256,7 @@ struct CycleDriver {
   template <class T>
   void prefetch_node(const T& t, node_t v, std::size_t stage) const noexcept {
     const std::size_t vb = std::size_t{v} * m.n_buf_, vp = std::size_t{v} * m.ports_;
-    if (stage == Ahead::state) {
+    if (stage == Stage::state) {
       const char* s = reinterpret_cast<const char*>(&m.pe_[v]);
       __builtin_prefetch(s);
       __builtin_prefetch(s + 64);
@@ -267,7 +269,7 @@ struct CycleDriver {
       __builtin_prefetch(&port_rr[vp], 1);
       return;
     }
-    if (stage == Ahead::buffer) {  // the source queue's head (a heap block of its own per PE)
+    if (stage == Stage::buffer) {  // the source queue's head (a heap block of its own per PE)
       const PeState& s = m.pe_[v];
       if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
     }
@@ -275,12 +277,12 @@ struct CycleDriver {
     LinkBuffer* in = m.buffers_->data() + vb;
     for (; bits; bits &= bits - 1) {
       const LinkBuffer& b = in[std::countr_zero(bits)];
-      if (stage == Ahead::buffer) {  // both lines: the producer's index (empty()) and the consumer's
+      if (stage == Stage::buffer) {  // both lines: the producer's index (empty()) and the consumer's
         __builtin_prefetch(&b);
         __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
-      } else if (stage == Ahead::ring) {
+      } else if (stage == Stage::ring) {
         b.prefetch_front_index();
-      } else if (stage == Ahead::slot) {
+      } else if (stage == Stage::slot) {
         b.prefetch_front();
       } else if (!b.empty()) {
         const HopPlan h = m.plan(t, v, b.front());
@@ -363,30 +365,18 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     for (std::size_t w = lo; w < hi; ++w)
       for (std::uint64_t bits = active[w]; bits; bits &= bits - 1)
         order.push_back(static_cast<node_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits))));
-    const std::size_t n = order.size();
-    if (!deep) {
-      for (std::size_t j = 0; j < n; ++j) {
-        const node_t v = order[j];
-        if (j + 1 < n) {
-          __builtin_prefetch(&m.pe_[order[j + 1]]);
-          __builtin_prefetch(&m.work_words_[std::size_t{order[j + 1]} * m.mask_words_]);
-        }
-        if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);  // this thread's word
-      }
-      return;
-    }
-    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::state); ++j) prefetch_node(t, order[j], Ahead::state);
-    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::buffer); ++j) prefetch_node(t, order[j], Ahead::buffer);
-    for (std::size_t j = 0; j < std::min<std::size_t>(n, Ahead::ring); ++j) prefetch_node(t, order[j], Ahead::ring);
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j + Ahead::state < n) prefetch_node(t, order[j + Ahead::state], Ahead::state);
-      if (j + Ahead::buffer < n) prefetch_node(t, order[j + Ahead::buffer], Ahead::buffer);
-      if (j + Ahead::ring < n) prefetch_node(t, order[j + Ahead::ring], Ahead::ring);
-      if (j + Ahead::slot < n) prefetch_node(t, order[j + Ahead::slot], Ahead::slot);
-      if (j + Ahead::route < n) prefetch_node(t, order[j + Ahead::route], Ahead::route);
+    const auto step_at = [&](std::size_t j) {
       const node_t v = order[j];
-      // next's words of this chunk are this thread's alone in this cycle
-      if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);
+      if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);  // this chunk's words: this thread's
+    };
+    if (deep) {
+      run_staged(order.size(), ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(t, order[j], stage); },
+                 step_at);
+    } else {  // the next node's state only
+      run_staged(order.size(), std::array<std::size_t, 1>{1}, [&](std::size_t j, std::size_t) {
+        __builtin_prefetch(&m.pe_[order[j]]);
+        __builtin_prefetch(&m.work_words_[std::size_t{order[j]} * m.mask_words_]);
+      }, step_at);
     }
   };
   for (;; ++m.cycle_) {

@@ -491,14 +491,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
         }
       }
       if (!last) continue;
-      const auto ns = r.get<Machine::NodeSums>();
-      sums.injected += ns.injected;
-      sums.forwarded += ns.forwarded;
-      sums.blocked += ns.blocked;
-      sums.in_network += ns.in_network;
-      sums.injected_ids += ns.injected_ids;
-      sums.in_net_ids += ns.in_net_ids;
-      sums.generating += ns.generating;
+      sums += r.get<Machine::NodeSums>();
       const auto stuck = r.get_vector<Machine::StuckBuffer>();
       m.stuck_.insert(m.stuck_.end(), stuck.begin(), stuck.end());
       const auto sc = r.get<Scalars>();

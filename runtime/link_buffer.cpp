@@ -111,24 +111,23 @@ void LinkBufferSet::build(unsigned capacity_words, unsigned min_packet_words) {
     for (; built < n_; ++built)
       if (kept(built)) new (&buffers_[built]) LinkBuffer(pool_, capacity_words, min_packet_words);
   } catch (...) {
-    for (std::size_t i = 0; i < built; ++i)
-      if (kept(i)) buffers_[i].~LinkBuffer();
-    if (kept_.empty())
-      ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
-    else
-      detail::lazy_free(buffers_, n_ * sizeof(LinkBuffer));
+    release(built);
+    buffers_ = nullptr;
     throw;
   }
 }
 
-LinkBufferSet::~LinkBufferSet() {
-  if (!buffers_) return;
-  for (std::size_t i = 0; i < n_; ++i)
+void LinkBufferSet::release(std::size_t built) noexcept {
+  for (std::size_t i = 0; i < built; ++i)
     if (kept(i)) buffers_[i].~LinkBuffer();
   if (kept_.empty())
     ::operator delete(buffers_, std::align_val_t{alignof(LinkBuffer)});
   else
     detail::lazy_free(buffers_, n_ * sizeof(LinkBuffer));
+}
+
+LinkBufferSet::~LinkBufferSet() {
+  if (buffers_) release(n_);
 }
 
 }  // namespace rica

@@ -452,6 +452,11 @@ class Machine {
     std::uint64_t injected_ids = 0;  ///< sum of packet_id over every packet the PEs injected
     std::uint64_t in_net_ids = 0;    ///< the same over the packets still in source queues
     std::uint64_t generating = 0;    ///< PEs still generating
+    NodeSums& operator+=(const NodeSums& o) noexcept {
+      injected += o.injected, forwarded += o.forwarded, blocked += o.blocked, in_network += o.in_network;
+      injected_ids += o.injected_ids, in_net_ids += o.in_net_ids, generating += o.generating;
+      return *this;
+    }
   };
   /// A non-empty input buffer (the deadlock analysis): node, input, packets, words held, and
   /// the head's destination and class.

@@ -270,6 +270,8 @@ class LinkBufferSet {
 
  private:
   void build(unsigned capacity_words, unsigned min_packet_words);
+  /// Destroys the first `built` buffers (those kept) and frees their storage.
+  void release(std::size_t built) noexcept;
   bool kept(std::size_t i) const noexcept { return kept_.empty() || kept_[i / per_node_] != 0; }
   std::size_t n_ = 0;
   std::size_t per_node_ = 1;
