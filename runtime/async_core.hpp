@@ -5,16 +5,20 @@
 //
 // Scheduling (spec/performance-notes.md): nodes are grouped in blocks of `block` consecutive
 // nodes. A block has an atomic pending mask (bit i: node i of the block has work) and a scheduled
-// flag; one task per active block runs its pending nodes, each for a bounded batch of packet
-// moves, and re-enqueues itself while work remains. A node belongs to one block and a block runs
-// on one task at a time, so a node never runs on two threads at once. A node whose every head
-// packet is blocked sleeps (no pending bit) until the downstream consumer frees room and wakes it.
+// flag; a scheduled block is posted to the block scheduler (runtime/block_scheduler.hpp: one
+// long-running oneTBB task per worker, each owning a contiguous range of blocks and stealing when
+// idle), whose worker runs its pending nodes, each for a bounded batch of packet moves, and posts
+// it again while work remains. A node belongs to one block and a block is run by one worker at a
+// time, so a node never runs on two threads at once. A node whose every head packet is blocked
+// sleeps (no pending bit) until the downstream consumer frees room and wakes it.
 //
 // Ownership (`Own`): which nodes this process steps. In one process every node (AllNodes); over
 // ranks a rank's own nodes, and a push into another rank's node stays in this rank's copy of the
 // buffer for the bridge (no announcement), and only producers of this rank are woken.
-#include <functional>
+#include <condition_variable>
+#include <mutex>
 
+#include "block_scheduler.hpp"
 #include "machine.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -38,11 +42,15 @@ struct AsyncCore {
   std::vector<AsyncBlock> blocks;
   unsigned block_shift = 6;
   node_t block_mask = 63;
-  /// Block tasks created and not finished: zero only when no node has work (tasks are created
-  /// only by tasks, the bridge, or before the start).
+  /// Blocks scheduled (posted, or being run): zero only when no node has work (blocks are
+  /// scheduled only by workers, the bridge, or before the start and after a quiescence check).
   std::atomic<std::int64_t> outstanding{0};
   tbb::task_arena* arena = nullptr;
-  std::function<void(std::size_t)> block_runner;  // runs one block task (set by the driver's run)
+  BlockScheduler sched;
+  std::atomic<unsigned> workers_done{0};
+  /// Signalled when `outstanding` drops to zero (the main thread waits on it instead of polling).
+  std::mutex quiet_mu;
+  std::condition_variable quiet_cv;
 
   AsyncCore(Machine& mm, Own o) : m(mm), own(o) {
     block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
@@ -98,11 +106,36 @@ struct AsyncCore {
   }
   void enqueue_block(std::size_t b) {
     outstanding.fetch_add(1, std::memory_order_relaxed);
-    tsan_release(&tsan_token);
-    arena->enqueue([this, b] {
-      tsan_acquire(&tsan_token);
-      block_runner(b);
-    });
+    sched.post(b);
+  }
+  /// A block ran out of work and is no longer scheduled.
+  void block_idle() {
+    if (outstanding.fetch_sub(1, std::memory_order_release) == 1) {
+      { std::lock_guard<std::mutex> g(quiet_mu); }  // a waiter between its check and its wait gets the notify
+      quiet_cv.notify_all();
+    }
+  }
+  /// Main thread: waits up to `d` for every block to be idle; true when they are.
+  bool wait_quiet(std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lk(quiet_mu);
+    return quiet_cv.wait_for(lk, d, [&] { return outstanding.load(std::memory_order_acquire) == 0; });
+  }
+  /// Before start_pes(): one long-running task per worker in `arena`, each running the blocks the
+  /// scheduler hands it until stop_workers().
+  template <class T>
+  void start_workers(const T& t, unsigned threads) {
+    sched.init(blocks.size(), threads);
+    workers_done.store(0);
+    for (unsigned i = 0; i < threads; ++i)
+      arena->enqueue([this, &t] {
+        sched.work([&](std::size_t b) { run_block(t, b); });
+        workers_done.fetch_add(1, std::memory_order_release);
+      });
+  }
+  /// After the run (no block scheduled): every worker task returns.
+  void stop_workers() {
+    sched.stop();
+    while (workers_done.load(std::memory_order_acquire) < sched.workers()) std::this_thread::yield();
   }
   /// Announces a packet pushed into input `in` of node v by a thread not running v's block (the
   /// bridge): v's ready bit, and a wake-up if v had none.
@@ -256,8 +289,8 @@ struct AsyncCore {
     }
   }
 
-  /// One block task: up to 8 rounds over the block's pending nodes, then yield (re-enqueue) if
-  /// work remains.
+  /// One run of a scheduled block: up to 8 rounds over its pending nodes, then yield (post it
+  /// again) if work remains.
   template <class T>
   void run_block(const T& t, std::size_t b) {
     AsyncBlock& blk = blocks[b];
@@ -275,7 +308,7 @@ struct AsyncCore {
       if (mask == 0) {
         blk.scheduled.store(0, std::memory_order_seq_cst);
         if (blk.pending.load(std::memory_order_seq_cst) == 0 || blk.scheduled.exchange(1) != 0) {
-          outstanding.fetch_sub(1, std::memory_order_release);
+          block_idle();
           return;
         }
         continue;
@@ -288,15 +321,9 @@ struct AsyncCore {
                    if (step_pe(t, first + order[j], tc)) tc.local |= std::uint64_t{1} << order[j];
                  });
     }
-    // Still busy after several rounds: yield to other blocks (FIFO re-enqueue), stay scheduled.
+    // Still busy after several rounds: yield to other blocks (posted again), stay scheduled.
     if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);
-    outstanding.fetch_add(1, std::memory_order_relaxed);
-    tsan_release(&tsan_token);
-    arena->enqueue([this, b] {
-      tsan_acquire(&tsan_token);
-      block_runner(b);
-    });
-    outstanding.fetch_sub(1, std::memory_order_release);
+    sched.post(b);
   }
 };
 

@@ -3,8 +3,8 @@
 // core's (runtime/async_core.hpp, shared with the driver over MPI ranks); this file adds the start
 // and the end of a run.
 //
-// Termination: the number of outstanding block tasks is zero only when no PE has work, and it
-// stays zero (tasks are created only by tasks or before the start). At that point the main thread
+// Termination: the number of scheduled blocks is zero only when no PE has work, and it stays zero
+// (blocks are scheduled only by workers running blocks, or by the main thread before the start). At that point the main thread
 // reads every PE's state: either the application is done and the network empty, or packets remain
 // that nothing can move — a deadlock, reported with the full buffers and the waiting cycle.
 #include "async_core.hpp"
@@ -26,7 +26,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
     for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
     arena = &local_arena;
-    block_runner = [this, &t](std::size_t b) { run_block(t, b); };
+    start_workers(t, threads);
     m.clock_.start();
     const auto t0 = m.clock_.origin();
     start_pes();
@@ -36,13 +36,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     auto last_print = std::chrono::steady_clock::now();
     std::uint64_t progress_at_kick = ~std::uint64_t{0};
     while (true) {
-      unsigned spin = 0;
-      while (outstanding.load(std::memory_order_acquire) != 0) {
-        if (++spin < 100) {
-          std::this_thread::yield();
-          continue;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      while (!wait_quiet(std::chrono::milliseconds(250))) {
         if (progress_line.enabled() && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
           last_print = std::chrono::steady_clock::now();
           std::uint64_t d = 0;
@@ -74,6 +68,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     const auto t1 = std::chrono::steady_clock::now();
     progress_line.finish();
     st.wall_s = std::chrono::duration<double>(t1 - t0).count();
+    stop_workers();
     local_arena.terminate();
     arena = nullptr;
   }

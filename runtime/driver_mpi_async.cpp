@@ -279,7 +279,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
     for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
     arena = &local_arena;
-    block_runner = [this, &t](std::size_t b) { run_block(t, b); };
+    start_workers(t, threads);
     check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
     out_packets.assign(rk.size, {});
     out_credits.assign(rk.size, {});
@@ -359,6 +359,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     // Every rank leaves the loop at the same wave: one more collective for the batch count.
     check(MPI_Allreduce(&sent, &rk.batches, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
     check(MPI_Comm_free(&comm), "MPI_Comm_free");
+    stop_workers();
     local_arena.terminate();
     arena = nullptr;
   }

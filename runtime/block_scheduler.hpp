@@ -1,0 +1,170 @@
+#pragma once
+// The async engine's block scheduler: which worker runs which scheduled block (runtime/async_core.hpp
+// decides when a block is scheduled). Block affinity: worker w owns a contiguous range of blocks
+// and runs those first, in round-robin order, so a hop between two nodes of its range stays in its
+// core's cache; a worker whose range has nothing scheduled takes one block of another's range
+// (stealing), so no scheduled block waits while a worker idles. A worker with nothing to run
+// spins briefly, then sleeps on a futex until a block is posted or the scheduler stops.
+//
+// Each worker's range is one bitmap (bit: block posted and not yet taken) on cache lines of its
+// own. post() sets a bit; take/steal clear one with fetch_and, so a posted block is run exactly
+// once per post.
+//
+// Contracts:
+//  - the caller posts a block at most once until it is taken (the async core's scheduled flag);
+//  - post() and stop() may be called from any thread; work() runs on each worker (oneTBB tasks
+//    that loop until stop()); what a thread did before post(b) happens before the run of b
+//    (seq_cst read-modify-writes on the bitmap word).
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "tsan.hpp"
+
+namespace rica::detail {
+
+class BlockScheduler {
+ public:
+  /// `blocks` blocks over `workers` workers (at least 1). Not while workers run.
+  void init(std::size_t blocks, unsigned workers) {
+    workers_ = workers ? workers : 1;
+    blocks_ = blocks;
+    first_.assign(workers_ + 1, 0);
+    base_.assign(workers_ + 1, 0);
+    for (unsigned w = 0; w <= workers_; ++w) first_[w] = blocks * w / workers_;
+    std::size_t words = 0;
+    for (unsigned w = 0; w < workers_; ++w) {
+      base_[w] = words;
+      const std::size_t n = (first_[w + 1] - first_[w] + 63) / 64;
+      words += (n + 7) / 8 * 8;  // a worker's words start on a cache line of their own
+    }
+    base_[workers_] = words;
+    lines_ = std::make_unique<Line[]>(words / 8 + 1);
+    owner_.resize(blocks);
+    for (unsigned w = 0; w < workers_; ++w)
+      for (std::size_t b = first_[w]; b < first_[w + 1]; ++b) owner_[b] = w;
+    next_id_.store(0);
+    stop_.store(false);
+    sleepers_.store(0);
+  }
+  unsigned workers() const noexcept { return workers_; }
+
+  /// Block b is to be run (by its owner, or a thief). Any thread.
+  void post(std::size_t b) {
+    const unsigned w = owner_[b];
+    const std::size_t k = b - first_[w];
+    std::atomic<std::uint64_t>& wd = word(base_[w] + k / 64);
+    tsan_release(&wd);
+    wd.fetch_or(std::uint64_t{1} << (k % 64), std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
+  }
+  /// Makes every worker's work() return once it finishes the block it runs. Any thread.
+  void stop() {
+    stop_.store(true, std::memory_order_seq_cst);
+    wake_all();
+  }
+
+  /// A worker's loop: runs posted blocks (`run(b)`) until stop(). Called once by each worker.
+  template <class Run>
+  void work(Run&& run) {
+    const unsigned id = next_id_.fetch_add(1) % workers_;
+    std::size_t cursor = first_[id];
+    for (;;) {
+      std::size_t b;
+      if (take(id, cursor, b) || steal(id, b)) {
+        run(b);
+        continue;
+      }
+      if (stop_.load(std::memory_order_acquire)) return;
+      // Nothing posted: spin a little (a post usually follows soon under load), then sleep.
+      bool found = false;
+      for (int spin = 0; spin < 256 && !found; ++spin) {
+        pause();
+        found = any_posted();
+      }
+      if (found) continue;
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      const std::uint32_t e = epoch_.load(std::memory_order_seq_cst);
+      if (!any_posted() && !stop_.load(std::memory_order_seq_cst)) epoch_.wait(e, std::memory_order_seq_cst);
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    }
+  }
+
+ private:
+  struct alignas(64) Line {
+    std::atomic<std::uint64_t> w[8] = {};
+  };
+  std::atomic<std::uint64_t>& word(std::size_t i) const noexcept { return lines_[i / 8].w[i % 8]; }
+  static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+  }
+  void wake_all() {
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+    epoch_.notify_all();
+  }
+  bool any_posted() const noexcept {
+    for (std::size_t i = 0; i < base_[workers_]; ++i)
+      if (word(i).load(std::memory_order_relaxed) != 0) return true;
+    return false;
+  }
+  /// Claims bit k of worker w's range (w's word i): true if this thread cleared it.
+  bool claim(unsigned w, std::size_t k, std::size_t& b) {
+    std::atomic<std::uint64_t>& wd = word(base_[w] + k / 64);
+    const std::uint64_t bit = std::uint64_t{1} << (k % 64);
+    if (!(wd.fetch_and(~bit, std::memory_order_seq_cst) & bit)) return false;
+    tsan_acquire(&wd);
+    b = first_[w] + k;
+    return true;
+  }
+  /// The first posted block of worker `id`'s own range at or after `cursor` (cyclically).
+  bool take(unsigned id, std::size_t& cursor, std::size_t& b) {
+    const std::size_t n = first_[id + 1] - first_[id];
+    if (n == 0) return false;
+    const std::size_t words = (n + 63) / 64, start = cursor - first_[id];
+    for (std::size_t j = 0; j <= words; ++j) {
+      const std::size_t i = (start / 64 + j) % words;
+      std::uint64_t bits = word(base_[id] + i).load(std::memory_order_relaxed);
+      if (j == 0) bits &= ~std::uint64_t{0} << (start % 64);  // below the cursor: on the wrap
+      for (; bits; bits &= bits - 1) {
+        const std::size_t k = i * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        if (claim(id, k, b)) {
+          cursor = b + 1 < first_[id + 1] ? b + 1 : first_[id];
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  /// One posted block of another worker's range.
+  bool steal(unsigned id, std::size_t& b) {
+    for (unsigned d = 1; d < workers_; ++d) {
+      const unsigned w = (id + d) % workers_;
+      for (std::size_t i = base_[w]; i < base_[w + 1]; ++i)
+        for (std::uint64_t bits = word(i).load(std::memory_order_relaxed); bits; bits &= bits - 1)
+          if (claim(w, (i - base_[w]) * 64 + static_cast<std::size_t>(std::countr_zero(bits)), b)) return true;
+    }
+    return false;
+  }
+
+  unsigned workers_ = 1;
+  std::size_t blocks_ = 0;
+  std::vector<std::size_t> first_;  ///< [w]: worker w's first block; [workers]: the block count
+  std::vector<std::size_t> base_;   ///< [w]: worker w's first bitmap word; [workers]: all words
+  std::unique_ptr<Line[]> lines_;  ///< the bitmap words, 8 per cache line
+  std::vector<std::uint32_t> owner_;  ///< [block]: its worker
+  std::atomic<unsigned> next_id_{0};
+  alignas(64) std::atomic<bool> stop_{false};
+  alignas(64) std::atomic<std::uint32_t> sleepers_{0};
+  alignas(64) std::atomic<std::uint32_t> epoch_{0};
+};
+
+}  // namespace rica::detail
