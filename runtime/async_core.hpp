@@ -52,7 +52,12 @@ struct AsyncCore {
   std::mutex quiet_mu;
   std::condition_variable quiet_cv;
 
+  /// The buffers exceed the caches: fetch a round's nodes ahead in stages (prefetch_node). On
+  /// 1K PEs the stages cost more instructions than the misses they hide.
+  bool deep = false;
+
   AsyncCore(Machine& mm, Own o) : m(mm), own(o) {
+    deep = double(m.nodes_) * m.n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
     block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
     block_mask = m.cfg_.block - 1;
     blocks = std::vector<AsyncBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
@@ -316,10 +321,15 @@ struct AsyncCore {
       // This round's nodes in order, each step overlapping the fetch of the next ones' state.
       unsigned order[64], n = 0;
       for (; mask; mask &= mask - 1) order[n++] = static_cast<unsigned>(std::countr_zero(mask));
-      run_staged(n, ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(first + order[j], stage); },
-                 [&](std::size_t j) {
-                   if (step_pe(t, first + order[j], tc)) tc.local |= std::uint64_t{1} << order[j];
-                 });
+      const auto step_at = [&](std::size_t j) {
+        if (step_pe(t, first + order[j], tc)) tc.local |= std::uint64_t{1} << order[j];
+      };
+      if (deep)
+        run_staged(n, ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(first + order[j], stage); }, step_at);
+      else  // the buffers fit in the caches: the next node's state only
+        run_staged(n, std::array<std::size_t, 1>{1}, [&](std::size_t j, std::size_t) {
+          __builtin_prefetch(&m.pe_[first + order[j]]);
+        }, step_at);
     }
     // Still busy after several rounds: yield to other blocks (posted again), stay scheduled.
     if (tc.local) blk.pending.fetch_or(tc.local, std::memory_order_seq_cst);

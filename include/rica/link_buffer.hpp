@@ -200,6 +200,8 @@ class alignas(64) LinkBuffer {
     const unsigned w = pool_[k].packet.words;
     q_.pop();
     cache.give(k);
+    // The next packet is the consumer's next read of this buffer: start fetching its slot now.
+    if (!empty()) __builtin_prefetch(&pool_[q_.front()]);
     popped_.store(popped_.load(std::memory_order_relaxed) + w, std::memory_order_release);
     if (waiting_.load(std::memory_order_acquire) == 0) return false;
     return waiting_.exchange(0, std::memory_order_acq_rel) != 0;

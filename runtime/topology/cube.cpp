@@ -1,5 +1,6 @@
 #include "rica/topology/cube.hpp"
 
+#include <bit>
 #include <fmt/format.h>
 
 namespace rica {
@@ -22,6 +23,8 @@ CubeTopology::CubeTopology(const Shape& dims, bool wrap) : wrap_(wrap) {
     stride_[i] = stride;
     div_k_[i] = detail::FastDiv(k_[i]);
     div_stride_[i] = detail::FastDiv(stride);
+    shift_[i] = static_cast<std::uint8_t>(std::countr_zero(stride));
+    pow2_ = pow2_ && std::has_single_bit(k_[i]);
     stride *= dims[i];
     any_ring_ = any_ring_ || ring(i);
   }

@@ -66,15 +66,18 @@ class CubeTopology {
   friend class CubeAdaptive;  // rica/routing/cube.hpp: reads the coordinates
   bool ring(unsigned i) const noexcept { return wrap_ && k_[i] >= 3; }
   node_t coord(node_t v, unsigned i) const noexcept {
+    if (pow2_) return (v >> shift_[i]) & (k_[i] - 1);  // every size a power of two: shifts and masks
     const node_t q = div_stride_[i](v);
     return q - div_k_[i](q) * k_[i];
   }
 
   std::array<node_t, max_dims> k_{}, stride_{};
   std::array<detail::FastDiv, max_dims> div_k_{}, div_stride_{};
+  std::array<std::uint8_t, max_dims> shift_{};  ///< log2 stride_[i], when pow2_
   unsigned ndims_ = 0;
   node_t nodes_ = 1;
   bool wrap_, any_ring_ = false, symmetric_ = false;
+  bool pow2_ = true;  ///< every k_[i] a power of two
 };
 
 /// Binary hypercube of dimension n: port i flips bit i (arriving on in-port i); routing fixes the
