@@ -131,8 +131,10 @@ struct AsyncCore {
   void start_workers(const T& t, unsigned threads) {
     sched.init(blocks.size(), threads);
     workers_done.store(0);
+    tsan_release(&tsan_token);  // the set-up above happens before every worker (through oneTBB)
     for (unsigned i = 0; i < threads; ++i)
       arena->enqueue([this, &t] {
+        tsan_acquire(&tsan_token);
         sched.work([&](std::size_t b) { run_block(t, b); });
         workers_done.fetch_add(1, std::memory_order_release);
       });
