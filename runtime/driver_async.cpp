@@ -1,5 +1,5 @@
-// The async driver in one process: PEs as lightweight units of work scheduled by oneTBB in blocks,
-// real time, real concurrency. Scheduling, the step of a node and the block tasks are the async
+// The async driver in one process: PEs as lightweight units of work run in blocks by oneTBB workers,
+// real time, real concurrency. Scheduling, the step of a node and the block scheduler are the async
 // core's (runtime/async_core.hpp, shared with the driver over MPI ranks); this file adds the start
 // and the end of a run.
 //

@@ -1,8 +1,9 @@
 // The async engine over MPI ranks (docs/distributed.md, "The async engine across ranks").
 //
 // Each rank steps only the nodes it owns (Ranks::owner), with its own oneTBB workers, exactly as
-// the one-process AsyncDriver does (blocks of nodes as tasks, pending masks, sleeping on full
-// buffers: the async core of runtime/async_core.hpp, with ownership RankNodes). The
+// the one-process AsyncDriver does (blocks of nodes run by workers with block affinity, pending
+// masks, sleeping on full buffers: the async core of runtime/async_core.hpp, with ownership
+// RankNodes). The
 // main thread, which only monitors in one process, is here the rank's **bridge**: the only thread
 // that calls MPI (MPI_THREAD_FUNNELED), it moves packets and credits over the cut links.
 //
@@ -21,7 +22,7 @@
 //
 // Termination: Mattern's four counters, as counting waves. The bridges keep one MPI_Iallreduce
 // in flight, summing each rank's (data messages sent, received, active, packets left, progress);
-// a rank is passive when no block task is outstanding and its bridge found nothing to send or
+// a rank is passive when no block is scheduled and its bridge found nothing to send or
 // receive in the round it joins the wave. Two consecutive waves with every rank passive and
 // equal sent = received counts in both mean no rank did anything in between and nothing is in
 // transit: the machine is globally quiescent (a passive rank is activated only by a message).

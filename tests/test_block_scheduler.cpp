@@ -1,0 +1,87 @@
+// The async engine's block scheduler (runtime/block_scheduler.hpp): every post is run exactly
+// once, by its owner or a thief; a range whose worker never starts is still run; stop() returns
+// every worker, also from sleep.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "../runtime/block_scheduler.hpp"
+
+namespace {
+
+using rica::detail::BlockScheduler;
+
+/// Waits (up to 60 s) until pred() holds.
+template <class P>
+bool eventually(P pred) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
+}
+
+TEST(BlockScheduler, EveryPostRunsExactlyOnceAndRepostsFromWorkersAreNotLost) {
+  constexpr std::size_t blocks = 300;  // ranges of 150 blocks: three bitmap words each
+  constexpr int reposts = 50;          // each block re-posts itself from its run this many times
+  for (unsigned workers : {1u, 2u, 3u}) {
+    BlockScheduler s;
+    s.init(blocks, workers);
+    std::vector<std::atomic<int>> runs(blocks);
+    std::vector<std::atomic<int>> inside(blocks);  // a block is never run twice at once
+    std::atomic<int> overlap{0};
+    std::vector<std::thread> ts;
+    for (unsigned w = 0; w < workers; ++w)
+      ts.emplace_back([&] {
+        s.work([&](std::size_t b) {
+          if (inside[b].fetch_add(1) != 0) ++overlap;
+          const int n = runs[b].fetch_add(1) + 1;
+          inside[b].fetch_sub(1);
+          if (n <= reposts) s.post(b);  // still scheduled: posted again (at most one post pending)
+        });
+      });
+    for (std::size_t b = 0; b < blocks; ++b) s.post(b);
+    ASSERT_TRUE(eventually([&] {
+      for (auto& r : runs)
+        if (r.load() < reposts + 1) return false;
+      return true;
+    })) << workers << " workers";
+    s.stop();
+    for (auto& t : ts) t.join();
+    for (std::size_t b = 0; b < blocks; ++b) EXPECT_EQ(runs[b].load(), reposts + 1) << "block " << b;
+    EXPECT_EQ(overlap.load(), 0);
+  }
+}
+
+TEST(BlockScheduler, ARangeWhoseWorkerNeverStartsIsStolen) {
+  BlockScheduler s;
+  s.init(64, 4);  // four ranges, one worker running
+  std::atomic<int> runs{0};
+  std::thread t([&] { s.work([&](std::size_t) { ++runs; }); });
+  for (std::size_t b = 0; b < 64; ++b) s.post(b);
+  EXPECT_TRUE(eventually([&] { return runs.load() == 64; }));
+  s.stop();
+  t.join();
+  EXPECT_EQ(runs.load(), 64);
+}
+
+TEST(BlockScheduler, SleepingWorkersWakeForAPostAndForStop) {
+  BlockScheduler s;
+  s.init(8, 2);
+  std::atomic<int> runs{0};
+  std::vector<std::thread> ts;
+  for (int w = 0; w < 2; ++w) ts.emplace_back([&] { s.work([&](std::size_t) { ++runs; }); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both spin out and sleep
+  s.post(7);
+  EXPECT_TRUE(eventually([&] { return runs.load() == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  s.stop();
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(runs.load(), 1);
+}
+
+}  // namespace
