@@ -63,8 +63,8 @@ struct AsyncCore {
     blocks = std::vector<AsyncBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
   }
 
-  /// The running block task's view: wake-ups of nodes in the block being run go into `local` (no
-  /// atomic), the others into their block's pending mask.
+  /// The view of the worker running a block: wake-ups of nodes in that block go into `local`
+  /// (no atomic), the others into their block's pending mask.
   struct TaskCtx {
     std::size_t block;
     std::uint64_t local = 0;

@@ -29,7 +29,7 @@ inline constexpr unsigned buffer_words = 32;    ///< per input port and class (M
 inline constexpr unsigned packet_words = 3;     ///< 3 +- 1 words, as in the papers
 inline constexpr unsigned packet_spread = 1;
 inline constexpr unsigned batch = 16;           ///< packet moves per PE activation
-inline constexpr unsigned block = 64;           ///< PEs per scheduling block (one task per active block)
+inline constexpr unsigned block = 64;           ///< PEs per scheduling block (the unit a worker runs and steals)
 inline constexpr std::uint64_t cycles = 10000;  ///< cycle engine: injection window (MDCE paper: 10,000 clocks)
 }  // namespace engine
 
