@@ -84,7 +84,7 @@ TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 
       EngineConfig cfg = engine_config(s);
       for (const auto& pattern : s.patterns) {
         if (s.skip.count(pattern) && std::count(s.skip.at(pattern).begin(), s.skip.at(pattern).end(), n.label)) continue;
-        (void)make_app({n.label, t, pattern, 0.1, 1, true}, cfg);
+        (void)make_app({.network = n.label, .topology = t, .traffic = pattern, .rate = 0.1, .seed = 1, .paced_mesh = true, .faults = ""}, cfg);
         if (pattern == "quarter" || pattern == "mesh") {  // the dense rows are the experiment's own work
           EXPECT_GT(channel_load(t, traffic_matrix(pattern, t), cfg).bound, 0.0) << n.spec << " " << pattern;
         }
@@ -121,7 +121,7 @@ TEST(RateGrid, LogSpacedUpToPastTheBound) {
 }
 
 SweepPoint point(double rate, double accepted, double latency, std::uint64_t seed = 1) {
-  SweepPoint p{.network = "X", .topology = "torus:4x4", .traffic = "uniform"};
+  SweepPoint p{.network = "X", .topology = "torus:4x4", .traffic = "uniform", .routing = "deterministic", .faults = "none"};
   p.rate = p.offered = rate;
   p.accepted = accepted;
   p.latency_mean = latency;
@@ -227,7 +227,7 @@ TEST(Sweep, PointsDoNotDependOnRunsAtOnceOrThreads) {
   std::vector<SweepJob> jobs;
   for (const char* spec : {"torus:4x4", "hypercube:4", "omega:4"})
     for (const char* traffic : {"uniform", "hotspot", "mesh"})
-      for (double r : {0.05, 0.3}) jobs.push_back({spec, TopologyRegistry::parse(spec), traffic, r, 3, true});
+      for (double r : {0.05, 0.3}) jobs.push_back({.network = spec, .topology = TopologyRegistry::parse(spec), .traffic = traffic, .rate = r, .seed = 3, .paced_mesh = true, .faults = ""});
   EngineConfig cfg;
   cfg.cycles = 800;
   cfg.threads = 1;
