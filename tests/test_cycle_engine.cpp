@@ -127,7 +127,9 @@ void check_zero_load(const TimingCase& c, Timing timing) {
   }
   ASSERT_GT(rows, 200u) << c.spec;
   EXPECT_GE(exact * 10, rows * 9) << c.spec << " " << to_string(timing) << ": at 0.1% load almost no packet waits";
-  if (link == "degree") EXPECT_GT(unequal, 0u) << c.spec << ": the routes should cross unequal links";
+  if (link == "degree") {
+    EXPECT_GT(unequal, 0u) << c.spec << ": the routes should cross unequal links";
+  }
 }
 
 TEST(CycleEngine, ZeroLoadLatencyFollowsTheTimingModel) {
