@@ -52,12 +52,10 @@ struct AsyncCore {
   std::mutex quiet_mu;
   std::condition_variable quiet_cv;
 
-  /// The buffers exceed the caches: fetch a round's nodes ahead in stages (prefetch_node). On
-  /// 1K PEs the stages cost more instructions than the misses they hide.
-  bool deep = false;
+  /// Fetch a round's nodes ahead in stages (prefetch_node), else the next node's state only.
+  const bool deep;
 
-  AsyncCore(Machine& mm, Own o) : m(mm), own(o) {
-    deep = double(m.nodes_) * m.n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
+  AsyncCore(Machine& mm, Own o) : m(mm), own(o), deep(mm.buffers_exceed_caches()) {
     block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
     block_mask = m.cfg_.block - 1;
     blocks = std::vector<AsyncBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
@@ -233,29 +231,24 @@ struct AsyncCore {
       }
       return moves < batch;
     };
-    if (words == 1) {  // fewer than 64 inputs (nearly every machine): the same order on one mask word
-      while (moves < batch) {
-        progressed = false;
-        const std::uint32_t rr = s.rr;  // <= n_buf < 64
-        // Inputs below rr are untouched until the source's turn, so one snapshot serves both parts.
+    while (moves < batch) {
+      progressed = false;
+      const std::uint32_t rr = s.rr;
+      if (words == 1) {  // fewer than 64 inputs (nearly every machine): rr <= n_buf < 64
+        // The same order on one mask word. Inputs below rr are untouched until the source's
+        // turn, so one snapshot serves both parts.
         const std::uint64_t avail = s.work[0] & ~tc.blocked[0], below = (std::uint64_t{1} << rr) - 1;
         for (std::uint64_t bits = avail & ~below; bits && moves < batch; bits &= bits - 1)
           progressed |= try_input(static_cast<std::uint32_t>(std::countr_zero(bits)));
         if (moves < batch && !source_blocked) progressed |= try_input(n_buf);
         for (std::uint64_t bits = avail & below; bits && moves < batch; bits &= bits - 1)
           progressed |= try_input(static_cast<std::uint32_t>(std::countr_zero(bits)));
-        s.rr = rr + 1 >= n_in ? 0 : rr + 1;
-        if (!progressed) break;
-      }
-    } else {
-      while (moves < batch) {
-        progressed = false;
-        const std::uint32_t rr = s.rr;
+      } else {
         if (pass(rr, n_buf) && !source_blocked) progressed |= try_input(n_buf);
         if (moves < batch) pass(0, rr);
-        s.rr = rr + 1 >= n_in ? 0 : rr + 1;
-        if (!progressed) break;
       }
+      s.rr = rr + 1 >= n_in ? 0 : rr + 1;
+      if (!progressed) break;
     }
     // If the batch ran out, packets may still move: stay scheduled. Otherwise every input was tried
     // until nothing moved, so what is left waits for a wake-up (room downstream, a new arrival).

@@ -35,7 +35,6 @@ class BlockScheduler {
   /// `blocks` blocks over `workers` workers (at least 1). Not while workers run.
   void init(std::size_t blocks, unsigned workers) {
     workers_ = workers ? workers : 1;
-    blocks_ = blocks;
     first_.assign(workers_ + 1, 0);
     base_.assign(workers_ + 1, 0);
     for (unsigned w = 0; w <= workers_; ++w) first_[w] = blocks * w / workers_;
@@ -156,7 +155,6 @@ class BlockScheduler {
   }
 
   unsigned workers_ = 1;
-  std::size_t blocks_ = 0;
   std::vector<std::size_t> first_;  ///< [w]: worker w's first block; [workers]: the block count
   std::vector<std::size_t> base_;   ///< [w]: worker w's first bitmap word; [workers]: all words
   std::unique_ptr<Line[]> lines_;  ///< the bitmap words, 8 per cache line

@@ -4,9 +4,10 @@
 // and the end of a run.
 //
 // Termination: the number of scheduled blocks is zero only when no PE has work, and it stays zero
-// (blocks are scheduled only by workers running blocks, or by the main thread before the start). At that point the main thread
-// reads every PE's state: either the application is done and the network empty, or packets remain
-// that nothing can move — a deadlock, reported with the full buffers and the waiting cycle.
+// (blocks are scheduled only by workers running blocks, or by the main thread before the start).
+// At that point the main thread reads every PE's state: either the application is done and the
+// network empty, or packets remain that nothing can move — a deadlock, reported with the full
+// buffers and the waiting cycle.
 #include "async_core.hpp"
 
 namespace rica::detail {

@@ -357,7 +357,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   // state -> input buffer -> index ring -> packet slot): see prefetch_node().
   // Only once the buffers no longer fit in the caches: on a 64K-PE torus the stages double the
   // packet-hops/s; on 1K PEs they cost ~10% (the next node's state is fetched instead).
-  const bool deep = double(nodes) * m.n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
+  const bool deep = m.buffers_exceed_caches();
   auto step_words = [&](std::size_t lo, std::size_t hi) {
     ThreadStats& ts = m.tstats_[slot()];
     thread_local std::vector<node_t> order;

@@ -306,6 +306,10 @@ class Machine {
   }
   /// Cycle engine: cycles a packet of `words` words occupies one of v's out-links.
   unsigned link_cycles(node_t v, unsigned words) const noexcept { return cfg_.link_cycles_words ? words : link_len_[v]; }
+  /// The link buffers exceed the caches (4 MB): the drivers then fetch the nodes they are about
+  /// to step ahead in stages (runtime/staged.hpp); below that the stages cost more instructions
+  /// than the misses they hide.
+  bool buffers_exceed_caches() const noexcept { return double(nodes_) * n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20); }
   /// Cycle engine: the longest a packet occupies any link.
   unsigned max_link_cycles() const noexcept { return max_link_len_; }
   /// Cycle engine: the first cycle at which v's out-link `port` is idle.
