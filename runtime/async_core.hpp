@@ -234,7 +234,7 @@ struct AsyncCore {
     while (moves < batch) {
       progressed = false;
       const std::uint32_t rr = s.rr;
-      if (words == 1) {  // fewer than 64 inputs (nearly every machine): rr <= n_buf < 64
+      if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64, no shift by 64
         // The same order on one mask word. Inputs below rr are untouched until the source's
         // turn, so one snapshot serves both parts.
         const std::uint64_t avail = s.work[0] & ~tc.blocked[0], below = (std::uint64_t{1} << rr) - 1;

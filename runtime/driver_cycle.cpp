@@ -77,9 +77,10 @@ struct CycleDriver {
   /// One node in one cycle. Only v's own state is written here, plus the pushed packets
   /// themselves (their buffers' producer side, owned by v); effects on other nodes go to this
   /// thread's lists. `s.work` names exactly the inputs that held packets at the start of the cycle.
+  /// `cand`: this thread's scratch room for n_buf_ + 1 candidates.
   /// Returns true while v has work (packets, a generator, an OS hold).
   template <class T>
-  bool step(const T& t, node_t v, ThreadStats& ts) {
+  bool step(const T& t, node_t v, ThreadStats& ts, Cand* cand) {
     if (m.halted_[v]) return true;  // the OS holds this node (drain): nothing moves here
     PeState& s = m.pe_[v];
     const std::uint64_t cycle = m.cycle_;
@@ -113,9 +114,10 @@ struct CycleDriver {
       ts.wakeups.emplace_back(wake, v);
       return false;
     }
-    thread_local std::vector<Cand> cand;
-    cand.clear();
+    std::uint32_t nc = 0;
     std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
+    std::uint64_t ports_shared = 0;  // bit p (mod 64): more than one does
+    std::uint8_t first[64];          // ports_ <= 64: the candidate of each port in ports_wanted
     Policy pol{*this, ts, cycle};
     // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
     auto consider = [&](std::uint32_t i) {
@@ -133,8 +135,11 @@ struct CycleDriver {
       const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(hop.peer, hop.in));
       __builtin_prefetch(pb, 1);
       __builtin_prefetch(pb + 64);
-      cand.push_back({i, hop, h.inject_ns, false});
-      ports_wanted |= std::uint64_t{1} << (hop.port & 63);
+      const std::uint64_t bit = std::uint64_t{1} << (hop.port & 63);
+      ports_shared |= ports_wanted & bit;
+      ports_wanted |= bit;
+      first[hop.port & 63] = static_cast<std::uint8_t>(nc);
+      cand[nc++] = {i, hop, h.inject_ns, false};
     };
     auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
       for (std::uint32_t w = from >> 6; w < m.mask_words_ && (w << 6) < to; ++w) {
@@ -149,48 +154,76 @@ struct CycleDriver {
         }
       }
     };
-    scan(rr, n_buf);
-    if (inject) consider(n_buf);
-    scan(0, rr);
-    if (!cand.empty()) arbitrate(v, s, ts, pol, cand, ports_wanted);
+    if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64
+      // The same order on one snapshot of the mask: considering input i changes bit i only.
+      const std::uint64_t bits = s.work[0], below = (std::uint64_t{1} << rr) - 1;
+      for (std::uint64_t b = bits & ~below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
+      if (inject) consider(n_buf);
+      for (std::uint64_t b = bits & below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
+    } else {
+      scan(rr, n_buf);
+      if (inject) consider(n_buf);
+      scan(0, rr);
+    }
+    if (nc == 0) return true;
+    if (m.ports_ <= 64) {  // the wanted ports in order; a port one head waits for needs no search
+      for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {
+        const auto p = static_cast<port_t>(std::countr_zero(pw));
+        if (ports_shared >> p & 1)
+          arbitrate(v, p, s, ts, pol, cand, nc);
+        else
+          offer(v, p, s, pol, ts, cand[first[p]]);
+      }
+    } else {
+      for (port_t p = 0; p < m.ports_; ++p)
+        if (ports_wanted >> (p & 63) & 1) arbitrate(v, p, s, ts, pol, cand, nc);
+    }
     return true;
   }
 
-  /// Each free output link takes one waiting head that fits: the first in its own round robin
-  /// over the inputs, or the oldest (generation time; ties: round-robin order).
-  void arbitrate(node_t v, PeState& s, ThreadStats& ts, Policy& pol, std::vector<Cand>& cand,
-                 std::uint64_t ports_wanted) {
+  /// Candidate c, chosen for its free port p, moves if its packet may: false if it may not
+  /// (blocked for this cycle: the peer is held by a switch, or no room by the credit view).
+  bool try_move(node_t v, PeState& s, ThreadStats& ts, Policy& pol, const Cand& c, std::size_t op) {
+    const HopPlan& h = c.hop;
+    if (m.halted_[h.peer] || m.epoch_[h.peer] != m.epoch_[v]) return false;  // its inputs are not ready (a switch)
+    const Packet& head = m.head(s, c.input);
+    if (!LinkBuffer::fits_cached(s.credits[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
+      ++s.blocked;
+      return false;
+    }
+    const std::uint32_t n_in = m.n_buf_ + 1;
+    port_rr[op] = c.input + 1 >= n_in ? 0 : c.input + 1;
+    m.move(s, v, c.input, h, ts, pol);
+    return true;
+  }
+  /// Output port p of v when only candidate c waits for it: moves it if the link is free and the
+  /// packet may (the arbitration below with one candidate).
+  void offer(node_t v, port_t p, PeState& s, Policy& pol, ThreadStats& ts, const Cand& c) {
+    const std::size_t op = std::size_t{v} * m.ports_ + p;
+    if (m.busy_until_[op] > m.cycle_) return;
+    try_move(v, s, ts, pol, c, op);
+  }
+  /// Output port p of v, if free, takes one waiting head that fits: the first in its own round
+  /// robin over the inputs, or the oldest (generation time; ties: round-robin order).
+  void arbitrate(node_t v, port_t p, PeState& s, ThreadStats& ts, Policy& pol, Cand* cand, std::uint32_t nc) {
     const std::uint32_t n_in = m.n_buf_ + 1;
     const bool oldest = m.cfg_.arbitration == Arbitration::oldest;
-    const std::uint64_t cycle = m.cycle_;
-    for (port_t p = 0; p < m.ports_; ++p) {
-      if (!(ports_wanted >> (p & 63) & 1)) continue;  // no head waits for it
-      const std::size_t op = std::size_t{v} * m.ports_ + p;
-      if (m.busy_until_[op] > cycle) continue;
-      const std::uint32_t prr = port_rr[op];
-      for (;;) {
-        Cand* best = nullptr;
-        std::uint32_t best_d = n_in;
-        std::uint64_t best_age = ~std::uint64_t{0};
-        for (Cand& c : cand) {
-          if (c.tried || c.hop.port != p) continue;
-          const std::uint32_t dd = c.input >= prr ? c.input - prr : c.input + n_in - prr;
-          const std::uint64_t age = oldest ? c.age : 0;
-          if (age < best_age || (age == best_age && dd < best_d)) best_d = dd, best_age = age, best = &c;
-        }
-        if (!best) break;
-        best->tried = true;  // tried for this port (moved, or blocked for this cycle)
-        const HopPlan& h = best->hop;
-        if (m.halted_[h.peer] || m.epoch_[h.peer] != m.epoch_[v]) continue;  // its inputs are not ready (a switch)
-        const Packet& head = m.head(s, best->input);
-        if (!LinkBuffer::fits_cached(s.credits[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
-          ++s.blocked;
-          continue;
-        }
-        port_rr[op] = best->input + 1 >= n_in ? 0 : best->input + 1;
-        m.move(s, v, best->input, h, ts, pol);
-        break;
+    const std::size_t op = std::size_t{v} * m.ports_ + p;
+    if (m.busy_until_[op] > m.cycle_) return;
+    const std::uint32_t prr = port_rr[op];
+    for (;;) {
+      Cand* best = nullptr;
+      std::uint32_t best_d = n_in;
+      std::uint64_t best_age = ~std::uint64_t{0};
+      for (Cand* c = cand; c != cand + nc; ++c) {
+        if (c->tried || c->hop.port != p) continue;
+        const std::uint32_t dd = c->input >= prr ? c->input - prr : c->input + n_in - prr;
+        const std::uint64_t age = oldest ? c->age : 0;
+        if (age < best_age || (age == best_age && dd < best_d)) best_d = dd, best_age = age, best = c;
       }
+      if (!best) return;
+      best->tried = true;  // tried for this port (moved, or blocked for this cycle)
+      if (try_move(v, s, ts, pol, *best, op)) return;
     }
   }
 
@@ -361,13 +394,15 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   auto step_words = [&](std::size_t lo, std::size_t hi) {
     ThreadStats& ts = m.tstats_[slot()];
     thread_local std::vector<node_t> order;
+    thread_local std::vector<Cand> cand;
     order.clear();
+    if (cand.size() < std::size_t{m.n_buf_} + 1) cand.resize(std::size_t{m.n_buf_} + 1);
     for (std::size_t w = lo; w < hi; ++w)
       for (std::uint64_t bits = active[w]; bits; bits &= bits - 1)
         order.push_back(static_cast<node_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits))));
     const auto step_at = [&](std::size_t j) {
       const node_t v = order[j];
-      if (step(t, v, ts)) next[v >> 6] |= std::uint64_t{1} << (v & 63);  // this chunk's words: this thread's
+      if (step(t, v, ts, cand.data())) next[v >> 6] |= std::uint64_t{1} << (v & 63);  // this chunk's words: this thread's
     };
     if (deep) {
       run_staged(order.size(), ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(t, order[j], stage); },

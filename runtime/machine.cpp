@@ -59,7 +59,7 @@ void Machine::send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_
   ++s.injected;
 }
 
-void Machine::app_turn(PeState& s, node_t v, bool window_open) {
+void Machine::app_turn_slow(PeState& s, node_t v, bool window_open) {
   const std::uint8_t jid = node_job_[v];
   if (jid == no_job) return;
   const JobRt& j = jobs_[jid];

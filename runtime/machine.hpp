@@ -515,7 +515,19 @@ class Machine {
   }
   /// PE v's application turn: start() once, then an injection opportunity while the window is
   /// open (always, in the async engine); once it closes the PE generates no more.
-  void app_turn(PeState& s, node_t v, bool window_open);
+  /// The common turn, inline: a started PE of a job that is not generating, or that skips this
+  /// opportunity (drawn already), costs a few loads instead of a Context (app_turn_slow()).
+  void app_turn(PeState& s, node_t v, bool window_open) {
+    if (s.started && node_job_[v] != no_job) {
+      if (!s.generating) return;
+      if (window_open && s.gen_skip) {
+        --s.gen_skip;
+        return;
+      }
+    }
+    app_turn_slow(s, v, window_open);
+  }
+  void app_turn_slow(PeState& s, node_t v, bool window_open);
   unsigned draw_words(Rng& r) const noexcept {
     if (cfg_.packet_spread == 0) return cfg_.packet_words;
     return cfg_.packet_words - cfg_.packet_spread + static_cast<unsigned>(r.below(2 * cfg_.packet_spread + 1));
