@@ -194,9 +194,9 @@ void experiment(const ExperimentOptions& o) {
       const unsigned seeds = pattern.starts_with("hotspot") ? seeds_hot : seeds_other;
       for (unsigned k = 0; k < seeds; ++k)
         for (double r : rates) {
-          sweep_jobs.push_back({net.label, t, pattern, r, cfg.seed + k, paced});
-          sweep_jobs.back().routing = net.routing;
-          sweep_jobs.back().faults = o.engine.faults;
+          sweep_jobs.push_back({.network = net.label, .topology = t, .traffic = pattern, .rate = r,
+                                .seed = cfg.seed + k, .paced_mesh = paced, .routing = net.routing,
+                                .faults = o.engine.faults});
         }
       g.count = sweep_jobs.size() - g.first;
       groups.push_back(std::move(g));

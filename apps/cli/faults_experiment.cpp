@@ -81,16 +81,17 @@ void faults_experiment(const FaultsExperimentOptions& o) {
     // the accepted rate when every PE offers a packet every cycle (sources throttled by their queue).
     c.low_rate = std::round(0.25 * bound * 1e4) / 1e4;
     c.job_low = jobs.size();
-    jobs.push_back({c.network, t, "uniform", c.low_rate, cfg.seed, false, defaults::traffic::backlog});
+    jobs.push_back({c.network, t, "uniform", c.low_rate, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
     c.job_high = jobs.size();
-    jobs.push_back({c.network, t, "uniform", 1.0, cfg.seed, false, defaults::traffic::backlog});
+    jobs.push_back({c.network, t, "uniform", 1.0, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
     cases.push_back(std::move(c));
   };
   for (const auto& [label, spec] : networks()) {
     const Topology base = TopologyRegistry::parse(spec);
     const double bound = channel_load(base, traffic_matrix("uniform", base, cfg.seed), cfg).bound;
     for (unsigned k : counts) {
-      Case c{label, spec, "links", k};
+      Case c;
+      c.network = label, c.spec = spec, c.series = "links", c.failed = k;
       if (k == 0) {
         add(c, base, bound);
         c.tables = true;  // the same intact network routed by the rerouting tables
@@ -107,8 +108,9 @@ void faults_experiment(const FaultsExperimentOptions& o) {
     const double bound = channel_load(base, traffic_matrix("uniform", base, cfg.seed), cfg).bound;
     for (unsigned k : counts) {
       if (k == 0) continue;  // the links series has it
-      Case c{std::string("UB ") + (std::string(spec).find("spares") != std::string::npos ? "+ spares" : "no spares"),
-             spec, "nodes", k};
+      Case c;
+      c.network = std::string("UB ") + (std::string(spec).find("spares") != std::string::npos ? "+ spares" : "no spares");
+      c.spec = spec, c.series = "nodes", c.failed = k;
       const Topology t = connected(base, fmt::format("nodes={}", k), cfg.seed, c);
       c.replaced = k - (std::holds_alternative<FaultyTopology>(t.variant())
                             ? static_cast<unsigned>(std::get<FaultyTopology>(t.variant()).failed_nodes().size())

@@ -133,7 +133,7 @@ Executed execute(RunOptions& o) {
     fmt::print("rica          {}\n", version_string());
     fmt::print("model         {}\n", model_line(cfg, &t));
   }
-  Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg), {}, 0}, {}, {}, traffic, std::nullopt, 0};
+  Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg), {}, 0}, {}, {}, traffic, std::nullopt, 0, {}};
   const RunStats& st = e.out.stats;
   std::vector<RunStats>& more = e.more;
   // --seeds K: the same run with seeds seed+1 .. seed+K-1 (no trace); figures as mean and 95% CI.
