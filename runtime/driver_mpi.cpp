@@ -209,15 +209,6 @@ void add_stats(ThreadStats& into, const ThreadStats& x) {
   }
 }
 
-/// Adds the time from its construction to its destruction to `into` (seconds).
-struct WaitTimer {
-  double& into;
-  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  explicit WaitTimer(double& s) : into(s) {}
-  WaitTimer(const WaitTimer&) = delete;
-  WaitTimer& operator=(const WaitTimer&) = delete;
-  ~WaitTimer() { into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-};
 
 struct Scalars {  // ThreadStats without its vectors
   std::uint64_t delivered, hops, duplicates, beyond_bitmap, measured, delivered_in_window, lat_sum, lat_max,

@@ -47,6 +47,7 @@
 
 #include <cstring>
 #include <deque>
+#include <optional>
 
 #include "rica/distributed.hpp"
 
@@ -291,19 +292,33 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     const auto t0 = m.clock_.origin();
     start_pes();  // this rank's PEs
     // Waves: [0] data messages sent, [1] received, [2] ranks active, [3] ranks with packets left,
-    // [4] progress (hops + deliveries) of the passive ranks. Summed over the ranks.
-    constexpr int W = 5;
+    // [4] progress (hops + deliveries) of the passive ranks, [5] packets delivered (as of the
+    // rank's last count, for the progress line). Summed over the ranks.
+    constexpr int W = 6;
     std::uint64_t wave_in[W] = {}, wave_out[W] = {};
     MPI_Request wave = MPI_REQUEST_NULL;
     bool prev_quiet = false;
     std::uint64_t prev_sent = 0, prev_received = 0, progress_at_kick = ~std::uint64_t{0}, waves = 0;
     unsigned idle = 0;
+    // Rank 0's progress line: packets delivered over all ranks, from the waves' sums.
+    std::uint64_t expected = 0;  // packets the applications will send, if they know (progress total)
+    for (const JobRt& j : m.jobs_) expected += j.app->max_sends_per_pe() * j.size;
+    Progress progress_line("packets delivered", expected, !cfg.progress || rk.rank != 0, false);
+    std::uint64_t delivered_here = 0;
+    auto last_sum = std::chrono::steady_clock::now() - std::chrono::seconds(1), last_print = last_sum;
     while (true) {
       const bool no_tasks = outstanding.load(std::memory_order_acquire) == 0;
+      std::optional<WaitTimer> in_mpi(std::in_place, rk.mpi_wait_s);  // the round's exchange, up to its decision
       bool busy = collect_outgoing();
       send_batches();
       busy = receive() || busy;
       bool decided = false;
+      if (progress_line.enabled() && std::chrono::steady_clock::now() - last_sum > std::chrono::milliseconds(250)) {
+        last_sum = std::chrono::steady_clock::now();  // this rank's deliveries so far, for rank 0's line
+        delivered_here = 0;
+        for (node_t v = 0; v < m.pes_; ++v)
+          if (rk.mine(v)) delivered_here += m.pe_[v].delivered_now.load(std::memory_order_relaxed);
+      }
       if (wave == MPI_REQUEST_NULL) {
         const bool passive = no_tasks && !busy;
         std::uint64_t progress = 0;
@@ -314,6 +329,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
         wave_in[2] = passive ? 0 : 1;
         wave_in[3] = passive && packets_left_here() ? 1 : 0;
         wave_in[4] = progress;
+        wave_in[5] = delivered_here;
         check(MPI_Iallreduce(wave_in, wave_out, W, MPI_UINT64_T, MPI_SUM, comm, &wave), "MPI_Iallreduce");
       }
       int done = 0;
@@ -322,6 +338,10 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
         ++waves;
         if (rk.abort_cycle >= 0 && waves >= static_cast<std::uint64_t>(rk.abort_cycle))
           dist::abort(4, fmt::format("rica: rank {}: aborting at wave {} (test hook RICA_TEST_ABORT_RANK)", rk.rank, waves));
+        if (progress_line.enabled() && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
+          last_print = std::chrono::steady_clock::now();
+          progress_line.update(wave_out[5]);
+        }
         const bool quiet = wave_out[2] == 0 && wave_out[0] == wave_out[1];
         if (quiet && prev_quiet && wave_out[0] == prev_sent && wave_out[1] == prev_received) {
           // Globally quiescent (every rank passive over two waves, nothing in transit).
@@ -341,6 +361,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
           prev_received = wave_out[1];
         }
       }
+      in_mpi.reset();
       // Give the core back to the workers: a yield while there is traffic, short sleeps when idle.
       if (busy || decided) {
         idle = 0;
@@ -352,6 +373,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
       }
     }
     const auto t1 = std::chrono::steady_clock::now();
+    progress_line.finish();
     st.wall_s = std::chrono::duration<double>(t1 - t0).count();
     while (!sending.empty()) {  // every batch was received (sent = received): these complete
       check(MPI_Wait(&sending.front().req, MPI_STATUS_IGNORE), "MPI_Wait");

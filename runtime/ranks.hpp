@@ -24,6 +24,7 @@
 //
 // Threading: every function runs on the main thread, between cycles or after the run.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,16 @@
 #include "rica/engine.hpp"
 
 namespace rica::detail {
+
+/// Adds the time (both MPI drivers: Ranks::mpi_wait_s) from its construction to its destruction to `into` (seconds).
+struct WaitTimer {
+  double& into;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  explicit WaitTimer(double& s) : into(s) {}
+  WaitTimer(const WaitTimer&) = delete;
+  WaitTimer& operator=(const WaitTimer&) = delete;
+  ~WaitTimer() { into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
 
 class Machine;
 struct Ranks;
@@ -45,7 +56,10 @@ struct Ranks {
   std::uint64_t cross_hops = 0;            ///< hops into another rank's node (this rank's; summed at the end)
   std::uint64_t batches = 0;               ///< async engine: batches sent, summed over the ranks by its driver
   std::vector<std::uint64_t> peak_rss_kb;  ///< rank 0 after gather(): each rank's peak RSS (kB) then
-  double mpi_wait_s = 0;                   ///< time this rank spent in the loop's MPI calls (exchange, any)
+  /// Time this rank spent in the loop's MPI calls: the cycle driver's exchange and checks (waiting
+  /// for the others included); the async driver's bridge rounds (its sends, receives, the batches'
+  /// packing and applying, the waves), a thread of its own beside the workers.
+  double mpi_wait_s = 0;
   std::vector<double> mpi_wait_share;      ///< rank 0 after gather(): each rank's mpi_wait_s / its run time
   std::string split;                       ///< "blocks" or the partition rule
   int abort_cycle = -1;                    ///< test hook: this rank aborts at that cycle (RICA_TEST_ABORT_RANK)

@@ -229,6 +229,9 @@ d = j["distributed"]
 assert d["ranks"] == np and d["threads_per_rank"] == th and 0 < d["cross_rank_hops"] <= d["hops"], d
 # batched per destination rank: fewer messages (packets and credits) than packets across ranks
 assert 0 < d["batches"] < d["cross_rank_hops"], d
+# each rank's bridge time in MPI, measured (it read 0 under the async engine before)
+w = d["mpi_wait_share"]
+assert len(w["per_rank"]) == np and all(0 < x <= 1 for x in w["per_rank"]), w
 PYEOF
     done
   done
