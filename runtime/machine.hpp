@@ -420,18 +420,28 @@ class Machine {
   /// Precondition: the driver saw room (whole packet fits by its credit view). `d` is the driver's
   /// timing and notification policy: d.popped(v, i, words, wake) after a buffer pop,
   /// d.stamp(p, head, link) to set the packet's timing, d.pushed(peer, in) after the push.
+  /// The copy is written once, into the peer's slot, before the head is removed (room for it was
+  /// seen, so this holds even when the peer's buffer is the head's own, over a self-loop).
   template <class D>
   void move(PeState& s, node_t v, std::uint32_t i, const HopPlan& h, ThreadStats& ts, D& d) {
-    Packet& src = head(s, i);
-    Packet p = src;
-    p.hops = static_cast<std::uint16_t>(p.hops + 1);
-    p.cls = h.cls;
-    d.stamp(p, src, v, h.port);
-    take(s, v, i, p, ts, d);
-    if (i < n_buf_) ++s.forwarded;
-    peer_buffer(h.peer, h.in).push(s.credits[h.out], p, ts.slots);
+    const Packet& src = head(s, i);
+    const std::uint8_t job = src.job;
+    const bool from_source = i == n_buf_;
+    peer_buffer(h.peer, h.in).push(s.credits[h.out], src, ts.slots, [&](Packet& p) {
+      p.hops = static_cast<std::uint16_t>(p.hops + 1);
+      p.cls = h.cls;
+      d.stamp(p, src, v, h.port);
+      if (from_source) p.queued = sat32(now() - p.inject_ns);  // it enters the network here
+    });
+    if (from_source) {
+      s.pop_injection();
+      ++net_in_[std::size_t{job} * nodes_ + v];
+    } else {
+      pop_input(s, v, i, ts, d);
+      ++s.forwarded;
+    }
     ++s.link_packets[h.port];
-    if (!job_link_.empty()) ++job_link_[(std::size_t{p.job} * nodes_ + v) * ports_ + h.port];
+    if (!job_link_.empty()) ++job_link_[(std::size_t{job} * nodes_ + v) * ports_ + h.port];
     ++ts.hops;
     d.pushed(h.peer, h.in);
   }
@@ -494,6 +504,11 @@ class Machine {
       ++net_in_[std::size_t{p.job} * nodes_ + v];
       return;
     }
+    pop_input(s, v, i, ts, d);
+  }
+  /// Removes the head of v's buffer input i (not the source queue) and tells the driver.
+  template <class D>
+  void pop_input(PeState& s, node_t v, std::uint32_t i, ThreadStats& ts, D& d) {
     LinkBuffer& b = s.inputs[i];
     const unsigned words = b.front().words;
     const bool wake = b.pop_and_check(ts.slots);

@@ -130,11 +130,13 @@ bool OpenLoopTraffic::generate(Context& ctx) {
 void OpenLoopTraffic::look_ahead(Context& ctx, node_t pe) {
   constexpr std::uint64_t cap = std::uint64_t{1} << 16;
   std::uint64_t k = 0;
+  Rng r = ctx.rng();  // the draws on a local copy (kept in registers), the same stream
   for (; k < cap; ++k)
-    if (ctx.rng().uniform() < rate_) {
+    if (r.uniform() < rate_) {
       drawn_[pe] = 1;
       break;
     }
+  ctx.rng() = r;
   if (k) ctx.skip_opportunities(k);
 }
 

@@ -159,8 +159,17 @@ class alignas(64) LinkBuffer {
   void refresh(Credit& c) const noexcept { c.popped_seen = popped_.load(std::memory_order_acquire); }
   /// Precondition: fits(c, p.words). The packet goes into a slot from the producer's cache.
   void push(Credit& c, const Packet& p, SlotCache& cache) {
+    push(c, p, cache, [](Packet&) noexcept {});
+  }
+  /// The same, with edit(copy) applied to the slot's copy before it is published (the hop kernel
+  /// stamps the copy in place: one copy of the packet per hop). edit must keep `words`.
+  template <class Edit>
+  void push(Credit& c, const Packet& p, SlotCache& cache, Edit&& edit) {
     const slot_t k = cache.take();
-    pool_[k].packet = p;
+    Packet& copy = pool_[k].packet;
+    copy = p;
+    edit(copy);
+    RICA_LB_ASSERT(copy.words == p.words, "push: the edit changed the packet's length");
     c.pushed += p.words;
     const bool ok = q_.push(k);  // release: publishes the slot's contents
     RICA_LB_ASSERT(ok, "index ring full although the credit said the packet fits");
