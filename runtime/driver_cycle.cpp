@@ -117,7 +117,7 @@ struct CycleDriver {
     std::uint32_t nc = 0;
     std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
     std::uint64_t ports_shared = 0;  // bit p (mod 64): more than one does
-    std::uint8_t first[64];          // ports_ <= 64: the candidate of each port in ports_wanted
+    std::uint16_t first[64];         // ports_ <= 64: the candidate of each port in ports_wanted
     Policy pol{*this, ts, cycle};
     // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
     auto consider = [&](std::uint32_t i) {
@@ -138,7 +138,7 @@ struct CycleDriver {
       const std::uint64_t bit = std::uint64_t{1} << (hop.port & 63);
       ports_shared |= ports_wanted & bit;
       ports_wanted |= bit;
-      first[hop.port & 63] = static_cast<std::uint8_t>(nc);
+      first[hop.port & 63] = static_cast<std::uint16_t>(nc);
       cand[nc++] = {i, hop, h.inject_ns, false};
     };
     auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
