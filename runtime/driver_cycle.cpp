@@ -14,6 +14,7 @@
 // fits downstream), its tail arrives no earlier than L cycles after it left and one word time
 // after the tail reached the previous node; it is delivered when its tail arrives. Zero-load
 // latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
+#include "cycle_crew.hpp"
 #include "machine.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -414,6 +415,14 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       }, step_at);
     }
   };
+  // More than one thread: a crew steps the cycle's chunks (runtime/cycle_crew.hpp), chunk k being
+  // words [k W / T, (k + 1) W / T) of the active set (the same nodes on the same thread from cycle
+  // to cycle, unless a thread lags). Declared after the arena: its helpers stop before it goes.
+  CycleCrew crew;
+  if (threads > 1)
+    crew.start(local_arena, threads, threads - 1, [&](unsigned k) {
+      step_words(words * k / threads, words * (k + 1) / threads);
+    });
   for (;; ++m.cycle_) {
     const std::uint64_t cycle = m.cycle_;
     if (cycle == stop_at) {
@@ -427,20 +436,14 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     std::fill(next.begin(), next.end(), 0);
     active_nodes = 0;
     for (std::uint64_t w : active) active_nodes += static_cast<std::size_t>(std::popcount(w));
+    // The cycle is a barrier: what the main thread did between cycles happens before every step
+    // of this cycle, and every step before the main thread's next turn (CycleCrew's contract).
+    // The main thread steps in the arena (its slot names its statistics).
     local_arena.execute([&] {
-      // The cycle is a barrier: what the main thread did between cycles happens before every
-      // step of this cycle, and every step before the main thread's next turn. (TSan cannot see
-      // oneTBB's join inside the uninstrumented libtbb; these annotations state it.)
-      tsan_fork();
-      if (threads == 1 || active_nodes < 256) {  // a few nodes: not worth a fork (same results)
+      if (threads == 1 || active_nodes < 256)  // a few nodes: the main thread alone (same results)
         step_words(0, words);
-      } else {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const tbb::blocked_range<std::size_t>& r) {
-          const TsanTask tsan_task;  // first: the body reads its closure only after the acquire
-          step_words(r.begin(), r.end());
-        }, tbb::static_partitioner());
-      }
-      tsan_join();
+      else
+        crew.run_all();
     });
     // The next cycle's active set: nodes that still have work (set by their steps), then new
     // arrivals and nodes the OS touched.
