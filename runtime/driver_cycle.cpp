@@ -418,9 +418,14 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   // More than one thread: a crew steps the cycle's chunks (runtime/cycle_crew.hpp), chunk k being
   // words [k W / T, (k + 1) W / T) of the active set (the same nodes on the same thread from cycle
   // to cycle, unless a thread lags). Declared after the arena: its helpers stop before it goes.
+  // Helpers only as many as the caller's oneTBB limit allows (a global_control of
+  // max_allowed_parallelism 1 leaves none; oneTBB would still run an enqueued helper, on a thread
+  // beyond the caller's limit).
   CycleCrew crew;
-  if (threads > 1)
-    crew.start(local_arena, threads, threads - 1, [&](unsigned k) {
+  const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(
+      threads, tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))) - 1;
+  if (helpers > 0)
+    crew.start(local_arena, threads, helpers, [&](unsigned k) {
       step_words(words * k / threads, words * (k + 1) / threads);
     });
   for (;; ++m.cycle_) {
@@ -440,7 +445,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     // of this cycle, and every step before the main thread's next turn (CycleCrew's contract).
     // The main thread steps in the arena (its slot names its statistics).
     local_arena.execute([&] {
-      if (threads == 1 || active_nodes < 256)  // a few nodes: the main thread alone (same results)
+      if (helpers == 0 || active_nodes < 256)  // a few nodes: the main thread alone (same results)
         step_words(0, words);
       else
         crew.run_all();
