@@ -232,7 +232,9 @@ TEST(Neighbor8, TorusRoutingCommutesWithTranslations) {
           };
           ASSERT_EQ(t.route(g(s), g(d), 0), t.route(s, d, 0));
           ASSERT_EQ(w.route(g(s), g(d), 0).delivers(), w.route(s, d, 0).delivers());
-          if (!w.route(s, d, 0).delivers()) ASSERT_EQ(w.route(g(s), g(d), 0).port(), w.route(s, d, 0).port());
+          if (!w.route(s, d, 0).delivers()) {
+            ASSERT_EQ(w.route(g(s), g(d), 0).port(), w.route(s, d, 0).port());
+          }
         }
 }
 
