@@ -22,10 +22,7 @@
 #include <memory>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
+#include "spin.hpp"
 #include "tsan.hpp"
 
 namespace rica::detail {
@@ -85,7 +82,7 @@ class BlockScheduler {
       // Nothing posted: spin a little (a post usually follows soon under load), then sleep.
       bool found = false;
       for (int spin = 0; spin < 256 && !found; ++spin) {
-        pause();
+        spin_pause();
         found = any_posted();
       }
       if (found) continue;
@@ -101,11 +98,6 @@ class BlockScheduler {
     std::atomic<std::uint64_t> w[8] = {};
   };
   std::atomic<std::uint64_t>& word(std::size_t i) const noexcept { return lines_[i / 8].w[i % 8]; }
-  static void pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_pause();
-#endif
-  }
   void wake_all() {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
     epoch_.notify_all();

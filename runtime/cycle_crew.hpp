@@ -25,10 +25,7 @@
 #include <memory>
 #include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
+#include "spin.hpp"
 #include "tsan.hpp"
 
 namespace rica::detail {
@@ -66,7 +63,7 @@ class CycleCrew {
     work(0, g);
     for (unsigned spin = 0; done_.load(std::memory_order_acquire) < chunks_; ++spin)
       if (spin < 4096)
-        pause();
+        spin_pause();
       else
         std::this_thread::yield();  // a helper was descheduled mid-chunk (an oversubscribed host)
   }
@@ -86,11 +83,6 @@ class CycleCrew {
   struct alignas(64) Claim {
     std::atomic<std::uint64_t> gen{0};  ///< the last generation that claimed this chunk
   };
-  static void pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_pause();
-#endif
-  }
   /// Claims and runs the chunks of generation g still unclaimed, chunk `id` (mod chunks) first.
   void work(unsigned id, std::uint64_t g) {
     for (unsigned j = 0; j < chunks_; ++j) {
@@ -111,7 +103,7 @@ class CycleCrew {
     for (;;) {
       std::uint64_t g = gen_.load(std::memory_order_acquire);
       for (unsigned spin = 0; g == seen && spin < 8192; ++spin) {  // the next cycle is usually microseconds away
-        pause();
+        spin_pause();
         g = gen_.load(std::memory_order_acquire);
       }
       if (g == seen) {

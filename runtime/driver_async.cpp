@@ -31,18 +31,14 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     m.clock_.start();
     const auto t0 = m.clock_.origin();
     start_pes();
-    std::uint64_t expected = 0;  // packets the applications will send, if they know (progress total)
-    for (const JobRt& j : m.jobs_) expected += j.app->max_sends_per_pe() * j.size;
-    Progress progress_line("packets delivered", expected, !cfg.progress, false);
+    Progress progress_line("packets delivered", m.expected_sends(), !cfg.progress, false);
     auto last_print = std::chrono::steady_clock::now();
     std::uint64_t progress_at_kick = ~std::uint64_t{0};
     while (true) {
       while (!wait_quiet(std::chrono::milliseconds(250))) {
         if (progress_line.enabled() && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
           last_print = std::chrono::steady_clock::now();
-          std::uint64_t d = 0;
-          for (node_t v = 0; v < m.pes_; ++v) d += m.pe_[v].delivered_now.load(std::memory_order_relaxed);
-          progress_line.update(d);
+          progress_line.update(m.delivered_so_far());
         }
       }
       // Quiescent: no task runs or is queued, so every PE's state is ours to read. Done, or are

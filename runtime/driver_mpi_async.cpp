@@ -301,9 +301,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     std::uint64_t prev_sent = 0, prev_received = 0, progress_at_kick = ~std::uint64_t{0}, waves = 0;
     unsigned idle = 0;
     // Rank 0's progress line: packets delivered over all ranks, from the waves' sums.
-    std::uint64_t expected = 0;  // packets the applications will send, if they know (progress total)
-    for (const JobRt& j : m.jobs_) expected += j.app->max_sends_per_pe() * j.size;
-    Progress progress_line("packets delivered", expected, !cfg.progress || rk.rank != 0, false);
+    Progress progress_line("packets delivered", m.expected_sends(), !cfg.progress || rk.rank != 0, false);
     std::uint64_t delivered_here = 0;
     auto last_sum = std::chrono::steady_clock::now() - std::chrono::seconds(1), last_print = last_sum;
     while (true) {
@@ -315,9 +313,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
       bool decided = false;
       if (progress_line.enabled() && std::chrono::steady_clock::now() - last_sum > std::chrono::milliseconds(250)) {
         last_sum = std::chrono::steady_clock::now();  // this rank's deliveries so far, for rank 0's line
-        delivered_here = 0;
-        for (node_t v = 0; v < m.pes_; ++v)
-          if (rk.mine(v)) delivered_here += m.pe_[v].delivered_now.load(std::memory_order_relaxed);
+        delivered_here = m.delivered_so_far();
       }
       if (wave == MPI_REQUEST_NULL) {
         const bool passive = no_tasks && !busy;

@@ -431,11 +431,10 @@ class Machine {
       p.hops = static_cast<std::uint16_t>(p.hops + 1);
       p.cls = h.cls;
       d.stamp(p, src, v, h.port);
-      if (from_source) p.queued = sat32(now() - p.inject_ns);  // it enters the network here
+      if (from_source) p.queued = queued_until_now(p);  // it enters the network here
     });
     if (from_source) {
-      s.pop_injection();
-      ++net_in_[std::size_t{job} * nodes_ + v];
+      pop_source(s, v, job);
     } else {
       pop_input(s, v, i, ts, d);
       ++s.forwarded;
@@ -459,6 +458,19 @@ class Machine {
   /// Whether this process holds node v's state (always with one process; under mpirun its own
   /// nodes only: the other ranks' state is never allocated here, runtime/sparse.hpp).
   bool holds(node_t v) const noexcept { return !ranks_ || ranks_->mine(v); }
+  /// The async drivers' progress line: packets the applications will send, if they know (0: no
+  /// total), and packets delivered so far at the PEs this process holds (any thread, while running).
+  std::uint64_t expected_sends() const {
+    std::uint64_t n = 0;
+    for (const JobRt& j : jobs_) n += j.app->max_sends_per_pe() * j.size;
+    return n;
+  }
+  std::uint64_t delivered_so_far() const noexcept {
+    std::uint64_t d = 0;
+    for (node_t v = 0; v < pes_; ++v)
+      if (holds(v)) d += pe_[v].delivered_now.load(std::memory_order_relaxed);
+    return d;
+  }
 
   /// collect()'s sums over the nodes this process holds (under mpirun rank 0 adds every rank's).
   struct NodeSums {
@@ -499,12 +511,18 @@ class Machine {
   template <class D>
   void take(PeState& s, node_t v, std::uint32_t i, Packet& p, ThreadStats& ts, D& d) {
     if (i == n_buf_) {
-      p.queued = sat32(now() - p.inject_ns);
-      s.pop_injection();
-      ++net_in_[std::size_t{p.job} * nodes_ + v];
+      p.queued = queued_until_now(p);
+      pop_source(s, v, p.job);
       return;
     }
     pop_input(s, v, i, ts, d);
+  }
+  /// Time packet p spent in its source queue, until now (Packet::queued).
+  std::uint32_t queued_until_now(const Packet& p) const noexcept { return sat32(now() - p.inject_ns); }
+  /// Removes the head of v's source queue (a packet of job `job`): it enters the network.
+  void pop_source(PeState& s, node_t v, std::uint8_t job) noexcept {
+    s.pop_injection();
+    ++net_in_[std::size_t{job} * nodes_ + v];
   }
   /// Removes the head of v's buffer input i (not the source queue) and tells the driver.
   template <class D>
