@@ -179,37 +179,6 @@ void blocks(std::vector<std::uint16_t>& owner, node_t lo, node_t hi, unsigned ra
   for (node_t v = lo; v < hi; ++v) owner[v] = static_cast<std::uint16_t>((std::uint64_t{v - lo} * ranks) / n);
 }
 
-void add_stats(ThreadStats& into, const ThreadStats& x) {
-  into.delivered += x.delivered;
-  into.hops += x.hops;
-  into.duplicates += x.duplicates;
-  into.beyond_bitmap += x.beyond_bitmap;
-  into.measured += x.measured;
-  into.delivered_in_window += x.delivered_in_window;
-  into.lat_sum += x.lat_sum;
-  into.lat_max = std::max(into.lat_max, x.lat_max);
-  into.net_lat_sum += x.net_lat_sum;
-  into.net_lat_max = std::max(into.net_lat_max, x.net_lat_max);
-  into.hops_max = std::max(into.hops_max, x.hops_max);
-  into.sum_delivered_ids += x.sum_delivered_ids;
-  into.hop_sum += x.hop_sum;
-  for (std::size_t i = 0; i < into.hop_hist.size(); ++i) into.hop_hist[i] += x.hop_hist[i];
-  for (std::size_t i = 0; i < into.lat_hist.size(); ++i) into.lat_hist[i] += x.lat_hist[i];
-  for (std::size_t i = 0; i < into.net_lat_hist.size(); ++i) into.net_lat_hist[i] += x.net_lat_hist[i];
-  if (into.job.size() < x.job.size()) into.job.resize(x.job.size());
-  for (std::size_t j = 0; j < x.job.size(); ++j) {
-    auto& a = into.job[j];
-    const auto& b = x.job[j];
-    a.delivered += b.delivered;
-    a.measured += b.measured;
-    a.lat_sum += b.lat_sum;
-    a.lat_max = std::max(a.lat_max, b.lat_max);
-    a.hops += b.hops;
-    a.misdelivered += b.misdelivered;
-  }
-}
-
-
 struct Scalars {  // ThreadStats without its vectors
   std::uint64_t delivered, hops, duplicates, beyond_bitmap, measured, delivered_in_window, lat_sum, lat_max,
       net_lat_sum, net_lat_max, hops_max, sum_delivered_ids, hop_sum;
@@ -433,7 +402,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
     w.put_vector(m.stuck_);
     ThreadStats t;
     t.job.assign(m.jobs_.size(), {});
-    for (const ThreadStats& ts : m.tstats_) add_stats(t, ts);
+    for (const ThreadStats& ts : m.tstats_) t.add(ts);
     w.put(Scalars{t.delivered, t.hops, t.duplicates, t.beyond_bitmap, t.measured, t.delivered_in_window, t.lat_sum,
                   t.lat_max, t.net_lat_sum, t.net_lat_max, t.hops_max, t.sum_delivered_ids, t.hop_sum});
     w.put_vector(t.hop_hist);

@@ -176,15 +176,7 @@ void Machine::requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now)
 
 ThreadStats::JobFigures Machine::job_figures(std::size_t j) const {
   ThreadStats::JobFigures f;
-  for (const ThreadStats& ts : tstats_) {
-    const auto& x = ts.job[j];
-    f.delivered += x.delivered;
-    f.measured += x.measured;
-    f.misdelivered += x.misdelivered;
-    f.lat_sum += x.lat_sum;
-    f.hops += x.hops;
-    f.lat_max = std::max(f.lat_max, x.lat_max);
-  }
+  for (const ThreadStats& ts : tstats_) f += ts.job[j];
   return f;
 }
 
@@ -500,31 +492,25 @@ void Machine::collect(RunStats& st) {
   st.in_network += sums_.in_network;
   const bool generating = sums_.generating != 0;
   if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
-  std::uint64_t sum_ids = 0, beyond = 0, dropped_ids = 0;
+  std::uint64_t dropped_ids = 0;
   collect_faults(st, dropped_ids);
-  std::vector<std::uint64_t> lat(64 * 8, 0), net_lat(64 * 8, 0);
-  st.hop_histogram.assign(256, 0);
-  for (const ThreadStats& ts : tstats_) {
-    st.delivered += ts.delivered;
-    st.hops += ts.hops;
-    st.duplicates += ts.duplicates;
-    beyond += ts.beyond_bitmap;
-    st.hops_max = std::max(st.hops_max, ts.hops_max);
-    st.latency_max = std::max(st.latency_max, static_cast<double>(ts.lat_max));
-    st.latency_mean += static_cast<double>(ts.lat_sum);
-    st.net_latency_max = std::max(st.net_latency_max, static_cast<double>(ts.net_lat_max));
-    st.net_latency_mean += static_cast<double>(ts.net_lat_sum);
-    for (std::size_t i = 0; i < net_lat.size(); ++i) net_lat[i] += ts.net_lat_hist[i];
-    sum_ids += ts.sum_delivered_ids;
-    for (std::size_t i = 0; i < lat.size(); ++i) lat[i] += ts.lat_hist[i];
-    for (std::size_t i = 0; i < 256; ++i) st.hop_histogram[i] += ts.hop_hist[i];
-  }
+  ThreadStats all;  // every thread's figures
+  for (const ThreadStats& ts : tstats_) all.add(ts);
+  const std::uint64_t sum_ids = all.sum_delivered_ids, beyond = all.beyond_bitmap;
+  st.delivered += all.delivered;
+  st.hops += all.hops;
+  st.duplicates += all.duplicates;
+  st.hops_max = std::max(st.hops_max, all.hops_max);
+  st.latency_max = std::max(st.latency_max, static_cast<double>(all.lat_max));
+  st.latency_mean += static_cast<double>(all.lat_sum);
+  st.net_latency_max = std::max(st.net_latency_max, static_cast<double>(all.net_lat_max));
+  st.net_latency_mean += static_cast<double>(all.net_lat_sum);
+  const std::vector<std::uint64_t>& lat = all.lat_hist;
+  const std::vector<std::uint64_t>& net_lat = all.net_lat_hist;
+  st.hop_histogram = all.hop_hist;
   while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
-  std::uint64_t in_window = 0;
-  for (const ThreadStats& ts : tstats_) {
-    st.measured += ts.measured;
-    in_window += ts.delivered_in_window;
-  }
+  st.measured += all.measured;
+  const std::uint64_t in_window = all.delivered_in_window;
   if (cycle_mode_) {
     st.latency_unit = "cycles";
     st.cycles_run = cycle_;
@@ -533,9 +519,8 @@ void Machine::collect(RunStats& st) {
   }
   if (st.measured) {
     st.latency_mean /= static_cast<double>(st.measured);
-    double hsum = 0;  // exact: the histogram's last bucket holds every count from 255 up
-    for (const ThreadStats& ts : tstats_) hsum += static_cast<double>(ts.hop_sum);
-    st.hops_mean = hsum / static_cast<double>(st.measured);
+    // exact: the histogram's last bucket holds every count from 255 up
+    st.hops_mean = static_cast<double>(all.hop_sum) / static_cast<double>(st.measured);
     st.net_latency_mean /= static_cast<double>(st.measured);
     // Quantiles from the log-linear histograms (within 1/16 of the value), capped by the max.
     auto quantile = [&](const std::vector<std::uint64_t>& hist, double max, double q) {

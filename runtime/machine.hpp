@@ -149,8 +149,29 @@ struct alignas(64) ThreadStats {
   /// Per job (rica/os.hpp): deliveries, measured deliveries, their latency and hop sums, max latency.
   struct JobFigures {
     std::uint64_t delivered = 0, measured = 0, lat_sum = 0, lat_max = 0, hops = 0, misdelivered = 0;
+    JobFigures& operator+=(const JobFigures& b) noexcept {
+      delivered += b.delivered, measured += b.measured, lat_sum += b.lat_sum, hops += b.hops;
+      misdelivered += b.misdelivered;
+      lat_max = std::max(lat_max, b.lat_max);
+      return *this;
+    }
   };
   std::vector<JobFigures> job;
+  /// Adds x's figures (counts, sums, maxima, histograms, per-job figures) to these; the cycle
+  /// engine's effect lists and the slot cache are not figures and stay as they are.
+  void add(const ThreadStats& x) {
+    delivered += x.delivered, hops += x.hops, duplicates += x.duplicates, beyond_bitmap += x.beyond_bitmap;
+    measured += x.measured, delivered_in_window += x.delivered_in_window;
+    lat_sum += x.lat_sum, net_lat_sum += x.net_lat_sum, hop_sum += x.hop_sum;
+    lat_max = std::max(lat_max, x.lat_max), net_lat_max = std::max(net_lat_max, x.net_lat_max);
+    hops_max = std::max(hops_max, x.hops_max);
+    sum_delivered_ids += x.sum_delivered_ids, dropped += x.dropped, dropped_ids += x.dropped_ids;
+    for (std::size_t i = 0; i < hop_hist.size(); ++i) hop_hist[i] += x.hop_hist[i];
+    for (std::size_t i = 0; i < lat_hist.size(); ++i) lat_hist[i] += x.lat_hist[i];
+    for (std::size_t i = 0; i < net_lat_hist.size(); ++i) net_lat_hist[i] += x.net_lat_hist[i];
+    if (job.size() < x.job.size()) job.resize(x.job.size());
+    for (std::size_t j = 0; j < x.job.size(); ++j) job[j] += x.job[j];
+  }
   // Cycle engine: effects on other nodes' state, applied by the main thread between cycles (so
   // no decision in a cycle depends on how far another thread got in it).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)

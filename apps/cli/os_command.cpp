@@ -324,9 +324,9 @@ void add_os_command(CLI::App& app) {
   add_rates(c, "--rate", o->rates, "Injection rates of traffic jobs");
   add_uint_list(c, "--slice", o->slices, 1, defaults::limits::slice, "Slice lengths in cycles (comma list)");
   add_packets(c, o->packets, "Packets per PE of traffic jobs");
-  add_uint(c, "--parts", o->parts, 1, 1u << 26, "Cut the machine into K partitions (rica partition) and time-share one");
+  add_uint(c, "--parts", o->parts, 1, defaults::limits::parts, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
-  add_uint(c, "--partition", o->partition, 0, (1u << 26) - 1, "Which partition to time-share");
+  add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1, "Which partition to time-share");
   add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                        opt_link_cycles | opt_faults);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");

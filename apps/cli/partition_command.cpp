@@ -107,7 +107,7 @@ void add_partition_command(CLI::App& app) {
       "partition", "Cut a topology into K partitions by its rule and verify which are closed (docs/partitions.md)");
   opt->cmd = cmd;
   add_text(cmd, "spec", opt->spec, "Topology spec (see 'rica list')", "a topology spec (see 'rica list')")->required();
-  add_uint(cmd, "--parts,-k", opt->parts, 1, 1u << 26, "K, the number of partitions");
+  add_uint(cmd, "--parts,-k", opt->parts, 1, defaults::limits::parts, "K, the number of partitions");
   cmd->add_option("--dims", opt->dims,
                   "Dimensions of the shape to cut: D or D:B (B high bits = 2^B pieces), comma separated, e.g. 2:1,1:1");
   cmd->add_option("--cut", opt->cuts, "Explicit cut points of a grid dimension: D=c1[,c2...] (repeatable), e.g. 0=5");

@@ -86,6 +86,7 @@ inline constexpr unsigned jobs = 1024;                        ///< runs at once 
 inline constexpr std::size_t rates = 1000;                    ///< points of a --rates grid (more: refused)
 inline constexpr std::uint64_t keys = (std::uint64_t{1} << 32) - 1;  ///< --keys in [1, 2^32 - 1]
 inline constexpr std::uint64_t fault_items = 1'000'000;      ///< --faults links=K / nodes=K in [0, 10^6]
+inline constexpr unsigned parts = 1u << 26;                   ///< --parts (rica partition, rica os) in [1, 2^26]
 }  // namespace limits
 
 // ---- Files read from the user (rica/io.hpp): larger ones are refused, never read to the end ---
