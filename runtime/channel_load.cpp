@@ -42,7 +42,7 @@ struct Source {
 struct Local {
   std::vector<acc_t> acc;  // [slot * ports + port]: weighted link crossings
   acc_t weight = 0, hops = 0;  // weighted pairs, hops
-  double cycles = 0;           // weighted zero-load latency
+  acc_t cycles = 0;            // weighted zero-load latency, summed over the packet lengths (exact: any thread count)
   TrafficMatrix::Row row;
   std::vector<double> cdf;  // sampled rows
 };
@@ -174,9 +174,9 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
         }
         L.weight += w;
         L.hops += acc_t{w} * hops;
-        double tail = 0;
-        for (unsigned k = 0; k <= 2 * spread; ++k) tail += static_cast<double>(zt[k].tail);
-        L.cycles += static_cast<double>(w) * tail / (2 * spread + 1);
+        acc_t tail = 0;
+        for (unsigned k = 0; k <= 2 * spread; ++k) tail += zt[k].tail;
+        L.cycles += acc_t{w} * tail;
       };
       const bool sampled = c.destinations > 0;
       if (matrix.is_uniform()) {
@@ -221,8 +221,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   });
   detail::tsan_join();
   std::vector<acc_t> acc(slots * P, 0);
-  acc_t weight = 0, hops = 0;
-  double cyc = 0;
+  acc_t weight = 0, hops = 0, cyc = 0;
   for (const Local& L : locals) {
     for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += L.acc[i];
     weight += L.weight;
@@ -256,7 +255,9 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   c.bound = c.max_busy > 1.0 ? 1.0 / c.max_busy : 1.0;
   if (weight) {
     c.mean_hops = static_cast<double>(hops) / static_cast<double>(weight);
-    c.zero_load_latency = cyc / static_cast<double>(weight);
+    // Every packet length mean +- spread equally likely (the walk's spread: 0 above 8).
+    const unsigned lengths = 2 * (cfg.packet_spread <= 8 ? cfg.packet_spread : 0) + 1;
+    c.zero_load_latency = static_cast<double>(cyc) / lengths / static_cast<double>(weight);
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;

@@ -22,7 +22,8 @@ namespace {
 
 struct Source {
   node_t node;
-  double weight;  // how many sources this one stands for
+  double weight;        // how many sources this one stands for
+  std::uint64_t units;  // the same in whole units of the plan (visits are counted in units, exactly)
 };
 
 struct PerSource {
@@ -33,7 +34,7 @@ struct PerSource {
 struct Local {
   std::vector<std::uint32_t> dist;
   std::vector<node_t> queue;
-  std::vector<double> visits;  // per slot, weighted
+  std::vector<std::uint64_t> visits;  // per slot, in weight units (integers: the sum is the same for any split)
   unsigned max_class = 0;
 };
 
@@ -44,20 +45,20 @@ struct Local {
 /// BFS distances and routed paths from every source; `slot(v)` maps a node to its relay slot.
 template <TopologyModel T, class SlotFn>
 void trace_sources(const T& t, const Graph& g, const std::vector<Source>& sources, std::size_t slots, SlotFn slot,
-                   std::vector<PerSource>& per_source, std::vector<double>& visits, unsigned& max_class) {
+                   std::vector<PerSource>& per_source, std::vector<std::uint64_t>& visits, unsigned& max_class) {
   const node_t pes = t.pes(), nodes = t.nodes();
   const class_t classes = t.buffer_classes();
   const std::string spec = t.spec();
   tbb::enumerable_thread_specific<Local> locals([&] {
     Local l;
-    l.visits.assign(slots, 0.0);
+    l.visits.assign(slots, 0);
     return l;
   });
   const auto body = [&](std::size_t si) {
     const detail::TsanTask tsan_task;  // runtime/tsan.hpp
     Local& L = locals.local();
     const node_t s = sources[si].node;
-    const double w = sources[si].weight;
+    const std::uint64_t w = sources[si].units;
     bfs(g, s, L.dist, L.queue);
     PerSource ps;
     for (node_t d = 0; d < pes; ++d) {
@@ -95,7 +96,7 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
   detail::tsan_fork();
   tbb::parallel_for(std::size_t{0}, sources.size(), body);
   detail::tsan_join();
-  visits.assign(slots, 0.0);
+  visits.assign(slots, 0);
   max_class = 0;
   for (const Local& L : locals) {
     for (std::size_t k = 0; k < slots; ++k) visits[k] += L.visits[k];
@@ -324,6 +325,7 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
   f.pes = N;
   f.routers = r_end - r_begin;
   std::vector<Source> sources;
+  double unit = 1.0;  // sources' weight per unit (Source::units)
   const SourcePlan plan = plan_sources(topo, g, opt);
   const double per_source_work = plan.per_source_work;
   const bool symmetric = plan.symmetric;
@@ -335,12 +337,12 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
     for (std::uint32_t o = 0; o < k; ++o) {
       const node_t r = topo.orbit_rep(o);
       if (topo.orbit(r) != o) throw std::logic_error(fmt::format("'{}': orbit_rep({}) is not in orbit {}", spec, o, o));
-      if (r < N) sources.push_back({r, slot_size[o]});
+      if (r < N) sources.push_back({r, slot_size[o], static_cast<std::uint64_t>(slot_size[o])});
     }
     f.method = "exact-symmetry";
   } else if (plan.all_pairs) {
     slot_size.assign(nodes, 1.0);
-    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0});
+    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0, 1});
     f.method = "exact-all-pairs";
   } else {
     // A seeded sample of sources, cut to the route-step budget (never fewer than 4).
@@ -355,14 +357,15 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
       const node_t s = any(rng);
       if (!taken[s]) taken[s] = 1, pick.push_back(s);
     }
-    for (node_t s : pick) sources.push_back({s, static_cast<double>(N) / k});
+    unit = static_cast<double>(N) / k;  // every sampled source stands for N / k
+    for (node_t s : pick) sources.push_back({s, unit, 1});
     f.method = "sampled";
     f.seed = opt.seed;
   }
   f.sources = static_cast<unsigned>(sources.size());
 
   std::vector<PerSource> per(sources.size());
-  std::vector<double> visits;
+  std::vector<std::uint64_t> visits;
   topo.visit([&](const auto& t) {
     if (symmetric)
       trace_sources(t, g, sources, slot_size.size(), [&t](node_t v) { return t.orbit(v); }, per, visits, f.max_class);
@@ -406,8 +409,9 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
   for (std::size_t k = 0; k < slot_size.size(); ++k) {
     const node_t rep = symmetric ? topo.orbit_rep(static_cast<std::uint32_t>(k)) : static_cast<node_t>(k);
     if (rep < r_begin || rep >= r_end) continue;
-    f.relay_total += visits[k];
-    f.relay_max = std::max(f.relay_max, visits[k] / slot_size[k]);
+    const double relayed = static_cast<double>(visits[k]) * unit;
+    f.relay_total += relayed;
+    f.relay_max = std::max(f.relay_max, relayed / slot_size[k]);
   }
   return f;
 }

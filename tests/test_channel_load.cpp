@@ -17,6 +17,8 @@
 #include "rica/registry.hpp"
 #include "traffic.hpp"
 
+#include <tbb/global_control.h>
+
 namespace rica {
 namespace {
 
@@ -293,6 +295,25 @@ TEST(ChannelLoad, ZeroLoadLatencyWithWordSerialisation) {
     EXPECT_NEAR(c.zero_load_latency, timing == Timing::vct ? c.mean_hops + 2 : 3 * c.mean_hops, 1e-9);
     const Measured m = run_uniform(t, 0.002, 20000, 0, cfg);
     EXPECT_NEAR(m.latency, c.zero_load_latency, 0.03 * c.zero_load_latency) << to_string(timing);
+  }
+}
+
+// Regression: the zero-load latency was summed in floating point per worker thread, so its last
+// digits followed how oneTBB split the sources (rica experiment's table.json differed run to run).
+TEST(ChannelLoad, FiguresAreIdenticalForAnyThreadCount) {
+  const Topology t = TopologyRegistry::parse("mesh:32x32");  // no symmetry: 1,024 sources to split
+  EngineConfig cfg;  // 3 +- 1 words, link time = degree (rica experiment mdce-1024): averages in thirds
+  auto with_threads = [&](std::size_t n) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
+    return channel_load(t, TrafficMatrix::uniform(), cfg);
+  };
+  const ChannelLoad one = with_threads(1);
+  for (int k = 0; k < 4; ++k) {
+    const ChannelLoad two = with_threads(2);
+    EXPECT_EQ(two.zero_load_latency, one.zero_load_latency);  // bit for bit
+    EXPECT_EQ(two.mean_hops, one.mean_hops);
+    EXPECT_EQ(two.load, one.load);
+    EXPECT_EQ(two.bound, one.bound);
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include <tbb/global_control.h>
+
 #include "rica/metrics.hpp"
 #include "rica/registry.hpp"
 
@@ -195,6 +197,28 @@ TEST(DeBruijnPaper, ManhattanStreetNetwork) {
     const double N = double(r) * r;
     EXPECT_EQ(m.diameter, r + 1) << "sqrt(N) + 1";
     EXPECT_NEAR(m.mean_distance, (std::pow(N, 1.5) + 2 * N - 8) / (2 * N - 2), 1e-9) << "r=" << r;
+  }
+}
+
+// Regression: a sample's relay counts were summed in floating point per worker thread (weight N/k
+// each), so their last digits followed how oneTBB split the sources. Now counted in whole units.
+TEST(Metrics, SampledFiguresAreIdenticalForAnyThreadCount) {
+  const Topology t = TopologyRegistry::parse("mesh:32x32");
+  MetricsOptions opt;
+  opt.decompose = false;
+  opt.exact_work_limit = 1;  // sample
+  opt.sample_sources = 100;  // weight 10.24 per source
+  auto with_threads = [&](std::size_t n) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
+    return compute_metrics(t, opt);
+  };
+  const TopologyMetrics one = with_threads(1);
+  ASSERT_EQ(one.method, "sampled");
+  for (int k = 0; k < 4; ++k) {
+    const TopologyMetrics two = with_threads(2);
+    EXPECT_EQ(two.avg_relay, one.avg_relay);  // bit for bit
+    EXPECT_EQ(two.max_relay, one.max_relay);
+    EXPECT_EQ(two.routed_mean_distance, one.routed_mean_distance);
   }
 }
 
