@@ -100,15 +100,16 @@ class RunClock {
 /// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
 /// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
 /// (read by the progress monitor).
-struct PeState {
+/// Layout: what a step and a hop read or write fills the first two cache lines (the state is
+/// aligned to them); what a generation, a delivery or the OS needs comes after.
+struct alignas(64) PeState {
   LinkBuffer* inputs = nullptr;          // [in_port * classes + class]
   LinkBuffer::Credit* credits = nullptr;  // [out_port * classes + class], producer side
-  node_t* upstream = nullptr;            // [in_port]: the node feeding that in-port, or no_node
-  std::uint64_t* link_packets = nullptr;  // [out_port]
+  std::uint64_t* work = nullptr;          // consumer-only: inputs that may hold packets
   /// Inputs that received a packet since the consumer last looked: set by producers (fetch_or),
   /// taken by the consumer (exchange). A producer that finds its word 0 wakes the PE.
   std::atomic<std::uint64_t>* ready = nullptr;  // [ceil(inputs / 64)]
-  std::uint64_t* work = nullptr;                // consumer-only: inputs that may hold packets
+  std::uint64_t* link_packets = nullptr;        // [out_port]
   std::vector<Packet> injq;              // injection (source) queue; head at injq_head
   std::size_t injq_head = 0;
   /// Drops the injection queue's head; the storage is reused once the queue empties.
@@ -118,18 +119,22 @@ struct PeState {
       injq_head = 0;
     }
   }
+  /// Injection opportunities to pass without calling the app (Context::skip_opportunities).
+  std::uint64_t gen_skip = 0;
+  std::uint64_t forwarded = 0, blocked = 0;
   std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
   std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
   bool started = false, generating = true;
   /// Cycle engine: asleep since cycle slept_at (idle, generator skipping, not in the active set).
   bool asleep = false;
-  /// Injection opportunities to pass without calling the app (Context::skip_opportunities).
-  std::uint64_t gen_skip = 0;
   std::uint64_t slept_at = 0;
+  // ---- the third line: generation, delivery, the OS ----
+  alignas(64) node_t* upstream = nullptr;  // [in_port]: the node feeding that in-port, or no_node
   Rng rng;
-  std::uint64_t injected = 0, delivered = 0, forwarded = 0, blocked = 0;
+  std::uint64_t injected = 0, delivered = 0;
   std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
 };
+static_assert(sizeof(PeState) == 192, "PeState: two lines for the step and the hop, one for the rest");
 
 /// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
 /// Indexed by the worker's slot in the arena; each on its own cache lines.
