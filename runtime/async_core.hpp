@@ -146,7 +146,7 @@ struct AsyncCore {
   /// bridge): v's ready bit, and a wake-up if v had none.
   void announce(node_t v, std::uint32_t in) {
     const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-    if (m.pe_[v].ready[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
+    if (m.ready(v)[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
       signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
   }
   /// Before a run: every PE of this process has work (its first injection opportunity). Workers
@@ -170,6 +170,9 @@ struct AsyncCore {
   template <class T>
   bool step_pe(const T& t, node_t v, TaskCtx& tc) {
     PeState& s = m.pe_[v];
+    std::uint64_t* const work = m.work(v);
+    std::atomic<std::uint64_t>* const ready = m.ready(v);
+    LinkBuffer::Credit* const credits = m.credits(v);
     ThreadStats& ts = tc.ts;
     const bool is_pe = v < m.pes_;
     if (is_pe) m.app_turn(s, v, true);
@@ -177,7 +180,7 @@ struct AsyncCore {
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
     const std::uint32_t words = m.mask_words_;
     for (std::uint32_t w = 0; w < words; ++w) {  // no read-modify-write (a fence) when nothing arrived
-      if (s.ready[w].load(std::memory_order_relaxed) != 0) s.work[w] |= s.ready[w].exchange(0, std::memory_order_acquire);
+      if (ready[w].load(std::memory_order_relaxed) != 0) work[w] |= ready[w].exchange(0, std::memory_order_acquire);
       tc.blocked[w] = 0;
     }
     bool source_blocked = false;
@@ -189,7 +192,7 @@ struct AsyncCore {
     auto try_input = [&](std::uint32_t idx) __attribute__((always_inline)) -> bool {
       if (idx < n_buf) {
         if (s.inputs[idx].empty()) {
-          s.work[idx >> 6] &= ~(std::uint64_t{1} << (idx & 63));
+          work[idx >> 6] &= ~(std::uint64_t{1} << (idx & 63));
           return false;
         }
       } else if (s.injq_head == s.injq.size()) {
@@ -201,7 +204,7 @@ struct AsyncCore {
         m.deliver_head(s, v, idx, ts, pol);
       } else {
         LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
-        LinkBuffer::Credit& cr = s.credits[h.out];
+        LinkBuffer::Credit& cr = credits[h.out];
         if (!dst.fits(cr, m.cfg_.buffer_words, head.words)) {
           ++s.blocked;
           if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
@@ -222,7 +225,7 @@ struct AsyncCore {
     auto pass = [&](std::uint32_t from, std::uint32_t to) {
       for (std::uint32_t w = from >> 6; w < words && (w << 6) < to; ++w) {
         const std::uint32_t base = w << 6;
-        std::uint64_t bits = s.work[w] & ~tc.blocked[w];
+        std::uint64_t bits = work[w] & ~tc.blocked[w];
         if (from > base) bits &= ~std::uint64_t{0} << (from - base);
         if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
         for (; bits; bits &= bits - 1) {
@@ -238,7 +241,7 @@ struct AsyncCore {
       if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64, no shift by 64
         // The same order on one mask word. Inputs below rr are untouched until the source's
         // turn, so one snapshot serves both parts.
-        const std::uint64_t avail = s.work[0] & ~tc.blocked[0], below = (std::uint64_t{1} << rr) - 1;
+        const std::uint64_t avail = work[0] & ~tc.blocked[0], below = (std::uint64_t{1} << rr) - 1;
         for (std::uint64_t bits = avail & ~below; bits && moves < batch; bits &= bits - 1)
           progressed |= try_input(static_cast<std::uint32_t>(std::countr_zero(bits)));
         if (moves < batch && !source_blocked) progressed |= try_input(n_buf);
@@ -256,7 +259,7 @@ struct AsyncCore {
     const bool more = moves >= batch;
     for (const auto& [peer, in] : tc.notes) {
       const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-      auto& word = m.pe_[peer].ready[in >> 6];
+      auto& word = m.ready(peer)[in >> 6];
       if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
     }
     tc.notes.clear();

@@ -49,10 +49,12 @@ struct CycleDriver {
     CycleDriver& d;
     ThreadStats& ts;
     std::uint64_t cycle;
+    std::uint64_t* work;  ///< the stepping node's work mask (Machine::work(v)): only v's own step pops v's inputs
     void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/) {
       ts.credit_returns.emplace_back(d.m.up_credit_[std::size_t{v} * d.m.n_buf_ + i], words);
       PeState& s = d.m.pe_[v];
-      if (s.inputs[i].empty()) s.work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+      RICA_ASSERT(work == d.m.work(v), "a pop outside the popping node's step");
+      if (s.inputs[i].empty()) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
     }
     void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
       const unsigned len = d.m.link_cycles(v, src.words);
@@ -77,7 +79,7 @@ struct CycleDriver {
 
   /// One node in one cycle. Only v's own state is written here, plus the pushed packets
   /// themselves (their buffers' producer side, owned by v); effects on other nodes go to this
-  /// thread's lists. `s.work` names exactly the inputs that held packets at the start of the cycle.
+  /// thread's lists. `m.work(v)` names exactly the inputs that held packets at the start of the cycle.
   /// `cand`: this thread's scratch room for n_buf_ + 1 candidates.
   /// Returns true while v has work (packets, a generator, an OS hold).
   template <class T>
@@ -99,7 +101,8 @@ struct CycleDriver {
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
     const bool inject = s.injq_head != s.injq.size();
     bool any = inject;
-    for (std::uint32_t w = 0; w < m.mask_words_ && !any; ++w) any = s.work[w] != 0;
+    std::uint64_t* const work = m.work(v);
+    for (std::uint32_t w = 0; w < m.mask_words_ && !any; ++w) any = work[w] != 0;
     const std::uint32_t rr = s.rr;
     s.rr = rr + 1 >= n_in ? 0 : rr + 1;
     if (!any) {
@@ -119,7 +122,7 @@ struct CycleDriver {
     std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
     std::uint64_t ports_shared = 0;  // bit p (mod 64): more than one does
     std::uint16_t first[64];         // ports_ <= 64: the candidate of each port in ports_wanted
-    Policy pol{*this, ts, cycle};
+    Policy pol{*this, ts, cycle, work};
     // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
     auto consider = [&](std::uint32_t i) {
       const Packet& h = m.head(s, i);
@@ -144,7 +147,7 @@ struct CycleDriver {
     };
     auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
       for (std::uint32_t w = from >> 6; w < m.mask_words_ && (w << 6) < to; ++w) {
-        std::uint64_t bits = s.work[w];
+        std::uint64_t bits = work[w];
         const std::uint32_t base = w << 6;
         if (from > base) bits &= ~std::uint64_t{0} << (from - base);
         if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
@@ -157,7 +160,7 @@ struct CycleDriver {
     };
     if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64
       // The same order on one snapshot of the mask: considering input i changes bit i only.
-      const std::uint64_t bits = s.work[0], below = (std::uint64_t{1} << rr) - 1;
+      const std::uint64_t bits = work[0], below = (std::uint64_t{1} << rr) - 1;
       for (std::uint64_t b = bits & ~below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
       if (inject) consider(n_buf);
       for (std::uint64_t b = bits & below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
@@ -188,7 +191,7 @@ struct CycleDriver {
     const HopPlan& h = c.hop;
     if (m.halted_[h.peer] || m.epoch_[h.peer] != m.epoch_[v]) return false;  // its inputs are not ready (a switch)
     const Packet& head = m.head(s, c.input);
-    if (!LinkBuffer::fits_cached(s.credits[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
+    if (!LinkBuffer::fits_cached(m.credits(v)[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
       ++s.blocked;
       return false;
     }

@@ -388,7 +388,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
       w.put(s.delivered);
       w.put(s.forwarded);
       w.put(s.blocked);
-      w.append(s.link_packets, sizeof(std::uint64_t) * m.ports_);
+      w.append(m.link_packets(v), sizeof(std::uint64_t) * m.ports_);
       if (tracing && v < m.pes_) w.put_vector(m.traces_[v]);
       for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
         // The application's results of this PE (App::pe_result), for rank 0's verify().

@@ -352,11 +352,7 @@ void Machine::allocate() {
     if (!holds(v)) continue;
     PeState& s = pe_[v];
     s.inputs = bufs + std::size_t{v} * ports_ * classes_;
-    s.credits = credits_.data() + std::size_t{v} * ports_ * classes_;
     s.upstream = upstream_.data() + std::size_t{v} * ports_;
-    s.link_packets = link_packets_.data() + std::size_t{v} * ports_;
-    s.ready = ready_words_.data() + std::size_t{v} * mask_words_;
-    s.work = work_words_.data() + std::size_t{v} * mask_words_;
     s.rng = Rng(mix(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes_;
   }
@@ -448,7 +444,7 @@ void Machine::node_figures(RunStats& st, NodeSums& sums) {
     if (tables) {
       st.pe_forwarded[v] = s.forwarded;
       st.pe_blocked[v] = s.blocked;
-      for (port_t p = 0; p < ports_; ++p) st.link_packets[std::size_t{v} * ports_ + p] = s.link_packets[p];
+      for (port_t p = 0; p < ports_; ++p) st.link_packets[std::size_t{v} * ports_ + p] = link_packets(v)[p];
     }
     sums.forwarded += s.forwarded;
     sums.blocked += s.blocked;

@@ -19,6 +19,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -99,17 +100,13 @@ class RunClock {
 
 /// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
 /// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
-/// (read by the progress monitor).
-/// Layout: what a step and a hop read or write fills the first two cache lines (the state is
-/// aligned to them); what a generation, a delivery or the OS needs comes after.
+/// (read by the progress monitor). Its credits, work and ready masks and link counters are rows
+/// of the machine's tables, found from the node id (Machine::credits(v), work(v), ready(v)).
+/// Layout: what every step and hop reads or writes fills the first cache line (the state is
+/// aligned to it); what a blocked head, a wake-up, a generation, a delivery or the OS needs comes
+/// after.
 struct alignas(64) PeState {
   LinkBuffer* inputs = nullptr;          // [in_port * classes + class]
-  LinkBuffer::Credit* credits = nullptr;  // [out_port * classes + class], producer side
-  std::uint64_t* work = nullptr;          // consumer-only: inputs that may hold packets
-  /// Inputs that received a packet since the consumer last looked: set by producers (fetch_or),
-  /// taken by the consumer (exchange). A producer that finds its word 0 wakes the PE.
-  std::atomic<std::uint64_t>* ready = nullptr;  // [ceil(inputs / 64)]
-  std::uint64_t* link_packets = nullptr;        // [out_port]
   std::vector<Packet> injq;              // injection (source) queue; head at injq_head
   std::size_t injq_head = 0;
   /// Drops the injection queue's head; the storage is reused once the queue empties.
@@ -121,20 +118,21 @@ struct alignas(64) PeState {
   }
   /// Injection opportunities to pass without calling the app (Context::skip_opportunities).
   std::uint64_t gen_skip = 0;
-  std::uint64_t forwarded = 0, blocked = 0;
+  std::uint64_t forwarded = 0;
   std::uint32_t rr = 0;                  // round-robin position over inputs (+ injection queue)
-  std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
   bool started = false, generating = true;
   /// Cycle engine: asleep since cycle slept_at (idle, generator skipping, not in the active set).
   bool asleep = false;
+  // ---- the second line on ----
+  alignas(64) std::uint64_t blocked = 0;
   std::uint64_t slept_at = 0;
-  // ---- the third line: generation, delivery, the OS ----
-  alignas(64) node_t* upstream = nullptr;  // [in_port]: the node feeding that in-port, or no_node
+  std::uint32_t seq = 0;                 // next sequence number of a packet from this PE
+  node_t* upstream = nullptr;            // [in_port]: the node feeding that in-port, or no_node
   Rng rng;
   std::uint64_t injected = 0, delivered = 0;
   std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
 };
-static_assert(sizeof(PeState) == 192, "PeState: two lines for the step and the hop, one for the rest");
+static_assert(offsetof(PeState, blocked) == 64, "PeState: a step's and a hop's fields in one cache line");
 
 /// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
 /// Indexed by the worker's slot in the arena; each on its own cache lines.
@@ -418,7 +416,6 @@ class Machine {
   Hop select(node_t v, const Packet& p, const CandidateSet& cs) const noexcept {
     const unsigned n = cs.size();
     if (n == 0) return cs.escape;
-    const PeState& s = pe_[v];
     const unsigned start =
         n == 1 ? 0u : static_cast<unsigned>(mix(route_seed_ ^ (std::uint64_t{v} << 20) ^ packet_id(p) ^ p.hops) % n);
     Hop best = cs.escape;
@@ -426,7 +423,7 @@ class Machine {
     for (unsigned k = 0; k < n; ++k) {
       const Hop h = cs[start + k < n ? start + k : start + k - n];
       const std::uint32_t out = static_cast<std::uint32_t>(h.port()) * classes_ + (cfg_.classes ? h.next_class() : 0u);
-      const LinkBuffer::Credit& c = s.credits[out];
+      const LinkBuffer::Credit& c = credits_[std::size_t{v} * n_buf_ + out];
       const std::uint32_t used = c.pushed - c.popped_seen;
       if (used + p.words > cfg_.buffer_words) continue;  // no room by this credit view
       if (used < best_used) best_used = used, best = h;
@@ -435,6 +432,16 @@ class Machine {
   }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
+  /// Node v's rows of the machine's tables (PeState holds none of them: they would cost the
+  /// step a second cache line of node state). credits: [out_port * classes + class], producer
+  /// side; work: consumer-only, the inputs that may hold packets; ready: inputs that received a
+  /// packet since the consumer last looked (set by producers with fetch_or, taken by the consumer
+  /// with exchange; a producer that finds its word 0 wakes the PE); link_packets: [out_port].
+  LinkBuffer::Credit* credits(node_t v) noexcept { return &credits_[std::size_t{v} * n_buf_]; }
+  std::uint64_t* work(node_t v) noexcept { return &work_words_[std::size_t{v} * mask_words_]; }
+  std::atomic<std::uint64_t>* ready(node_t v) noexcept { return &ready_words_[std::size_t{v} * mask_words_]; }
+  std::uint64_t* link_packets(node_t v) noexcept { return &link_packets_[std::size_t{v} * ports_]; }
+  const std::uint64_t* link_packets(node_t v) const noexcept { return &link_packets_[std::size_t{v} * ports_]; }
   /// The same without reading v's state: every node's inputs are one block of n_buf_ buffers in
   /// node order (allocate()), so a hop reaches the peer's buffer with one cold line, not two.
   LinkBuffer& peer_buffer(node_t v, std::uint32_t in) noexcept { return buffers_->data()[std::size_t{v} * n_buf_ + in]; }
@@ -453,7 +460,7 @@ class Machine {
     const Packet& src = head(s, i);
     const std::uint8_t job = src.job;
     const bool from_source = i == n_buf_;
-    peer_buffer(h.peer, h.in).push(s.credits[h.out], src, ts.slots, [&](Packet& p) {
+    peer_buffer(h.peer, h.in).push(credits(v)[h.out], src, ts.slots, [&](Packet& p) {
       p.hops = static_cast<std::uint16_t>(p.hops + 1);
       p.cls = h.cls;
       d.stamp(p, src, v, h.port);
@@ -465,7 +472,7 @@ class Machine {
       pop_input(s, v, i, ts, d);
       ++s.forwarded;
     }
-    ++s.link_packets[h.port];
+    ++link_packets(v)[h.port];
     if (!job_link_.empty()) ++job_link_[(std::size_t{job} * nodes_ + v) * ports_ + h.port];
     ++ts.hops;
     d.pushed(h.peer, h.in);
@@ -710,7 +717,7 @@ std::uint64_t Machine::sweep(node_t v, F&& save) {
       ++packets;
     }
   }
-  for (std::uint32_t w = 0; w < mask_words_; ++w) s.work[w] = 0;
+  for (std::uint32_t w = 0; w < mask_words_; ++w) work(v)[w] = 0;
   return packets;
 }
 

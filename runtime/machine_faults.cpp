@@ -47,7 +47,7 @@ void Machine::apply_faults() {
       ++net_out_[std::size_t{p.job} * nodes_ + v];
       lose(p);
     }
-    pe_[v].work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+    work(v)[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
   };
   for (node_t v : f.failed_nodes()) {
     dead_[v] = 1;
