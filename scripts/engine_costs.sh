@@ -5,6 +5,8 @@
 # 1 MB 16-way L2, 64-byte lines), so a change of 1 % shows, where wall-clock rates on a shared
 # host move by 20 %. Each workload runs twice, short and long, and the difference is divided by
 # the difference in hops: start-up and the end's checks cancel out.
+# Counts are not time: on 2026-11-24 a 7 - 12 % cut of the cycle engine's L2 misses made no
+# difference measurable in wall time (docs/runtime.md). Confirm a change with alternating runs.
 # Usage: scripts/engine_costs.sh [build-dir] [workload ...]   (workloads: async cycle cycle64k;
 # default all). Needs valgrind (scripts/setup.sh installs it). Takes 3-6 minutes.
 set -euo pipefail
