@@ -488,10 +488,10 @@ void Machine::collect(RunStats& st) {
   st.in_network += sums_.in_network;
   const bool generating = sums_.generating != 0;
   if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
-  std::uint64_t dropped_ids = 0;
-  collect_faults(st, dropped_ids);
   ThreadStats all;  // every thread's figures
   for (const ThreadStats& ts : tstats_) all.add(ts);
+  std::uint64_t dropped_ids = 0;
+  collect_faults(st, all, dropped_ids);
   const std::uint64_t sum_ids = all.sum_delivered_ids, beyond = all.beyond_bitmap;
   st.delivered += all.delivered;
   st.hops += all.hops;

@@ -610,8 +610,8 @@ class Machine {
   /// failed link are lost, all counted as dropped by the faults; from now on packets for a
   /// failed PE are dropped where they are and the routing is the faulty topology's.
   void apply_faults();
-  /// The faults' figures into st (after the run).
-  void collect_faults(RunStats& st, std::uint64_t& dropped_ids) const;
+  /// The faults' figures into st (after the run); `all`: every thread's figures, summed.
+  void collect_faults(RunStats& st, const ThreadStats& all, std::uint64_t& dropped_ids) const;
   /// Packets left anywhere (source queues, buffers): exact when the machine is still.
   bool packets_left() const;
   bool generating() const;

@@ -76,14 +76,10 @@ void Machine::apply_faults() {
     if (!dead_[v]) touched_.push_back(v);
 }
 
-void Machine::collect_faults(RunStats& st, std::uint64_t& dropped_ids) const {
-  st.dropped_by_faults = dropped_main_;
-  dropped_ids = dropped_main_ids_;
+void Machine::collect_faults(RunStats& st, const ThreadStats& all, std::uint64_t& dropped_ids) const {
+  st.dropped_by_faults = dropped_main_ + all.dropped;
+  dropped_ids = dropped_main_ids_ + all.dropped_ids;
   st.duplicates += dropped_main_dups_;
-  for (const ThreadStats& ts : tstats_) {
-    st.dropped_by_faults += ts.dropped;
-    dropped_ids += ts.dropped_ids;
-  }
   st.fault_cycle = faults_applied_;
 }
 

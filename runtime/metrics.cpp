@@ -22,8 +22,7 @@ namespace {
 
 struct Source {
   node_t node;
-  double weight;        // how many sources this one stands for
-  std::uint64_t units;  // the same in whole units of the plan (visits are counted in units, exactly)
+  std::uint64_t units;  // how many sources this one stands for, in the plan's unit (integers: the sums are exact)
 };
 
 struct PerSource {
@@ -325,7 +324,7 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
   f.pes = N;
   f.routers = r_end - r_begin;
   std::vector<Source> sources;
-  double unit = 1.0;  // sources' weight per unit (Source::units)
+  double unit = 1.0;  // sources stood for per Source::units
   const SourcePlan plan = plan_sources(topo, g, opt);
   const double per_source_work = plan.per_source_work;
   const bool symmetric = plan.symmetric;
@@ -337,12 +336,12 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
     for (std::uint32_t o = 0; o < k; ++o) {
       const node_t r = topo.orbit_rep(o);
       if (topo.orbit(r) != o) throw std::logic_error(fmt::format("'{}': orbit_rep({}) is not in orbit {}", spec, o, o));
-      if (r < N) sources.push_back({r, slot_size[o], static_cast<std::uint64_t>(slot_size[o])});
+      if (r < N) sources.push_back({r, static_cast<std::uint64_t>(slot_size[o])});
     }
     f.method = "exact-symmetry";
   } else if (plan.all_pairs) {
     slot_size.assign(nodes, 1.0);
-    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1.0, 1});
+    for (node_t s = 0; s < N; ++s) sources.push_back({s, 1});
     f.method = "exact-all-pairs";
   } else {
     // A seeded sample of sources, cut to the route-step budget (never fewer than 4).
@@ -358,7 +357,7 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
       if (!taken[s]) taken[s] = 1, pick.push_back(s);
     }
     unit = static_cast<double>(N) / k;  // every sampled source stands for N / k
-    for (node_t s : pick) sources.push_back({s, unit, 1});
+    for (node_t s : pick) sources.push_back({s, 1});
     f.method = "sampled";
     f.seed = opt.seed;
   }
@@ -378,7 +377,7 @@ PairFigures traced_figures(const Topology& topo, const Graph& g, const MetricsOp
   double wsum = 0;
   std::vector<double> md, mr;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    const double w = sources[i].weight;
+    const double w = static_cast<double>(sources[i].units) * unit;
     const double sd = static_cast<double>(per[i].sum_dist) - unit_shift * (N - 1);
     const double sr = static_cast<double>(per[i].sum_routed) - unit_shift * (N - 1);
     f.sum_d += w * sd;
