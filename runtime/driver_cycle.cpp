@@ -272,6 +272,40 @@ struct CycleDriver {
     for (node_t v : due) list(v);  // a stale entry (woken early since) only steps an idle node
     due.clear();
   }
+  /// The earliest pending wake-up (a stale one included: it only steps an idle node), or
+  /// no_wake. Between cycles, after apply_effects(): wheel entries then fall in
+  /// [m.cycle_ + 1, m.cycle_ + wheel_size], each bucket's cycle found from its index.
+  static constexpr std::uint64_t no_wake = ~std::uint64_t{0};
+  std::uint64_t earliest_wake() const {
+    for (std::uint64_t c = m.cycle_ + 1; c <= m.cycle_ + wheel_size; ++c)
+      if (!wheel[c % wheel_size].empty()) return c;
+    std::uint64_t w = no_wake;
+    for (const auto& wv : far) w = std::min(w, wv.first);
+    return w;
+  }
+  /// Idle-time skip: no node has work, no packet is anywhere and no OS hook acts, so nothing
+  /// happens before cycle w (<= every pending wake-up, > m.cycle_ + 1). Moves the clock to the
+  /// eve of w and lists the nodes due then, exactly as stepping the empty cycles would (a sleeping
+  /// node accounts for the cycles it slept when it wakes). The wheel is laid out anew for the
+  /// new position: its entries with their cycles, then every wake-up within wheel_size of it.
+  void jump_to(std::uint64_t w) {
+    RICA_ASSERT(w > m.cycle_ + 1 && w <= earliest_wake(), "a jump past a pending wake-up");
+    RICA_ASSERT(std::none_of(next.begin(), next.end(), [](std::uint64_t x) { return x != 0; }),
+                "a jump while a node has work");
+    for (std::uint64_t c = m.cycle_ + 1; c <= m.cycle_ + wheel_size; ++c) {
+      for (node_t v : wheel[c % wheel_size]) far.emplace_back(c, v);
+      wheel[c % wheel_size].clear();
+    }
+    m.cycle_ = w - 1;
+    std::erase_if(far, [&](const std::pair<std::uint64_t, node_t>& wv) {
+      if (wv.first - m.cycle_ > wheel_size) return false;
+      wheel[wv.first % wheel_size].push_back(wv.second);
+      return true;
+    });
+    std::vector<node_t>& due = wheel[w % wheel_size];
+    for (node_t v : due) list(v);
+    due.clear();
+  }
   void arrived(node_t v, std::uint32_t i) {
     m.work_words_[std::size_t{v} * m.mask_words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
     list(v);
@@ -368,9 +402,11 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   auto last_print = t0;
   std::uint64_t last_progress = 0, stalled = 0;
   // Livelock guard: packets keep moving (an OS policy may move them around for ever) but none is
-  // delivered for this long while packets are left: stop and report instead of running for ever.
+  // delivered in this many cycles that moved a packet, while packets are left: stop and report
+  // instead of running for ever. Only cycles with moves count: an idle stretch (an empty network
+  // waiting for the next injection) is no livelock, however long.
   const std::uint64_t livelock_limit = std::max<std::uint64_t>(200000, 100ull * stall_limit);
-  std::uint64_t last_delivered = 0, undelivered = 0;
+  std::uint64_t last_delivered = 0, undelivered = 0, hops_at_delivery = 0, cycle_at_delivery = 0;
   const std::size_t words = (std::size_t{nodes} + 63) / 64;
   if (first) {
     active.assign(words, 0);
@@ -462,15 +498,21 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     std::uint64_t progress = 0, delivered = 0;
     for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered, delivered += ts.delivered;
     const bool busy_os = m.hook_ && m.hook_->busy();
-    bool any_next = asleep > 0;  // a sleeping generator has work to come
-    for (std::uint64_t w : next) any_next = any_next || w != 0;
+    bool work_next = false;  // some node has work next cycle
+    for (std::uint64_t w : next) work_next = work_next || w != 0;
+    bool any_next = work_next || asleep > 0;  // a sleeping generator has work to come
+    // The first cycle anything can happen here: the next, unless the network is idle and only
+    // sleeping generators are left (then their earliest wake-up; no_wake when nothing is left).
+    std::uint64_t idle_until = work_next || m.hook_ ? cycle + 1 : asleep > 0 ? earliest_wake() : no_wake;
     if (ranks) {  // the batches of this cycle out and in; the loop's decisions from global sums
-      const Ranks::Sums sum = ranks->exchange(m, {progress, delivered, any_next}, remote_arrivals);
+      const Ranks::Sums sum =
+          ranks->exchange(m, {progress, delivered, any_next, idle_until}, remote_arrivals);
       for (const auto& [v, i] : remote_arrivals) arrived(v, i);
       remote_arrivals.clear();
       progress = sum.progress;
       delivered = sum.delivered;
       any_next = sum.any != 0;
+      idle_until = sum.shipped ? cycle + 1 : sum.idle_until;  // a packet or credit in transit: not idle
     }
     stalled = progress == last_progress ? stalled + 1 : 0;
     last_progress = progress;
@@ -479,13 +521,31 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       ++m.cycle_;
       break;
     }
-    undelivered = delivered == last_delivered ? undelivered + 1 : 0;
+    // Idle until a generator wakes: jump over the empty cycles (never past the end of the
+    // injection window or stop_at, where the loop acts). Same results as stepping them; an
+    // idle stretch is neither a stall nor a livelock.
+    if (idle_until != no_wake && idle_until > cycle + 1) {
+      std::uint64_t w = std::min(idle_until, stop_at);
+      if (cycle < cfg.cycles) w = std::min<std::uint64_t>(w, cfg.cycles);
+      if (w > cycle + 1) {
+        st.cycles_skipped += w - cycle - 1;
+        jump_to(w);
+        stalled = 0;
+        continue;
+      }
+    }
+    if (delivered != last_delivered)
+      undelivered = 0, hops_at_delivery = progress - delivered, cycle_at_delivery = cycle;
+    else if (stalled == 0)  // something moved, nothing was delivered
+      ++undelivered;
     last_delivered = delivered;
     if (undelivered > livelock_limit && packets_left()) {
       ++m.cycle_;
       st.deadlock = true;
-      st.deadlock_report = fmt::format("livelock: packets keep moving but none was delivered in the last {} cycles\n",
-                                       undelivered);
+      st.deadlock_report = fmt::format(
+          "livelock: packets keep moving but none was delivered in the last {} cycles with moves ({} packet-hops "
+          "since the last delivery, at cycle {})\n",
+          undelivered, progress - delivered - hops_at_delivery, cycle_at_delivery);
       break;
     }
     if (m.hook_ && m.hook_->holding()) stalled = 0;

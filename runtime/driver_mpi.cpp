@@ -251,7 +251,7 @@ void Ranks::ship_credit(Machine& m, std::uint32_t ci, std::uint32_t words) {
 Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived) {
   if (abort_cycle >= 0 && m.cycle_ == static_cast<std::uint64_t>(abort_cycle))
     dist::abort(4, fmt::format("rica: rank {}: aborting at cycle {} (test hook RICA_TEST_ABORT_RANK)", rank, m.cycle_));
-  constexpr int H = 6;  // header per destination: packets, credits, progress, delivered, any, total out
+  constexpr int H = 7;  // header per destination: packets, credits, progress, delivered, any, total out, idle until
   std::vector<std::uint64_t> hout(std::size_t{size} * H), hin(std::size_t{size} * H);
   std::uint64_t total = 0;
   for (unsigned d = 0; d < size; ++d) total += out_packets_[d].size() + out_credits_[d].size();
@@ -263,6 +263,7 @@ Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair
     h[3] = local.delivered;
     h[4] = local.any;
     h[5] = total;
+    h[6] = local.idle_until;
   }
   const WaitTimer timer(mpi_wait_s);  // from here on: this rank in MPI (waiting for the others, exchanging)
   check(MPI_Alltoall(hout.data(), H, MPI_UINT64_T, hin.data(), H, MPI_UINT64_T, MPI_COMM_WORLD), "MPI_Alltoall");
@@ -274,7 +275,9 @@ Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair
     s.delivered += h[3];
     s.any |= h[4];
     all += h[5];
+    s.idle_until = std::min(s.idle_until, h[6]);
   }
+  s.shipped = all;
   if (all == 0) return s;
   // One message per destination rank: its packets, then its credits.
   constexpr std::size_t P = sizeof(PacketMsg), C = sizeof(CreditMsg);

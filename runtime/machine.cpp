@@ -32,6 +32,7 @@ void Context::skip_opportunities(std::uint64_t k) noexcept {
   state_.gen_skip += k;
 }
 bool Context::look_ahead_allowed() const noexcept { return !engine_.os_hooked(); }
+bool Context::cycle_clock() const noexcept { return engine_.cycle_mode(); }
 
 namespace detail {
 

@@ -302,6 +302,8 @@ class Machine {
   /// Current time: ns since the start (async) or the current cycle (cycle engine).
   std::uint64_t now() const noexcept { return cycle_mode_ ? cycle_ : clock_.now(); }
   std::uint64_t cycle() const noexcept { return cycle_; }
+  /// The cycle engine drives this machine (now() counts cycles).
+  bool cycle_mode() const noexcept { return cycle_mode_; }
 
   // ---- applications (any thread: the node's own task) ----
   /// A packet from PE src to dst joins src's source queue (never fails).

@@ -417,6 +417,7 @@ nlohmann::json OsStats::to_json() const {
   j["misdelivered"] = misdelivered;
   j["conservation_ok"] = machine.conservation_ok;
   j["deadlock"] = machine.deadlock;
+  j["deadlock_report"] = machine.deadlock_report;
   j["cycles_run"] = machine.cycles_run;
   j["save_peak_packets"] = save_peak_packets;
   j["save_peak_words"] = save_peak_words;

@@ -69,6 +69,10 @@ struct Ranks {
   /// Global sums of the driver's per-cycle counters.
   struct Sums {
     std::uint64_t progress = 0, delivered = 0, any = 0;
+    /// The minimum over ranks of the first cycle anything can happen there (the cycle driver's
+    /// idle-time skip); in the result only.
+    std::uint64_t idle_until = ~std::uint64_t{0};
+    std::uint64_t shipped = 0;  ///< in the result: packets and credits exchanged in this call
   };
   /// Packets pushed this cycle into buffer `in` of node v (another rank's): out of this rank's
   /// copy, into v's owner's batch.

@@ -161,6 +161,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   if (!st.app_message.empty()) j["app_message"] = st.app_message;
   if (cfg.engine == EngineKind::cycle) {
     j["cycles_run"] = st.cycles_run;
+    j["cycles_skipped"] = st.cycles_skipped;  // of cycles_run: idle stretches jumped over
     j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)
     j["measured"] = st.measured;
   }

@@ -172,6 +172,17 @@ done
 # ---- rica os ----
 check_exit 0 "os drain and flush" os cbanyan:n=3 --rate 0.05 --slice 50 --packets 20 --no-plot --quiet
 check_exit 0 "os in a partition" os cccb:n=2 --parts 2 --rate 0.05 --slice 40 --packets 10 --policy drain --quiet
+# Issue 28: drain-pe with slices shorter than a trip through an indirect network livelocks; that is
+# exit 3 with the livelock's evidence, not "internal error" (exit 1).
+check_exit 3 "os drain-pe livelock is exit 3" os omega:4 --policy drain-pe --slice 5 --rate 1 --packets 60 --no-plot --quiet
+expect_in "drain-pe at rate 1, slice 5: livelock: packets keep moving" "os livelock names the run and the evidence" \
+  os omega:4 --policy drain-pe --slice 5 --rate 1 --packets 60 --no-plot --quiet
+# Issue 28: a packet after more than the livelock guard's 200,000 quiet cycles is no livelock.
+gap_trace=$(mktemp); printf 'time,src,dst,words\n0,0,1,3\n270000,2,3,3\n' > "$gap_trace"
+check_exit 0 "trace with a 270,000-cycle gap" run torus:4x4 --engine cycle --traffic "trace:$gap_trace" --quiet
+expect_in "idle, jumped over" "the idle stretch is jumped over" run torus:4x4 --engine cycle --traffic "trace:$gap_trace"
+rm -f "$gap_trace"
+check_exit 0 "bursts with off periods past the guard" run torus:2x2 --engine cycle --burst 1:600000 --rate 1 --cycles 3000000 --quiet
 check_exit 2 "os one job" os torus:4x4 --job uniform --packets 5
 check_exit 2 "os unknown policy" os torus:4x4 --policy sweep --packets 5
 check_exit 2 "os rate out of range" os torus:4x4 --rate 1.5 --packets 5

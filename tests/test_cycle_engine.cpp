@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -337,6 +338,201 @@ TEST(CycleEngine, SleepingGeneratorsGiveTheSameRunAsOneDrawPerCycle) {
       EXPECT_EQ(a.delivered, b.delivered) << c.spec;
       EXPECT_TRUE(a.conservation_ok && b.conservation_ok) << c.spec;
     }
+  }
+}
+
+/// Trace replay without look-ahead: one generate() call per cycle, sending each row once its time
+/// has come (TraceReplay before it skipped the calls up to its next row's time). Its PEs never
+/// sleep, so the cycle driver steps every cycle: the reference for the idle-time skip.
+class NaiveTrace : public App {
+ public:
+  struct Row {
+    std::uint64_t time;
+    node_t src, dst;
+  };
+  NaiveTrace(node_t pes, const std::vector<Row>& rows) : per_pe_(pes) {
+    for (const Row& r : rows) per_pe_[r.src].push_back(r);
+  }
+  void setup(Machine& m) override {
+    handler_ = m.add_handler([](Context&, const Packet&) {});
+    next_.assign(m.pes(), 0);
+  }
+  bool generate(Context& ctx) override {
+    const auto& v = per_pe_[ctx.pe()];
+    std::size_t& i = next_[ctx.pe()];
+    for (; i < v.size() && v[i].time <= ctx.now(); ++i) ctx.send(v[i].dst, handler_);
+    return i < v.size();
+  }
+
+ private:
+  std::vector<std::vector<Row>> per_pe_;
+  std::vector<std::size_t> next_;
+  handler_t handler_ = 0;
+};
+
+/// Bursts of rows separated by gaps of every scale: a few cycles, thousands, and longer than the
+/// livelock guard's 200,000 cycles. Sorted by time.
+std::vector<NaiveTrace::Row> gappy_trace(node_t pes, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<NaiveTrace::Row> rows;
+  std::uint64_t t = g() % 100;
+  for (int burst = 0; burst < 7; ++burst) {
+    const unsigned n = 1 + static_cast<unsigned>(g() % 12);
+    for (unsigned k = 0; k < n; ++k) {
+      const auto src = static_cast<node_t>(g() % pes);
+      const auto dst = static_cast<node_t>((src + 1 + g() % (pes - 1)) % pes);
+      rows.push_back({t + g() % 40, src, dst});
+    }
+    const std::uint64_t scale = burst == 2 ? 2 : g() % 3;  // at least one gap past the guard
+    t += scale == 0 ? 1 + g() % 60 : scale == 1 ? 1000 + g() % 9000 : 200001 + g() % 300000;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+  return rows;
+}
+
+// Regression (issue 28): the livelock guard counted idle cycles, so a packet injected after more
+// than 200,000 quiet cycles stopped a valid run as a "livelock" (exit 3). Property, over random
+// traces with long gaps on several families, both timing models and thread counts: never a
+// deadlock or livelock, every packet delivered; and the replay that skips to its next row (its
+// PEs sleep, the driver jumps over idle stretches) gives the same per-packet trace and cycle
+// count as stepping every cycle.
+TEST(CycleEngine, TracesWithLongGapsAreNeverALivelockAndIdleJumpsChangeNothing) {
+  struct Case {
+    const char* spec;
+    Timing timing;
+    unsigned threads;
+  };
+  std::uint64_t seed = 1;
+  for (const Case& c : {Case{"torus:4x4", Timing::vct, 1}, Case{"mesh:3x5", Timing::saf, 2},
+                        Case{"omega:3", Timing::vct, 2}, Case{"hypercube:3", Timing::vct, 1},
+                        Case{"cccb:n=2", Timing::saf, 1}}) {
+    const Topology t = TopologyRegistry::parse(c.spec);
+    const auto rows = gappy_trace(t.pes(), seed++);
+    const std::string path = tmp("gappy");
+    {
+      std::ofstream f(path);
+      f << "time,src,dst\n";
+      for (const auto& r : rows) f << r.time << ',' << r.src << ',' << r.dst << '\n';
+    }
+    TrafficOptions opt;
+    auto replay = TrafficRegistry::make("trace:" + path, t, opt);
+    NaiveTrace naive(t.pes(), rows);
+    EngineConfig cfg;
+    cfg.threads = c.threads;
+    cfg.timing = c.timing;
+    cfg.cycles = rows.back().time + 1;
+    cfg.trace = tmp("gappy_a");
+    const RunStats a = run_cycles(t, *replay, cfg);
+    cfg.trace = tmp("gappy_b");
+    const RunStats b = run_cycles(t, naive, cfg);
+    for (const RunStats* s : {&a, &b}) {
+      EXPECT_FALSE(s->deadlock) << c.spec << ": " << s->deadlock_report;
+      EXPECT_TRUE(s->conservation_ok && s->app_ok) << c.spec << ": " << s->app_message;
+      EXPECT_EQ(s->delivered, rows.size()) << c.spec;
+    }
+    EXPECT_EQ(slurp(tmp("gappy_a")), slurp(tmp("gappy_b"))) << c.spec;
+    EXPECT_EQ(a.cycles_run, b.cycles_run) << c.spec;
+    EXPECT_GT(a.cycles_skipped, 200000u) << c.spec << ": the replay's idle stretches are jumped over";
+    EXPECT_EQ(b.cycles_skipped, 0u) << c.spec << ": PEs that never sleep leave nothing to jump";
+  }
+}
+
+// Regression (issue 28): a trace whose only row is at cycle 2^31 - 1 ran for about ten minutes
+// of empty cycles; the driver now jumps to it.
+TEST(CycleEngine, AnInjectionAtCycleTwoToThe31IsReachedByOneJump) {
+  const Topology t = TopologyRegistry::parse("torus:4x4");
+  const std::string path = tmp("late");
+  std::ofstream(path) << "time,src,dst,words\n2147483647,0,5,3\n";
+  TrafficOptions opt;
+  auto replay = TrafficRegistry::make("trace:" + path, t, opt);
+  EngineConfig cfg;
+  cfg.cycles = std::uint64_t{1} << 31;
+  const RunStats s = run_cycles(t, *replay, cfg);
+  EXPECT_TRUE(s.conservation_ok && s.app_ok && !s.deadlock) << s.deadlock_report;
+  EXPECT_EQ(s.delivered, 1u);
+  EXPECT_GE(s.cycles_run, std::uint64_t{1} << 31);
+  EXPECT_GT(s.cycles_skipped, (std::uint64_t{1} << 31) - 100);
+}
+
+/// An on/off source without look-ahead: one switch draw per opportunity (OpenLoopTraffic's bursts
+/// before an off period was drawn ahead), then the rate draw while on.
+class NaiveBursts : public App {
+ public:
+  NaiveBursts(const Topology& t, double rate, std::uint64_t packets, double on, double off)
+      : pattern_(traffic::Uniform(traffic::PeSpace::of(t))), rate_(rate), packets_(packets), p_on_off_(1 / on),
+        p_off_on_(1 / off), start_on_(on / (on + off)) {}
+  void setup(Machine& m) override {
+    handler_ = m.add_handler([](Context&, const Packet&) {});
+    sent_.assign(m.pes(), 0);
+    on_.assign(m.pes(), 2);
+  }
+  bool generate(Context& ctx) override {
+    std::uint64_t& sent = sent_[ctx.pe()];
+    if (sent >= packets_) return false;
+    std::uint8_t& on = on_[ctx.pe()];
+    if (on == 2)
+      on = ctx.rng().uniform() < start_on_;
+    else if (ctx.rng().uniform() < (on ? p_on_off_ : p_off_on_))
+      on = !on;
+    if (!on) return true;
+    if ((ctx.backlog() < 8) && (rate_ >= 1.0 || ctx.rng().uniform() < rate_)) {
+      ctx.send(traffic::destination(pattern_, ctx.pe(), ctx.rng()), handler_);
+      ++sent;
+    }
+    return sent < packets_;
+  }
+
+ private:
+  traffic::Pattern pattern_;
+  double rate_;
+  std::uint64_t packets_;
+  double p_on_off_, p_off_on_, start_on_;
+  handler_t handler_ = 0;
+  std::vector<std::uint64_t> sent_;
+  std::vector<std::uint8_t> on_;
+};
+
+// Regression (issue 28): bursty sources with off periods longer than the livelock guard
+// (`rica run torus:2x2 --engine cycle --burst 1:600000 --rate 1 --cycles 3000000`) were stopped
+// as a livelock. Off periods are now drawn ahead (the same draws, in the same order) and idle
+// stretches jumped over: the same run as one draw per cycle, and the documented example verified.
+TEST(CycleEngine, BurstySourcesWithLongOffPeriodsRunAsOneDrawPerCycle) {
+  for (const char* spec : {"torus:4x4", "cccb:n=2"}) {
+    const Topology t = TopologyRegistry::parse(spec);
+    TrafficOptions opt;
+    opt.rate = 0.5;
+    opt.packets = 40;
+    opt.source_queue = 8;
+    opt.burst_on = 20;
+    opt.burst_off = 30000;
+    auto bursts = TrafficRegistry::make("uniform", t, opt);
+    NaiveBursts naive(t, opt.rate, opt.packets, opt.burst_on, opt.burst_off);
+    EngineConfig cfg;
+    cfg.threads = 2;
+    cfg.cycles = 300000;
+    cfg.trace = tmp("burst_a");
+    const RunStats a = run_cycles(t, *bursts, cfg);
+    cfg.trace = tmp("burst_b");
+    const RunStats b = run_cycles(t, naive, cfg);
+    EXPECT_GT(a.delivered, 10u) << spec;
+    EXPECT_EQ(slurp(tmp("burst_a")), slurp(tmp("burst_b"))) << spec;
+    EXPECT_EQ(a.cycles_run, b.cycles_run) << spec;
+    EXPECT_TRUE(a.conservation_ok && b.conservation_ok && !a.deadlock && !b.deadlock) << spec;
+  }
+  const Topology t = TopologyRegistry::parse("torus:2x2");
+  TrafficOptions opt;
+  opt.rate = 1;
+  opt.packets = 3000000;
+  opt.burst_on = 1;
+  opt.burst_off = 600000;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    auto bursts = TrafficRegistry::make("uniform", t, opt);
+    EngineConfig cfg;
+    cfg.seed = seed;
+    cfg.cycles = 3000000;
+    const RunStats s = run_cycles(t, *bursts, cfg);
+    EXPECT_FALSE(s.deadlock) << "seed " << seed << ": " << s.deadlock_report;
+    EXPECT_TRUE(s.conservation_ok && s.app_ok) << "seed " << seed;
   }
 }
 

@@ -56,7 +56,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   add_topology_commands(app);
   add_run_commands(app, status);
   add_sweep_command(app);
-  add_os_command(app);
+  add_os_command(app, status);
   add_app_command(app, status);
   add_experiment_commands(app);
   add_partition_command(app);

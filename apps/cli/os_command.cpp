@@ -69,7 +69,9 @@ struct Point {
   std::uint64_t completion = 0;
 };
 
-void run(const OsOptions& o) {
+/// Runs the sweep; returns the exit status: 0, 1 (a run lost, duplicated or misdelivered packets,
+/// or broke the drain bound), 3 (a run deadlocked or livelocked: its report on stderr).
+int run(const OsOptions& o) {
   const Topology base = TopologyRegistry::parse(o.topology);
   if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
   for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
@@ -305,15 +307,30 @@ void run(const OsOptions& o) {
                                      link_cycles_text(cfg))});
     if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
   }
-  bool ok = true;
+  // A stuck run is what it is (deadlock or livelock, with its evidence), not an internal error;
+  // packets lost, duplicated or misdelivered, or a broken drain bound, are.
+  for (const Point& p : points) {
+    const bool stuck = p.stats.machine.deadlock;
+    if (stuck || p.stats.machine.conservation_ok) continue;
+    throw std::runtime_error(fmt::format("os: {} at rate {}, slice {}: packets lost or duplicated",
+                                         p.policy, p.rate, p.slice));
+  }
   for (const Point& p : points)
-    ok = ok && p.stats.machine.conservation_ok && p.stats.misdelivered == 0 && p.stats.bound_ok && !p.stats.machine.deadlock;
-  if (!ok) throw std::runtime_error("os: a run lost, duplicated or misdelivered packets, or broke the drain bound");
+    if (p.stats.misdelivered != 0 || !p.stats.bound_ok)
+      throw std::runtime_error(fmt::format("os: {} at rate {}, slice {}: {}", p.policy, p.rate, p.slice,
+                                           p.stats.misdelivered ? "packets misdelivered" : "a switch broke the drain bound"));
+  for (const Point& p : points)
+    if (p.stats.machine.deadlock) {
+      std::fprintf(stderr, "rica: os: %s at rate %g, slice %s: %s", p.policy.c_str(), p.rate,
+                   p.slice ? std::to_string(p.slice).c_str() : "- (baseline)", p.stats.machine.deadlock_report.c_str());
+      return 3;
+    }
+  return 0;
 }
 
 }  // namespace
 
-void add_os_command(CLI::App& app) {
+void add_os_command(CLI::App& app, int& status) {
   auto o = std::make_shared<OsOptions>();
   auto* c = app.add_subcommand("os", "Time sharing of a partition: drain vs flush over loads and slice lengths");
   o->cmd = c;
@@ -336,9 +353,9 @@ void add_os_command(CLI::App& app) {
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
   add_quiet(c, o->quiet);
   add_progress(c, o->progress);
-  c->callback([o] {
+  c->callback([o, &status] {
     dist::require_one_process("rica os");  // the OS layer across ranks may come later (docs/distributed.md)
-    run(*o);
+    status = run(*o);
   });
 }
 

@@ -236,8 +236,9 @@ int run(RunOptions o) {
                st.net_latency_mean / scale, digits, st.net_latency_p50 / scale, digits, st.net_latency_p99 / scale,
                digits, st.net_latency_max / scale, digits, unit);
     if (cycle)
-      fmt::print("virtual time  {} cycles run ({} injecting); accepted {:.4f} packets/PE/cycle\n", st.cycles_run,
-                 cfg.cycles, st.throughput);
+      fmt::print("virtual time  {} cycles run ({} injecting{}); accepted {:.4f} packets/PE/cycle\n", st.cycles_run,
+                 cfg.cycles, st.cycles_skipped ? fmt::format("; {} idle, jumped over", st.cycles_skipped) : "",
+                 st.throughput);
     fmt::print("throughput    {:.3f} M packets/s, {:.3f} M packet-hops/s in {:.3f} s\n", st.packets_per_s / 1e6,
                st.packet_hops_per_s / 1e6, st.wall_s);
     fmt::print("links         max load {} packets, mean {:.1f}\n", st.link_load_max, st.link_load_mean);

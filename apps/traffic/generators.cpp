@@ -67,6 +67,7 @@ void OpenLoopTraffic::setup(Machine& m) {
   received_.assign(n, 0);
   on_.assign(n, 2);  // 2: not drawn yet (drawn from the PE's own stream on its first opportunity)
   drawn_.assign(n, 0);
+  on_drawn_.assign(n, 0);
   // Failed PEs (docs/faults.md): from fail_at on they are no source and no destination.
   fail_from_.assign(n, ~std::uint64_t{0});
   const std::uint64_t at = fail_cycle(m.topology());
@@ -92,9 +93,14 @@ bool OpenLoopTraffic::generate(Context& ctx) {
     std::uint8_t& on = on_[pe];
     if (on == 2)
       on = ctx.rng().uniform() < start_on_;
+    else if (on_drawn_[pe])  // this opportunity's off -> on draw was made ahead (look_ahead_off)
+      on_drawn_[pe] = 0, on = 1;
     else if (ctx.rng().uniform() < (on ? p_on_off_ : p_off_on_))
       on = !on;
-    if (!on) return true;
+    if (!on) {
+      if (ctx.look_ahead_allowed()) look_ahead_off(ctx, pe);
+      return true;
+    }
   }
   if (source_queue_ == 0 || ctx.backlog() < source_queue_) {
     bool go = rate_ >= 1.0;
@@ -134,6 +140,24 @@ void OpenLoopTraffic::look_ahead(Context& ctx, node_t pe) {
   for (; k < cap; ++k)
     if (r.uniform() < rate_) {
       drawn_[pe] = 1;
+      break;
+    }
+  ctx.rng() = r;
+  if (k) ctx.skip_opportunities(k);
+}
+
+// A source that stays off at opportunity t draws exactly one uniform (off -> on) at each
+// opportunity until it turns on, and sends nothing: make those draws now, in the same order, and
+// let the machine skip the opportunities (an off period costs nothing, and the cycle engine jumps
+// over it when the network is idle). The next call is the one that turns on (on_drawn_), or, past
+// the cap, a fresh draw.
+void OpenLoopTraffic::look_ahead_off(Context& ctx, node_t pe) {
+  constexpr std::uint64_t cap = std::uint64_t{1} << 20;
+  std::uint64_t k = 0;
+  Rng r = ctx.rng();
+  for (; k < cap; ++k)
+    if (r.uniform() < p_off_on_) {
+      on_drawn_[pe] = 1;
       break;
     }
   ctx.rng() = r;

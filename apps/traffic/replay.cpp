@@ -260,6 +260,10 @@ bool TraceReplay::generate(Context& ctx) {
       ctx.send_words(v[i].dst, v[i].words, handler_);
     else
       ctx.send(v[i].dst, handler_);
+  // Under the cycle engine (an opportunity per cycle) the calls until the next row's time send
+  // nothing: skip them, so an idle PE sleeps through the gap and an idle network jumps over it.
+  if (i < v.size() && v[i].time > now + 1 && ctx.cycle_clock() && ctx.look_ahead_allowed())
+    ctx.skip_opportunities(v[i].time - now - 1);
   return i < v.size();
 }
 

@@ -280,7 +280,9 @@ class OpenLoopTraffic : public App {
   double start_on_ = 1;                  ///< bursts: probability a source starts on
   std::vector<std::uint8_t> on_;         ///< bursts: 1 while the PE's source is on (PE-local)
   std::vector<std::uint8_t> drawn_;      ///< 1: the next opportunity's draw was made and succeeded (PE-local)
+  std::vector<std::uint8_t> on_drawn_;   ///< bursts, 1: the next opportunity's off -> on draw was made and succeeded (PE-local)
   void look_ahead(Context& ctx, node_t pe);
+  void look_ahead_off(Context& ctx, node_t pe);
   handler_t handler_ = 0;
   std::vector<std::uint64_t> quota_;     ///< packets this PE sends: packets_, or 0 if self-mapped
   std::vector<std::uint64_t> fail_from_; ///< per PE: the cycle it fails at (faults), ~0 if it never does

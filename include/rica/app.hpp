@@ -98,6 +98,9 @@ class Context {
   /// False while something other than the app can add to this PE's injection queue (an OS
   /// switch policy requeues packets), which would change what the skipped opportunities do.
   bool look_ahead_allowed() const noexcept;
+  /// True under the cycle engine: now() counts cycles and a generating PE has exactly one
+  /// injection opportunity per cycle, so skipping k opportunities passes k cycles.
+  bool cycle_clock() const noexcept;
 
  private:
   friend class detail::Machine;

@@ -124,6 +124,9 @@ struct RunStats {
   std::vector<std::uint64_t> link_packets;  ///< [node * ports + out_port]
   // Cycle engine: virtual time.
   std::uint64_t cycles_run = 0;            ///< cycles simulated (injection window + drain)
+  /// Of cycles_run, those jumped over in one step: the network empty, only sleeping generators
+  /// left (their effect is that of stepping them: nothing moves).
+  std::uint64_t cycles_skipped = 0;
   std::uint64_t measured = 0;              ///< packets generated after the warm-up (statistics)
   double throughput = 0;                   ///< packets delivered per PE per cycle in the window
   std::string latency_unit = "ns";
