@@ -3,6 +3,7 @@
 #   P/lib/librica_*.{a,so}                 rica::runtime and the application libraries, rica::cli
 #   P/include/rica/...                     the public API; rica/apps/ the application headers;
 #                                          rica/internal/ the machine and switch-policy interface
+#                                          (only P/include is on a consumer's include path)
 #   P/share/rica/scripts/plot_*.py         the plot scripts `rica sweep|os|experiment` call
 #   P/lib/cmake/rica/                      find_package(rica CONFIG REQUIRED): rica::runtime, rica::cli, ...
 #   P/lib/pkgconfig/rica.pc                pkg-config --cflags --libs rica
@@ -22,7 +23,11 @@ install(TARGETS ${RICA_EXPORTED} EXPORT ricaTargets
 install(TARGETS rica RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(DIRECTORY include/rica DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
-install(FILES runtime/machine.hpp runtime/os_policy.hpp runtime/tsan.hpp
+# rica/internal/: the machine and the switch-policy interface, with every header they include
+# (each installed header compiles on its own from the prefix: tests/install_tests.sh). Consumers
+# include them by path (<rica/internal/os_policy.hpp>, <rica/apps/traffic.hpp>): only P/include is
+# on their include path, so rica's header names never collide with theirs.
+install(FILES runtime/machine.hpp runtime/os_policy.hpp runtime/tsan.hpp runtime/ranks.hpp runtime/sparse.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/internal)
 install(FILES apps/traffic/traffic.hpp apps/examples/app_registry.hpp apps/examples/reduce.hpp
               apps/sort/sort.hpp apps/stencil/stencil.hpp apps/stencil/process_map.hpp

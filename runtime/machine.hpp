@@ -27,6 +27,7 @@
 #include <thread>
 #include <tuple>
 
+#include "rica/assert.hpp"
 #include "rica/faults.hpp"
 #include "rica/link_buffer.hpp"
 #include "rica/progress.hpp"
@@ -41,13 +42,6 @@
 #endif
 
 
-// Debug-build precondition checks (oneTBB's __TBB_ASSERT style): free in release builds.
-#ifndef NDEBUG
-#define RICA_ASSERT(cond, msg) \
-  ((cond) ? (void)0 : (std::fprintf(stderr, "rica: %s:%d: assertion '%s' failed: %s\n", __FILE__, __LINE__, #cond, msg), std::abort()))
-#else
-#define RICA_ASSERT(cond, msg) ((void)0)
-#endif
 
 namespace rica {
 namespace detail {

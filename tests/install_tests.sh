@@ -91,6 +91,82 @@ python3 -c "import json,sys; j=json.load(open('$TMP/app.json')); sys.exit(0 if j
 "$R" run torus:4x4 --app ring:laps=0 2>"$TMP/err" && fail "rica_ring accepted laps=0"
 [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "laps" "$TMP/err" || fail "rica_ring laps=0: $(cat "$TMP/err")"
 
+# Every installed header compiles on its own from the prefix (one translation unit each), and
+# only P/include is on a consumer's include path (a user's own machine.hpp or traffic.hpp cannot
+# collide with rica's).
+H=$TMP/headers
+mkdir -p "$H"
+{
+  echo 'cmake_minimum_required(VERSION 3.22)'
+  echo 'project(rica_headers LANGUAGES CXX)'
+  echo 'find_package(rica CONFIG REQUIRED)'
+  echo 'add_library(headers OBJECT)'
+  echo 'target_link_libraries(headers PRIVATE rica::cli)'
+} > "$H/CMakeLists.txt"
+n=0
+while IFS= read -r hdr; do
+  n=$((n + 1))
+  echo "#include <${hdr#"$P/include/"}>" > "$H/h$n.cpp"
+  echo "target_sources(headers PRIVATE h$n.cpp)" >> "$H/CMakeLists.txt"
+done < <(find "$P/include/rica" -name '*.hpp' | sort)
+[ "$n" -gt 40 ] || fail "only $n installed headers"
+echo '#include "machine.hpp"' > "$H/own.cpp"  # a user header named like rica's internal one
+echo 'int user_machine_hpp = 1;' > "$H/machine.hpp"
+echo "target_sources(headers PRIVATE own.cpp)" >> "$H/CMakeLists.txt"
+cmake -S "$H" -B "$H/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
+cmake --build "$H/b" -j 2 >"$TMP/hdr.log" 2>&1 ||
+  fail "installed headers do not compile on their own: $(grep -m3 error "$TMP/hdr.log")"
+if grep -q "rica/internal\|rica/apps" "$P/lib/cmake/rica/ricaTargets.cmake" "$P/lib/pkgconfig/rica.pc"; then
+  fail "rica/internal or rica/apps on a consumer's include path"
+fi
+
+# docs/extending.md's own code, built against the prefix: its application, traffic pattern, switch
+# policy and both topology families, each a translation unit of one program on rica::cli (the
+# application is user::RingToken of examples/external/ring.hpp), then run by name, plots included.
+D=$TMP/docext
+mkdir -p "$D"
+python3 - "$SRC/docs/extending.md" "$D" <<'PYEOF' || fail "docs/extending.md: the code blocks of its sections"
+import re, sys
+text = open(sys.argv[1]).read()
+def blocks(section):
+    body = text.split("\n## " + section + "\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```cpp\n(.*?)```", body, re.S)
+app, traffic = blocks("Adding an application")[0], blocks("Adding a traffic pattern")[0]
+policy = blocks("Adding a switch policy")[0]
+dring, uring = blocks("Adding a topology family")[:2]
+for name, code in (("app", '#include "ring.hpp"\n' + app), ("traffic", traffic), ("policy", policy),
+                   ("dring", dring), ("uring", uring)):
+    open(f"{sys.argv[2]}/doc_{name}.cpp", "w").write(code)
+PYEOF
+cat > "$D/CMakeLists.txt" <<CMAKEEOF
+cmake_minimum_required(VERSION 3.22)
+project(rica_doc_extensions LANGUAGES CXX)
+find_package(rica CONFIG REQUIRED)
+add_executable(doc_rica doc_app.cpp doc_traffic.cpp doc_policy.cpp doc_dring.cpp doc_uring.cpp
+               $SRC/examples/external/ring.cpp)
+target_include_directories(doc_rica PRIVATE $SRC/examples/external)
+target_link_libraries(doc_rica PRIVATE rica::cli)
+CMAKEEOF
+cmake -S "$D" -B "$D/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" >/dev/null
+cmake --build "$D/b" -j 2 >"$TMP/doc.log" 2>&1 ||
+  fail "docs/extending.md's code does not build: $(grep -m3 error "$TMP/doc.log")"
+DR=$D/b/doc_rica
+"$DR" list > "$TMP/doclist.txt"
+for name in ring reverse drain-later dring uring; do
+  grep -q "^  $name " "$TMP/doclist.txt" || fail "docs/extending.md: '$name' not in rica list"
+done
+"$DR" run torus:4x4 --app ring:laps=2 --quiet >/dev/null || fail "doc app: run --app ring"
+"$DR" run torus:4x4 --traffic reverse --engine cycle --cycles 200 --quiet >/dev/null || fail "doc traffic: --traffic reverse"
+"$DR" run dring:12 --app ring:laps=2 --engine cycle --quiet >/dev/null || fail "doc topology: run dring:12"
+"$DR" run uring:12 --app ring:laps=2 --quiet >/dev/null || fail "doc topology: run uring:12"
+(cd "$TMP" && "$DR" os torus:4x4 --policy drain,drain-later --rate 0.05 --slice 100 --packets 20 --out "$TMP/docos" \
+  >"$TMP/docos.txt" 2>"$TMP/err") || fail "doc policy: os --policy drain-later: $(cat "$TMP/err")"
+grep -q "^drain-later" "$TMP/docos.txt" || fail "doc policy: no drain-later row: $(cat "$TMP/docos.txt")"
+if python3 -c "import matplotlib" 2>/dev/null; then  # the plots, through the installed scripts
+  if grep -q "plots skipped" "$TMP/err" "$TMP/docos.txt"; then fail "doc policy: plots skipped: $(cat "$TMP/err")"; fi
+  ls "$TMP/docos"/*.png >/dev/null 2>&1 || fail "doc policy: rica os wrote no plot"
+fi
+
 # pkg-config: the user's driver built by hand against rica.pc.
 PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --exists rica || fail "pkg-config: rica not found"
 # shellcheck disable=SC2046
@@ -99,4 +175,4 @@ g++ -std=c++20 -O1 -o "$TMP/driver_pc" "$SRC/examples/external/driver.cpp" "$SRC
   $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs rica) -Wl,-rpath,"$P/lib"
 "$TMP/driver_pc" hypercube:4 1 >/dev/null || fail "driver built with pkg-config"
 "$TMP/driver_pc" uring:6 1 >/dev/null || fail "driver built with pkg-config: uring:6"
-echo "install_tests: ok (prefix layout, examples/external via find_package and pkg-config)"
+echo "install_tests: ok (prefix layout, $n headers on their own, docs/extending.md's code, examples/external via find_package and pkg-config)"

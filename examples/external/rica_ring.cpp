@@ -5,10 +5,10 @@
 //   rica_ring run dring:12 --app ring:laps=2 | topo dring:12 | run uring:12 --app ring:laps=2
 #include <memory>
 
-#include <app_registry.hpp>  // rica::register_app, rica::AppRegistration
+#include <rica/apps/app_registry.hpp>  // rica::register_app, rica::AppRegistration
 #include <rica/cli.hpp>            // rica::cli::main
 #include <rica/user_topology.hpp>  // rica::TopologyRegistration
-#include <traffic.hpp>       // rica::TrafficRegistration
+#include <rica/apps/traffic.hpp>       // rica::TrafficRegistration
 
 #include "ring.hpp"
 #include "uring.hpp"

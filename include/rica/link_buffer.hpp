@@ -28,16 +28,9 @@
 #include <mutex>
 #include <vector>
 
+#include "rica/assert.hpp"
 #include "rica/packet.hpp"
 
-#ifndef NDEBUG
-#include <cstdio>
-#include <cstdlib>
-#define RICA_LB_ASSERT(cond, msg) \
-  ((cond) ? (void)0 : (std::fprintf(stderr, "rica: %s:%d: assertion '%s' failed: %s\n", __FILE__, __LINE__, #cond, msg), std::abort()))
-#else
-#define RICA_LB_ASSERT(cond, msg) ((void)0)
-#endif
 
 namespace rica {
 
@@ -142,7 +135,7 @@ class alignas(64) LinkBuffer {
   /// The same, for a caller that knows the capacity (every buffer of a machine has the same): the
   /// buffer itself is read only when the cached count says no.
   bool fits(Credit& c, unsigned capacity_words, unsigned words) noexcept {
-    RICA_LB_ASSERT(capacity_words == capacity_, "fits() with another buffer's capacity");
+    RICA_ASSERT(capacity_words == capacity_, "fits() with another buffer's capacity");
     if (capacity_words - (c.pushed - c.popped_seen) >= words) return true;
     c.popped_seen = popped_.load(std::memory_order_acquire);
     return capacity_words - (c.pushed - c.popped_seen) >= words;
@@ -169,10 +162,10 @@ class alignas(64) LinkBuffer {
     Packet& copy = pool_[k].packet;
     copy = p;
     edit(copy);
-    RICA_LB_ASSERT(copy.words == p.words, "push: the edit changed the packet's length");
+    RICA_ASSERT(copy.words == p.words, "push: the edit changed the packet's length");
     c.pushed += p.words;
     const bool ok = q_.push(k);  // release: publishes the slot's contents
-    RICA_LB_ASSERT(ok, "index ring full although the credit said the packet fits");
+    RICA_ASSERT(ok, "index ring full although the credit said the packet fits");
     (void)ok;
   }
   /// The producer found no room: ask the consumer for a wake-up. Returns true if room appeared

@@ -11,7 +11,8 @@
 // direction of travel away from / past the dateline: a minimal route never reopens a finished
 // dimension, so an indirect dependency never leads back to a lower dimension or an earlier ring
 // position of the same class. Checked for every size in tests/test_adaptive_routing.cpp.
-// Included by rica/routing.hpp (not on its own).
+
+#include "rica/routing/candidates.hpp"
 
 namespace rica {
 

@@ -6,7 +6,8 @@
 // level l to level l+1 on the way up and from l to l-1 on the way down, never from down to up,
 // so the dependency graph of all channels is acyclic with the one class. Any up-path reaches a
 // common ancestor at the same level as the deterministic one, so routes stay shortest.
-// Included by rica/routing.hpp (not on its own).
+
+#include "rica/routing/candidates.hpp"
 
 namespace rica {
 

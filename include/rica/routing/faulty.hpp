@@ -12,7 +12,9 @@
 // escape. Every hop is on a shortest surviving path (class-0 hops shorten the distance by one,
 // the escape's routes are shortest), so every choice arrives in the shortest surviving distance.
 // Dynamic faults (at=CYCLE) are not offered: the routing changes at the failure.
-// Checked by tests/test_adaptive_routing.cpp on faulty networks. Included by rica/routing.hpp.
+// Checked by tests/test_adaptive_routing.cpp on faulty networks.
+
+#include "rica/routing/candidates.hpp"
 
 namespace rica {
 

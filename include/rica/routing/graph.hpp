@@ -19,7 +19,8 @@
 // class-0 hops shorten the distance by one, escape hops the legal distance by one.
 // Checked exhaustively at small sizes by tests/test_adaptive_routing.cpp (regular and irregular
 // graphs). Nodes with more shortest-path ports than CandidateSet::capacity offer the first ones.
-// Included by rica/routing.hpp (not on its own).
+
+#include "rica/routing/candidates.hpp"
 
 namespace rica {
 

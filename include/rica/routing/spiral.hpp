@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "rica/routing/candidates.hpp"
+
 namespace rica {
 
 /// The routing state shared by the DCE and MDCE adaptive routings (see above).

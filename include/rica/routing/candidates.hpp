@@ -1,0 +1,55 @@
+#pragma once
+// The vocabulary of adaptive routing (rica/routing.hpp states the contract): the candidate set a
+// routing fills per hop, the AdaptiveFor<T> trait that names a topology type's adaptive routing,
+// and Routed<T, R>, what the drivers are instantiated on under `--routing adaptive`. Each routing
+// header in rica/routing/ includes this one and specialises AdaptiveFor for its families.
+
+#include <array>
+#include <cstdint>
+
+#include "rica/topology.hpp"
+
+namespace rica {
+
+/// The hops an adaptive routing offers at one node: up to `capacity` candidates and the escape.
+/// Fixed inline storage (no allocation); lives on the stack of the hop kernel.
+class CandidateSet {
+ public:
+  static constexpr unsigned capacity = 32;
+  Hop escape = Hop::deliver();
+  void add(port_t port, class_t cls) noexcept {
+    if (n_ < capacity) port_[n_] = port, cls_[n_] = cls, ++n_;
+  }
+  [[nodiscard]] unsigned size() const noexcept { return n_; }
+  /// Candidate i. Precondition: i < size().
+  [[nodiscard]] Hop operator[](unsigned i) const noexcept { return Hop::forward(port_[i], cls_[i]); }
+  void clear() noexcept { n_ = 0, escape = Hop::deliver(); }
+
+ private:
+  // Only [0, n_) is meaningful; left unset otherwise (no per-hop initialisation cost).
+  std::array<port_t, capacity> port_;
+  std::array<class_t, capacity> cls_;
+  unsigned n_ = 0;
+};
+
+/// The adaptive routing of topology type T: specialise with `using type = R;` (the routing
+/// headers below do). No specialisation: T offers only deterministic routing.
+template <class T>
+struct AdaptiveFor {};
+
+template <class T>
+concept HasAdaptive = requires { typename AdaptiveFor<T>::type; };
+
+template <class T>
+  requires HasAdaptive<T>
+using adaptive_t = typename AdaptiveFor<T>::type;
+
+/// A topology together with an adaptive routing: what the drivers are instantiated on under
+/// `--routing adaptive`. `topo` outlives it (the machine's topology).
+template <class T, class R>
+struct Routed {
+  const T* topo;
+  R routing;
+};
+
+}  // namespace rica
