@@ -343,5 +343,60 @@ bad "wrap" experiment mdce-1024 --patterns mesh:wrap=7 --quick --no-plot --out "
 bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
 bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot
 
+# ---- issue 28 item 4: two outputs naming one file, or both standard output, are refused before the run ----
+mkdir -p "$tmp/o28/sub" "$tmp/o28/sw" "$tmp/o28/os" "$tmp/o28/ex"
+bad "--json and --csv both name the file" run torus:4x4 --packets 2 --quiet --json "$tmp/o28/same.out" --csv "$tmp/o28/same.out"
+bad "--json and --trace both name the file" run torus:4x4 --packets 2 --quiet --json "$tmp/o28/x" --trace "$tmp/o28/sub/../x"
+bad "--json and --trace both write to standard output" run torus:4x4 --packets 2 --quiet --json - --trace -
+bad "--csv (its .links.csv)" run torus:4x4 --packets 2 --quiet --csv "$tmp/o28/r.csv" --json "$tmp/o28/r.links.csv"
+bad "--json and --dot both name the file" topo torus:3x3 --json "$tmp/o28/t" --dot "$tmp/o28/t"
+bad "--json and --dot both write to standard output" topo torus:3x3 --json - --dot -
+bad "--json and --csv both name the file" app sort -t torus:4x4 --keys 20 --quiet --json "$tmp/o28/a" --csv "$tmp/o28/a"
+bad "--out (sweep.csv) and --json" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/sw" --json "$tmp/o28/sw/sweep.csv"
+bad "--out (os.json) and --json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/o28/os" --json "$tmp/o28/os/os.json"
+bad "--out (table.md) and --json" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/o28/ex" --json "$tmp/o28/ex/table.md"
+ls "$tmp/o28" | grep -qv '^sub$\|^sw$\|^os$\|^ex$' && { echo "FAIL: a refused output was written: $(ls "$tmp/o28")"; fail=1; }
+bad "--csv: '-' (standard output) is not accepted" run torus:4x4 --packets 2 --csv -
+good run torus:4x4 --packets 2 --quiet --json /dev/null --csv /dev/null  # devices may be shared
+
+# ---- issue 28 item 7: file content in an error is quoted escaped and cut, one printable line ----------
+printf '\000\001\377\033[31mRED\007 zz\n' > "$tmp/binary.bin"
+{ head -c 200 /dev/zero | tr '\0' 'A'; printf '\376 1\n'; } > "$tmp/long.bin"
+printf 'link 0 \001\377\n' > "$tmp/fault.bin"
+printf 'time,src,dst\n0,\001,1\n' > "$tmp/trace.bin"
+# printable <needle> <args...>: as bad, and the message is printable ASCII of at most 300 bytes.
+printable() {
+  local needle=$1; shift
+  bad "$needle" "$@"
+  local err; err=$(timeout 60 "$RICA" "$@" 2>&1 >/dev/null)
+  if printf '%s' "$err" | LC_ALL=C grep -q '[^[:print:]]' || [ "${#err}" -gt 300 ]; then
+    echo "FAIL: rica $* -> raw bytes or an uncut echo in: $(printf '%s' "$err" | od -c | head -3)"; fail=1
+  fi
+}
+printable "'\\x00\\x01\\xff\\x1b[31mRED\\x07'" run "file:$tmp/binary.bin"
+printable "'... (expected" topo "file:$tmp/long.bin"
+printable "--keys-file" app sort -t torus:4x4 --keys-file "$tmp/binary.bin"
+printable "'\\x00\\x01" run torus:4x4 --app "sort:file=$tmp/binary.bin"
+printable "unknown keyword '\\x00" run torus:4x4 --faults "file:$tmp/binary.bin"
+printable "node '\\x01\\xff'" run torus:4x4 --faults "file:$tmp/fault.bin"
+printable "src: '\\x01'" run torus:2x2 --traffic "trace:$tmp/trace.bin"
+
+# ---- issue 28 item 8: seeds that wrap, --partition without a cut, --quiet with --progress, --version extra --
+bad "--seed/--seeds" run torus:4x4 --seed 18446744073709551615 --seeds 2 --packets 2
+bad "--seed/--seeds" sweep torus:4x4 --seed 18446744073709551614 --seeds 3 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/s8"
+bad "--seed/--seeds" experiment rwc1 --seed 18446744073709551615 --seeds 2 --quick --no-plot --out "$tmp/o28/e8"
+good run torus:4x4 --seed 18446744073709551614 --seeds 2 --packets 2 --quiet
+bad "--partition: 5 given without a cut" os torus:4x4 --partition 5
+bad "--partition: 0 given without a cut" os torus:4x4 --partition 0
+bad "--partition: 5 is out of range" os torus:4x4 --parts 2 --partition 5
+for cmd in "sweep torus:4x4 --no-plot" "os torus:4x4 --no-plot" "experiment rwc1 --quick --no-plot"; do
+  # shellcheck disable=SC2086
+  bad "--quiet excludes --progress" $cmd --quiet --progress
+  # shellcheck disable=SC2086
+  bad "--quiet excludes --progress" $cmd --progress --quiet
+done
+bad "--version takes no other argument" --version extra
+bad "--version takes no other argument" list --version
+
 echo "bad_input_tests: $cases cases"
 exit $fail

@@ -144,8 +144,12 @@ void experiment(const ExperimentOptions& o) {
   // Seeds per point: --seeds K for every pattern; else the set-up's (hot spot: several, others: 1).
   const unsigned seeds_hot = o.seeds ? o.seeds : o.quick ? 1 : setup.hotspot_seeds;
   const unsigned seeds_other = o.seeds ? o.seeds : 1;
+  check_seeds(cfg.seed, std::max(seeds_hot, seeds_other));
 
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
+  std::vector<Output> outputs = dir_outputs(out, {"points.csv", "table.csv", "table.json", "table.md", "config.json"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   prepare_output_dir(out, "--out");
   write_file(out + "/points.csv", points_csv_header());  // fail now, not after the sweep
   for (const char* f : {"table.csv", "table.json", "table.md", "config.json"}) check_output_file(out + "/" + f, "--out");

@@ -39,6 +39,7 @@ struct OsOptions {
   std::uint32_t parts = 1;
   std::string dims;
   std::uint32_t partition = 0;
+  CLI::Option* partition_opt = nullptr;  ///< --partition, to tell given from defaulted
   EngineOptions engine;
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
@@ -93,6 +94,9 @@ void run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
+  std::vector<Output> outputs = dir_outputs(o.out, {"os.csv", "switches.csv", "os.json"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   check_routing(base, cfg.routing);
   // --faults: failed links only, before the run. The jobs need every PE and every packet (their
   // checks and the switch accounting), so failed PEs and failures during the run are refused;
@@ -105,6 +109,11 @@ void run(const OsOptions& o) {
       throw usage_error("--faults: rica os time-shares the whole machine only with faults; drop --parts/--dims or "
                         "--faults");
   }
+  // --partition picks a part of the cut --parts/--dims make: without a cut there is nothing to pick.
+  if (o.partition_opt->count() > 0 && o.parts <= 1 && o.dims.empty())
+    throw usage_error(fmt::format("--partition: {} given without a cut; it picks one of the partitions --parts K "
+                                  "(K >= 2) or --dims make: add one or drop --partition",
+                                  o.partition));
   const Topology topo = faulty_topology(base, eo.engine, cfg);
   if (!failed_nodes(topo).empty())
     throw usage_error("--faults: nodes= / node lines do not apply to rica os (its jobs need every PE); give failed "
@@ -125,8 +134,8 @@ void run(const OsOptions& o) {
     if (!o.dims.empty()) req.dims = parse_dim_cuts(o.dims);
     const PartitionPlan plan = partition(topo, req);
     if (o.partition >= plan.parts.size())
-      throw usage_error(fmt::format("os: parameter 'partition' = {} is out of range [0, {}]", o.partition,
-                                    plan.parts.size() - 1));
+      throw usage_error(fmt::format("--partition: {} is out of range [0, {}] (the cut makes {} partitions)",
+                                    o.partition, plan.parts.size() - 1, plan.parts.size()));
     const Partition& p = plan.parts[o.partition];
     if (!p.closed)
       throw usage_error(fmt::format("os: partition {} ({}) is open; time sharing needs a closed partition",
@@ -326,7 +335,8 @@ void add_os_command(CLI::App& app) {
   add_packets(c, o->packets, "Packets per PE of traffic jobs");
   add_uint(c, "--parts", o->parts, 1, defaults::limits::parts, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
-  add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1, "Which partition to time-share");
+  o->partition_opt = add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1,
+                              "Which partition to time-share (with --parts or --dims)");
   add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                        opt_link_cycles | opt_faults);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");

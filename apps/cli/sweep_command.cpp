@@ -49,6 +49,10 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   const auto& rates = o.rates;
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
   cfg = engine_config(o.engine);
+  check_seeds(cfg.seed, o.seeds);
+  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   // Warm-up: a tenth of the window unless given (the network fills before it is measured).
   if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
   std::vector<experiments::SweepJob> jobs;
