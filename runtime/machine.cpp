@@ -4,6 +4,7 @@
 #include "machine.hpp"
 
 #include "rica/distributed.hpp"
+#include "rica/footprint.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -207,22 +208,39 @@ void Machine::check_ranks_supported() const {
       dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
 }
 
-void Machine::check_memory(double held) const {
+}  // namespace detail
+
+double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jobs, const EngineConfig& cfg) {
   // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
   // index ring, bitmaps, credit, and the packet slots they touch), per-node state, per-port
-  // tables, the cycle engine's tables, the exactly-once bitmap, and each job's per-PE application
-  // state as the application declares nothing better: a PeState-sized allowance per PE.
+  // tables, the cycle engine's tables, and each job's per-PE application state as the application
+  // declares nothing better: a PeState-sized allowance per PE.
   // Packet slots become resident only as packets fill the buffers (rica/link_buffer.hpp): the
   // estimate allows four packets in flight per node; a run that fills every buffer needs up to
   // capacity / shortest packet slots per buffer (sizeof(Packet) each) more.
-  // Under mpirun a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
-  const double nodes = held, ports = held * ports_;
-  const double buffers = nodes * n_buf_;
-  double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_) +
-                 buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
+  const unsigned min_words = cfg.packet_words - cfg.packet_spread;
+  const double nodes = held, links = held * ports, all = nodes * buffers;
+  double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(all), cfg.buffer_words, min_words) +
+                 all * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
+  bytes += nodes * (2.0 * sizeof(detail::PeState) + 16.0 * ((buffers + 63) / 64) + 8 + 16.0 * jobs);
+  bytes += links * (4 + 8 + (cfg.engine == EngineKind::cycle ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  return bytes;
+}
+
+double run_bytes(const TopologySize& s, const EngineConfig& cfg, double sends_per_pe) {
+  const std::uint32_t buffers = std::uint32_t{s.ports} * (cfg.classes ? s.classes : class_t{1});
+  const double bits = sends_per_pe * s.pes;
+  return machine_bytes(s.nodes, s.ports, buffers, 1, cfg) + (bits <= 8e9 ? bits / 8 : 0);
+}
+
+namespace detail {
+
+void Machine::check_memory(double held) const {
+  // machine_bytes (rica/footprint.hpp), the exactly-once bitmap, and under mpirun the dense
+  // per-node tables; a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
+  const double nodes = held, buffers = nodes * n_buf_;
   const auto jobs = static_cast<double>(jobs_.size());
-  bytes += nodes * (2.0 * sizeof(PeState) + 16.0 * ((n_buf_ + 63) / 64) + 8 + 16.0 * jobs);
-  bytes += ports * (4 + 8 + (cycle_mode_ ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  double bytes = machine_bytes(held, ports_, n_buf_, jobs, cfg_);
   double bits = 0;
   for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
   if (bits <= 8e9) bytes += bits / 8;

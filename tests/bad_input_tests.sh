@@ -398,5 +398,55 @@ done
 bad "--version takes no other argument" --version extra
 bad "--version takes no other argument" list --version
 
+# ---- issue 28 item 3: every subcommand estimates its memory from the spec and refuses before it
+# builds or allocates. RICA_MEMORY_LIMIT (bytes, K/M/G) caps the available figure (rica/core.hpp
+# memory_room); each pair: the largest size of a family under the cap runs, the next is refused,
+# in under a second, naming the estimate and what is available.
+# over <limit> <args...>: exit 2, one line "rica: error: memory: ... GB are available ...", < 1 s.
+over() {
+  local limit=$1; shift
+  cases=$((cases + 1))
+  local t0 err got ms
+  t0=$(date +%s%N)
+  err=$(RICA_MEMORY_LIMIT=$limit timeout 60 "$RICA" "$@" 2>&1 >/dev/null); got=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  case "$got:$err" in
+    "2:rica: error: memory: "*"needs about "*" GB but "*" GB are available"*) ;;
+    *) echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> exit $got: $err"; fail=1; return;;
+  esac
+  [ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> not one line"; fail=1; }
+  [ "$ms" -lt 1000 ] || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* refused after $ms ms, want < 1 s"; fail=1; }
+}
+# under <limit> <args...>: the guard lets it run (exit 0).
+under() {
+  local limit=$1; shift
+  cases=$((cases + 1))
+  local err; err=$(RICA_MEMORY_LIMIT=$limit timeout 120 "$RICA" "$@" 2>&1 >/dev/null) \
+    || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> exit $?, want 0: $(printf '%s\n' "$err" | tail -1)"; fail=1; }
+}
+under 64M topo hypercube:17 --quiet
+over 64M topo hypercube:18
+over 64M topo hypercube:18 --dot "$tmp/o28/h.dot"
+under 64M bound torus:512x512 --quiet
+over 64M bound torus:512x1024
+under 64M partition torus:512x512 --parts 2 --quiet
+over 64M partition torus:512x1024 --parts 2
+under 64M embed ring hypercube:18 --quiet
+over 64M embed ring hypercube:19
+under 64M route mxx:1024 0 5 --quiet
+over 64M route mxx:2048 0 5
+over 64M topo "product:(mxx:2048)*(mesh:2x2)"
+under 16M run torus:64x64 --packets 1 --quiet
+over 16M run torus:64x128 --packets 1
+over 16M run mxx:4096 --packets 1
+under 16M app run reduce:rounds=1 -t torus:64x64 --quiet
+over 16M app run reduce:rounds=1 -t torus:64x128
+over 16M app sort -t torus:64x128
+under 16M sweep torus:32x32 --rates 0.1 --cycles 50 --no-plot --quiet --out "$tmp/o28/m-sweep"
+over 16M sweep torus:64x128 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/m-sweep"
+over 16M os torus:64x128 --no-plot
+over 16M os torus:64x128 --parts 2 --no-plot
+for v in 0 x 1T -5 ""; do bad "RICA_MEMORY_LIMIT" env RICA_MEMORY_LIMIT="$v" "$RICA" topo torus:4x4; done
+
 echo "bad_input_tests: $cases cases"
 exit $fail

@@ -157,6 +157,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   const bool cycles = cfg.engine == EngineKind::cycle;
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
+  for (const auto& s : o.topologies) check_run_memory("app " + k.name, s, cfg, 0);
   for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
   for (const auto& t : topos) {
     check_routing(t, cfg.routing);

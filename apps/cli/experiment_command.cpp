@@ -286,6 +286,7 @@ void bound(const BoundOptions& o) {
     fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
              "max load", "busiest link (cycles)", "bound");
   for (const auto& spec : o.topologies) {
+    (void)check_memory_for("bound", spec, bound_footprint);
     const Topology t = TopologyRegistry::parse(spec);
     const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t, cfg.seed), cfg, opt);
     const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);

@@ -71,7 +71,6 @@ struct Point {
 };
 
 void run(const OsOptions& o) {
-  const Topology base = TopologyRegistry::parse(o.topology);
   if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
   for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
     const std::string name = job.substr(0, job.find(':'));
@@ -97,6 +96,9 @@ void run(const OsOptions& o) {
   std::vector<Output> outputs = dir_outputs(o.out, {"os.csv", "switches.csv", "os.json"});
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
+  check_run_memory("os", o.topology, cfg, static_cast<double>(o.packets));
+  if (o.parts > 1 || !o.dims.empty()) (void)check_memory_for("os", o.topology, partition_footprint);
+  const Topology base = TopologyRegistry::parse(o.topology);
   check_routing(base, cfg.routing);
   // --faults: failed links only, before the run. The jobs need every PE and every packet (their
   // checks and the switch accounting), so failed PEs and failures during the run are refused;

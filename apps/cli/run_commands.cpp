@@ -79,7 +79,6 @@ struct Executed {
 /// Everything `rica run` does but print the report: checks, the echo (unless quiet), the runs,
 /// the JSON and CSV files.
 Executed execute(RunOptions& o) {
-  const Topology base = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
     for (CLI::Option* opt : o.traffic_only)
       if (opt->count() > 0)
@@ -91,6 +90,8 @@ Executed execute(RunOptions& o) {
                           {"--csv", o.csv},
                           {"--csv (its .links.csv)", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
                           {"--trace", cfg.trace}});
+  check_run_memory("run", o.topology, cfg, static_cast<double>(o.packets_opt.value_or(0)));
+  const Topology base = TopologyRegistry::parse(o.topology);
   cfg.progress = !o.quiet;
   const Topology t = faulty_topology(base, o.engine, cfg);
   check_routing(t, cfg.routing);  // before the echo: one line

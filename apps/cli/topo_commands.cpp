@@ -83,6 +83,7 @@ TopologyMetrics metrics_of(const Topology& t, const TopoOptions& o) {
 
 void run_topo(const TopoOptions& o) {
   check_distinct_outputs({{"--json", o.json}, {"--dot", o.dot}});
+  (void)check_memory_for("topo", o.spec, topo_footprint);
   const Topology t = TopologyRegistry::parse(o.spec);
   if (!o.dot.empty()) {
     if (t.nodes() > 100000) throw usage_error(fmt::format("--dot: {} nodes is too many to draw (at most 100000)", t.nodes()));
@@ -269,6 +270,7 @@ void add_topology_commands(CLI::App& app) {
 nlohmann::json topo_json(const std::vector<std::string>& args) {
   TopoOptions o;
   parse_subcommand("topo", args, [&](CLI::App* c) { declare_topo_measures(c, o); });
+  (void)check_memory_for("topo", o.spec, topo_footprint);
   return to_json(metrics_of(TopologyRegistry::parse(o.spec), o));
 }
 
