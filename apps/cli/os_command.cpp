@@ -39,7 +39,6 @@ struct OsOptions {
   std::uint32_t parts = 1;
   std::string dims;
   std::uint32_t partition = 0;
-  CLI::Option* partition_opt = nullptr;  ///< --partition, to tell given from defaulted
   EngineOptions engine;
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
@@ -111,10 +110,11 @@ void run(const OsOptions& o) {
       throw usage_error("--faults: rica os time-shares the whole machine only with faults; drop --parts/--dims or "
                         "--faults");
   }
-  // --partition picks a part of the cut --parts/--dims make: without a cut there is nothing to pick.
-  if (o.partition_opt->count() > 0 && o.parts <= 1 && o.dims.empty())
-    throw usage_error(fmt::format("--partition: {} given without a cut; it picks one of the partitions --parts K "
-                                  "(K >= 2) or --dims make: add one or drop --partition",
+  // --partition picks a part of the cut --parts/--dims make; without a cut the whole machine is the
+  // one partition, 0 (the same range check as with a cut, below).
+  if (o.partition > 0 && o.parts <= 1 && o.dims.empty())
+    throw usage_error(fmt::format("--partition: {} is out of range [0, 0] (without --parts K or --dims the whole "
+                                  "machine is partition 0)",
                                   o.partition));
   const Topology topo = faulty_topology(base, eo.engine, cfg);
   if (!failed_nodes(topo).empty())
@@ -337,8 +337,8 @@ void add_os_command(CLI::App& app) {
   add_packets(c, o->packets, "Packets per PE of traffic jobs");
   add_uint(c, "--parts", o->parts, 1, defaults::limits::parts, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
-  o->partition_opt = add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1,
-                              "Which partition to time-share (with --parts or --dims)");
+  add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1,
+           "Which partition of the --parts/--dims cut to time-share (0 without a cut: the whole machine)");
   add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                        opt_link_cycles | opt_faults);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
