@@ -2,9 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace rica {
 
@@ -44,8 +51,7 @@ std::uint64_t parse_uint(const std::string& text, const std::string& what, std::
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   const bool digits = !text.empty() && text.front() >= '0' && text.front() <= '9';
   if (!digits || ec != std::errc() || p != end || v < lo || v > hi) {
-    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
-    throw usage_error(fmt::format("{}: '{}' is not an integer in [{}, {}]", what, shown, lo, hi));
+    throw usage_error(fmt::format("{}: {} is not an integer in [{}, {}]", what, quote_input(text, 40), lo, hi));
   }
   return v;
 }
@@ -57,10 +63,86 @@ double parse_real(const std::string& text, const std::string& what, double lo, d
   const bool start_ok = !text.empty() && (std::isdigit(static_cast<unsigned char>(text.front())) ||
                                           text.front() == '.' || text.front() == '-');
   if (!start_ok || ec != std::errc() || p != end || !std::isfinite(v) || v > hi || (lo_open ? v <= lo : v < lo)) {
-    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
-    throw usage_error(fmt::format("{}: '{}' is not a number in {}{}, {}]", what, shown, lo_open ? "(" : "[", lo, hi));
+    throw usage_error(fmt::format("{}: {} is not a number in {}{}, {}]", what, quote_input(text, 40),
+                                  lo_open ? "(" : "[", lo, hi));
   }
   return v;
+}
+
+std::string quote_input(std::string_view text, std::size_t max_chars) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < max_chars; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f || c == '\\' || c == '\'')
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  out += text.size() > max_chars ? "'..." : "'";
+  return out;
+}
+
+namespace {
+/// RICA_MEMORY_LIMIT in bytes (infinity when unset).
+double memory_limit_env() {
+  const char* env = std::getenv("RICA_MEMORY_LIMIT");
+  if (env == nullptr) return std::numeric_limits<double>::infinity();
+  std::string text = env;
+  double unit = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': unit = 0x1p10; break;
+      case 'M': case 'm': unit = 0x1p20; break;
+      case 'G': case 'g': unit = 0x1p30; break;
+      default: break;
+    }
+    if (unit != 1) text.pop_back();
+  }
+  const std::uint64_t v = [&] {
+    try {
+      return parse_uint(text, "", 1, std::uint64_t{1} << 50);
+    } catch (const usage_error&) {
+      throw usage_error(fmt::format("RICA_MEMORY_LIMIT: {} is not a byte count (an integer >= 1, optionally "
+                                    "followed by K, M or G)", quote_input(env)));
+    }
+  }();
+  return static_cast<double>(v) * unit;
+}
+}  // namespace
+
+MemoryRoom memory_room() {
+  MemoryRoom r;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    unsigned long long kb = 0;
+    while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2)
+      if (std::string(key) == "MemAvailable:") r.resident = static_cast<double>(kb) * 1024.0;
+    std::fclose(f);
+  }
+  if (r.resident <= 0)
+    r.resident = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  double mapped = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages = 0;
+    if (std::fscanf(f, "%llu", &pages) == 1) mapped = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  r.address = std::numeric_limits<double>::infinity();
+  for (int res : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit rl{};
+    if (getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      r.address = std::min(r.address, std::max(0.0, static_cast<double>(rl.rlim_cur) - mapped));
+  }
+  r.resident = std::min({r.resident, r.address, memory_limit_env()});
+  return r;
+}
+
+void require_memory(const std::string& what, double bytes, const std::string& advice) {
+  const MemoryRoom room = memory_room();
+  if (bytes > 0.9 * room.resident)
+    throw usage_error(fmt::format("memory: {} needs about {:.1f} GB but {:.1f} GB are available (free memory, "
+                                  "ulimit -v/-d, RICA_MEMORY_LIMIT); {}",
+                                  what, bytes / 1e9, room.resident / 1e9, advice));
 }
 
 namespace detail {

@@ -4,6 +4,10 @@
 #include "machine.hpp"
 
 #include "rica/distributed.hpp"
+#include "rica/footprint.hpp"
+
+#include <cerrno>
+#include <cstring>
 
 namespace rica {
 
@@ -205,66 +209,48 @@ void Machine::check_ranks_supported() const {
       dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
 }
 
-namespace {
-/// Bytes this process may still allocate: the host's available memory, and the address-space
-/// and data limits (ulimit -v / -d) less what the process already maps.
-/// Bytes of memory this process may still make resident (MemAvailable), and of address space
-/// it may still map (ulimit -v / -d less what is mapped; unlimited: infinity).
-struct MemoryRoom {
-  double resident = 0, address = 0;
-};
-MemoryRoom memory_available() {
-  MemoryRoom r;
-  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char key[64];
-    unsigned long long kb = 0;
-    while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2)
-      if (std::string(key) == "MemAvailable:") r.resident = static_cast<double>(kb) * 1024.0;
-    std::fclose(f);
-  }
-  if (r.resident <= 0) r.resident = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  double mapped = 0;
-  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    unsigned long long pages = 0;
-    if (std::fscanf(f, "%llu", &pages) == 1) mapped = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
-    std::fclose(f);
-  }
-  r.address = std::numeric_limits<double>::infinity();
-  for (int res : {RLIMIT_AS, RLIMIT_DATA}) {
-    rlimit rl{};
-    if (getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-      r.address = std::min(r.address, std::max(0.0, static_cast<double>(rl.rlim_cur) - mapped));
-  }
-  r.resident = std::min(r.resident, r.address);
-  return r;
-}
-}  // namespace
+}  // namespace detail
 
-void Machine::check_memory(double held) const {
+double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jobs, const EngineConfig& cfg) {
   // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
   // index ring, bitmaps, credit, and the packet slots they touch), per-node state, per-port
-  // tables, the cycle engine's tables, the exactly-once bitmap, and each job's per-PE application
-  // state as the application declares nothing better: a PeState-sized allowance per PE.
+  // tables, the cycle engine's tables, and each job's per-PE application state as the application
+  // declares nothing better: a PeState-sized allowance per PE.
   // Packet slots become resident only as packets fill the buffers (rica/link_buffer.hpp): the
   // estimate allows four packets in flight per node; a run that fills every buffer needs up to
   // capacity / shortest packet slots per buffer (sizeof(Packet) each) more.
-  // Under mpirun a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
-  const double nodes = held, ports = held * ports_;
-  const double buffers = nodes * n_buf_;
-  double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(buffers), cfg_.buffer_words, min_words_) +
-                 buffers * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
+  const unsigned min_words = cfg.packet_words - cfg.packet_spread;
+  const double nodes = held, links = held * ports, all = nodes * buffers;
+  double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(all), cfg.buffer_words, min_words) +
+                 all * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
+  bytes += nodes * (2.0 * sizeof(detail::PeState) + 16.0 * ((buffers + 63) / 64) + 8 + 16.0 * jobs);
+  bytes += links * (4 + 8 + (cfg.engine == EngineKind::cycle ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  return bytes;
+}
+
+double run_bytes(const TopologySize& s, const EngineConfig& cfg, double sends_per_pe) {
+  const std::uint32_t buffers = std::uint32_t{s.ports} * (cfg.classes ? s.classes : class_t{1});
+  const double bits = sends_per_pe * s.pes;
+  return machine_bytes(s.nodes, s.ports, buffers, 1, cfg) + (bits <= 8e9 ? bits / 8 : 0);
+}
+
+namespace detail {
+
+void Machine::check_memory(double held) const {
+  // machine_bytes (rica/footprint.hpp), the exactly-once bitmap, and under mpirun the dense
+  // per-node tables; a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
+  const double nodes = held, buffers = nodes * n_buf_;
   const auto jobs = static_cast<double>(jobs_.size());
-  bytes += nodes * (2.0 * sizeof(PeState) + 16.0 * ((n_buf_ + 63) / 64) + 8 + 16.0 * jobs);
-  bytes += ports * (4 + 8 + (cycle_mode_ ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  double bytes = machine_bytes(held, ports_, n_buf_, jobs, cfg_);
   double bits = 0;
   for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
   if (bits <= 8e9) bytes += bits / 8;
   if (ranks_) bytes += static_cast<double>(nodes_) * 16;  // the dense per-node tables (owner, job, epoch, ...)
-  const MemoryRoom room = memory_available();
+  const MemoryRoom room = memory_room();  // rica/core.hpp
   if (bytes > 0.9 * room.resident)
     throw usage_error(fmt::format(
         "memory: the machine needs about {:.1f} GB ({} nodes x {} ports x {} classes of {}-word buffers, "
-        "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d); reduce --buffer-words "
+        "{:.0f} bytes per node) but {:.1f} GB are available (free memory, ulimit -v/-d, RICA_MEMORY_LIMIT); reduce --buffer-words "
         "or the network size",
         bytes / 1e9, static_cast<std::uint64_t>(held), ports_, classes_, cfg_.buffer_words, bytes / nodes,
         room.resident / 1e9));
@@ -416,7 +402,10 @@ void Machine::write_trace(const std::string& path) {
   std::sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) {
     return std::tie(a.deliver, a.dst, a.src, a.seq) < std::tie(b.deliver, b.dst, b.src, b.seq);
   });
-  std::FILE* f = std::fopen(path.c_str(), "w");
+  // "-" is standard output (its write errors checked here as a file's; a closed pipe is exit 2 or
+  // SIGPIPE's death, never success).
+  const bool out = path == "-";
+  std::FILE* f = out ? stdout : std::fopen(path.c_str(), "w");
   if (!f) throw usage_error(fmt::format("--trace: cannot write '{}'", path));
   // `enter`: when the packet left its source queue (network latency = deliver - enter); `words`:
   // its length.
@@ -427,6 +416,11 @@ void Machine::write_trace(const std::string& path) {
                             static_cast<unsigned>(r.hops), static_cast<unsigned long long>(r.enter),
                             static_cast<unsigned>(r.words)) > 0;
   ok = std::fflush(f) == 0 && ok;
+  if (out) {
+    if (!ok || std::ferror(f))
+      throw usage_error(fmt::format("--trace: cannot write standard output: {}", std::strerror(errno)));
+    return;
+  }
   ok = std::fclose(f) == 0 && ok;
   if (!ok) throw usage_error(fmt::format("--trace: writing '{}' failed (disk full or I/O error)", path));
 }

@@ -144,6 +144,24 @@ Topology make_file(const SpecArgs& a) {
   return load_edge_list_file(a.raw());
 }
 
+TopologySize size_of(const Topology& t) {
+  return {static_cast<double>(t.nodes()), static_cast<double>(t.pes()), t.ports(), t.buffer_classes()};
+}
+
+TopologySize size_mxx(const SpecArgs& a) {
+  const unsigned n = a.uint("N");
+  detail::check_range("mxx", "N", n, 8, 4096);  // PeriodicTopology::mxx's bounds, refused first
+  const double nodes = static_cast<double>(n) * n;
+  return {nodes, nodes, 8, 1};  // 8 ports: 4 torus links, 4 bypass links; classes: the table's diameter
+}
+TopologySize size_msn(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  if (s.size() != 2) return size_of(make_msn(a));  // make_msn says why
+  detail::check_range("msn", "rows", s[0], 4, 4096);  // PeriodicTopology::msn's bounds, refused first
+  detail::check_range("msn", "cols", s[1], 4, 4096);
+  const double n = static_cast<double>(s[0]) * s[1];
+  return {n, n, 2, 1};
+}
 const ParamDoc p_n_dce{"n", "1..24", "", "address bits: 2^n rows"};
 const ParamDoc p_ring{"S", "n..64", "n", "ring length (columns); S > n adds stages (e.g. 8x128 = n=7,S=8)"};
 const ParamDoc p_wiring{"wiring", "flip|parallel", "flip",
@@ -180,7 +198,7 @@ std::vector<TopologyEntry> build_entries() {
        {{"N", "multiple of 4, 8..4096", "", "side of the torus"},
         {"route", "minimal|paper", "minimal",
          "minimal = shortest paths; paper = the paper's own rule (its 2.2, generalised; N <= 1024)"}},
-       "N", make_mxx},
+       "N", make_mxx, size_mxx},
       {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
        {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
       {"torus8", "eight-neighbour torus, n x n; diagonal-then-straight routing", "torus8:32",
@@ -212,7 +230,7 @@ std::vector<TopologyEntry> build_entries() {
       {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},
        "n", make_shuffle},
       {"msn", "Manhattan street network (unidirectional, alternating)", "msn:32x32",
-       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn},
+       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn, size_msn},
       {"omega", "Omega multistage network (router-only switches)", "omega:10",
        {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega},
       {"fattree", "binary fat tree (2-ary n-tree, router-only switches)", "fattree:10",
@@ -262,6 +280,38 @@ Topology TopologyRegistry::parse(std::string_view spec_in) {
   args.docs = &e.params;
   if (e.positional != "*" && !rest.empty()) args.parse(rest, e.positional);
   return e.make(args);
+}
+
+TopologySize TopologyRegistry::size(std::string_view spec_in) {
+  constexpr std::size_t max_spec = 4096;  // as parse()
+  if (spec_in.size() > max_spec) return size_of(parse(spec_in));  // parse() refuses it
+  const std::string spec = strip_parens(std::string(spec_in));
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (name == "product" || name == "hier") {
+    const auto parts = split_top(rest, name == "product" ? '*' : '/', name);
+    if (parts.size() >= 2 && !parts[0].empty() && !parts[1].empty()) {
+      const TopologySize a = size(strip_parens(parts[0])), b = size(strip_parens(parts[1]));
+      // Both parts direct (the constructors refuse others): nodes = PEs. The constructors' checks
+      // of the counts, refused first as they would be.
+      const double nodes = a.nodes * b.nodes;
+      const std::uint64_t ports = std::uint64_t{a.ports} + b.ports;
+      const std::uint64_t classes = (name == "product" ? 1 : 2) * std::uint64_t{a.classes} + b.classes;
+      detail::check_node_count(name, nodes > 0x1p63 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(nodes));
+      detail::check_ports_and_classes(name, ports, classes);
+      return {nodes, nodes, static_cast<port_t>(ports), static_cast<class_t>(classes)};
+    }
+    return size_of(parse(spec));  // malformed: parse() says why
+  }
+  const TopologyEntry* e = nullptr;
+  for (const auto& x : available())
+    if (x.name == name) e = &x;
+  if (e == nullptr || e->size == nullptr) return size_of(parse(spec));
+  SpecArgs args(name, rest);
+  args.docs = &e->params;
+  if (e->positional != "*" && !rest.empty()) args.parse(rest, e->positional);
+  return e->size(args);
 }
 
 std::string TopologyRegistry::help_text() {

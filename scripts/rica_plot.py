@@ -10,6 +10,11 @@ Every figure is written as PNG 1600 px wide and SVG (style: FIG_INCHES x DPI), w
 legends at readable sizes, legends naming networks by their spec and titles stating the network,
 traffic and model settings. plot_sweep.py, plot_os.py and plot_experiment.py use this module.
 Needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3).
+
+Exit status: 0 drawn; BAD_INPUT (65) when the input is not what the kind expects (not JSON, not a
+run report, missing columns, no rows), after ONE line on stderr naming the file, what is wrong and
+what was expected (rica plot shows that line as its error); MISSING_MATPLOTLIB (66) without
+matplotlib.
 """
 import argparse
 import csv
@@ -20,10 +25,34 @@ import re
 import sys
 from collections import defaultdict
 
-import matplotlib
+BAD_INPUT = 65  # sysexits EX_DATAERR; apps/experiments/sweep.cpp run_plot_script reads it
+MISSING_MATPLOTLIB = 66
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: E402
+except ImportError as e:
+    sys.stderr.write(f"matplotlib cannot be imported ({e}); install python3-matplotlib\n")
+    sys.exit(MISSING_MATPLOTLIB)
+
+# What each kind of plot reads.
+EXPECTED = {"links": "a run report written by rica run --json FILE (with --csv)",
+            "sweep": "the sweep.csv written by rica sweep",
+            "os": "the os.csv written by rica os"}
+
+
+class BadInput(Exception):
+    """The input is not what the plot expects: the message names the file and what is wrong."""
+
+
+def shown(text, limit=60):
+    """`text` for a one-line message: non-printable characters escaped, cut after `limit`."""
+    text = str(text)
+    out = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                  for c in text[:limit])
+    return out + ("..." if len(text) > limit else "")
 
 FIG_INCHES = (8.0, 5.0)  # x DPI = 1600 x 1000 px
 DPI = 200
@@ -57,7 +86,7 @@ def sweep(csv_path, out, title=None, x="accepted"):
     groups = defaultdict(lambda: defaultdict(list))
     rows = list(csv.DictReader(open(csv_path, newline="")))
     if not rows:
-        sys.exit(f"{csv_path}: no rows")
+        raise BadInput(f"{csv_path}: no rows")
     for r in rows:
         groups[r["topology"]][float(r["offered"])].append(r)
     r0 = rows[0]
@@ -105,10 +134,12 @@ def links(run_json, out, pe_csv=None):
     other networks whose labels are grid coordinates are drawn on their grid; the rest as a
     node x port matrix."""
     j = json.load(open(run_json))
+    if not isinstance(j, dict) or "topology" not in j or "config" not in j:
+        raise BadInput(f"{run_json}: JSON but not a run report (no 'topology' and 'config')")
     outputs = j.get("outputs", {})
     pe_csv = pe_csv or outputs.get("csv")
     if not pe_csv:
-        sys.exit(f"{run_json}: no per-PE CSV recorded; run with --csv FILE or give --csv")
+        raise BadInput(f"{run_json}: no per-PE CSV recorded; run with --csv FILE or give --csv")
     if not os.path.isabs(pe_csv) and not os.path.exists(pe_csv):
         pe_csv = os.path.join(os.path.dirname(os.path.abspath(run_json)), os.path.basename(pe_csv))
     link_csv = pe_csv[:-4] + ".links.csv" if pe_csv.endswith(".csv") else pe_csv + ".links.csv"
@@ -181,7 +212,7 @@ def os_plots(csv_path, out, title=None):
         if r["policy"] != "baseline":
             lines[(r["policy"], int(r["slice"]))].append(r)
     if not lines:
-        sys.exit(f"{csv_path}: no time-sharing rows")
+        raise BadInput(f"{csv_path}: no time-sharing rows")
     rates = sorted({float(r["rate"]) for rs in lines.values() for r in rs})
     for name, key, ylabel in [("switch_cost", "switch_mean", "cycles per context switch (mean)"),
                               ("completion", "vs_baseline", "completion time / back-to-back")]:
@@ -222,12 +253,31 @@ def main(argv=None):
     src = a.csv if a.kind != "links" else a.json
     out = a.out or os.path.dirname(os.path.abspath(src))
     os.makedirs(out, exist_ok=True)
-    if a.kind == "sweep":
-        sweep(a.csv, out, a.title, a.x)
-    elif a.kind == "links":
-        links(a.json, out, a.csv)
-    else:
-        os_plots(a.csv, out, a.title)
+    try:
+        if a.kind == "sweep":
+            sweep(a.csv, out, a.title, a.x)
+        elif a.kind == "links":
+            links(a.json, out, a.csv)
+        else:
+            os_plots(a.csv, out, a.title)
+    except BadInput as e:
+        bad_input(str(e), a.kind)
+    except json.JSONDecodeError as e:
+        bad_input(f"{src}: not JSON ({e.msg} at line {e.lineno})", a.kind)
+    except UnicodeDecodeError:
+        bad_input(f"{src}: not text (binary bytes)", a.kind)
+    except KeyError as e:
+        bad_input(f"{src}: no field {shown(e.args[0] if e.args else e)}", a.kind)
+    except (ValueError, TypeError, IndexError, AttributeError, csv.Error) as e:
+        bad_input(f"{src}: unexpected content ({shown(e)})", a.kind)
+    except OSError as e:
+        bad_input(f"{e.filename or src}: cannot read ({e.strerror or e})", a.kind)
+
+
+def bad_input(why, kind):
+    """One line on stderr, `why` and what `kind` expects; exit BAD_INPUT."""
+    sys.stderr.write(f"{why}; expected {EXPECTED[kind]}\n")
+    sys.exit(BAD_INPUT)
 
 
 if __name__ == "__main__":

@@ -343,5 +343,118 @@ bad "wrap" experiment mdce-1024 --patterns mesh:wrap=7 --quick --no-plot --out "
 bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
 bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot
 
+# ---- issue 28 item 4: two outputs naming one file, or both standard output, are refused before the run ----
+mkdir -p "$tmp/o28/sub" "$tmp/o28/sw" "$tmp/o28/os" "$tmp/o28/ex"
+bad "--json and --csv both name the file" run torus:4x4 --packets 2 --quiet --json "$tmp/o28/same.out" --csv "$tmp/o28/same.out"
+bad "--json and --trace both name the file" run torus:4x4 --packets 2 --quiet --json "$tmp/o28/x" --trace "$tmp/o28/sub/../x"
+bad "--json and --trace both write to standard output" run torus:4x4 --packets 2 --quiet --json - --trace -
+bad "--csv (its .links.csv)" run torus:4x4 --packets 2 --quiet --csv "$tmp/o28/r.csv" --json "$tmp/o28/r.links.csv"
+bad "--json and --dot both name the file" topo torus:3x3 --json "$tmp/o28/t" --dot "$tmp/o28/t"
+bad "--json and --dot both write to standard output" topo torus:3x3 --json - --dot -
+bad "--json and --csv both name the file" app sort -t torus:4x4 --keys 20 --quiet --json "$tmp/o28/a" --csv "$tmp/o28/a"
+bad "--out (sweep.csv) and --json" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/sw" --json "$tmp/o28/sw/sweep.csv"
+bad "--out (os.json) and --json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/o28/os" --json "$tmp/o28/os/os.json"
+bad "--out (table.md) and --json" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/o28/ex" --json "$tmp/o28/ex/table.md"
+ls "$tmp/o28" | grep -qv '^sub$\|^sw$\|^os$\|^ex$' && { echo "FAIL: a refused output was written: $(ls "$tmp/o28")"; fail=1; }
+# --csv - is refused (never a file called '-'); run where a failing binary's stray files do no harm.
+cases=$((cases + 1))
+err=$(rica=$(realpath "$RICA") && cd "$tmp/o28" && timeout 60 "$rica" run torus:4x4 --packets 2 --csv - 2>&1 >/dev/null); got=$?
+case "$got:$err" in "2:rica: error: --csv: '-' (standard output) is not accepted"*) ;; *) echo "FAIL: --csv - -> exit $got: $err"; fail=1;; esac
+good run torus:4x4 --packets 2 --quiet --json /dev/null --csv /dev/null  # devices may be shared
+
+# ---- issue 28 item 7: file content in an error is quoted escaped and cut, one printable line ----------
+printf '\000\001\377\033[31mRED\007 zz\n' > "$tmp/binary.bin"
+{ head -c 200 /dev/zero | tr '\0' 'A'; printf '\376 1\n'; } > "$tmp/long.bin"
+printf 'link 0 \001\377\n' > "$tmp/fault.bin"
+printf 'time,src,dst\n0,\001,1\n' > "$tmp/trace.bin"
+# printable <needle> <args...>: as bad, and the message is printable ASCII of at most 300 bytes.
+printable() {
+  local needle=$1; shift
+  bad "$needle" "$@"
+  local err; err=$(timeout 60 "$RICA" "$@" 2>&1 >/dev/null)
+  if printf '%s' "$err" | LC_ALL=C grep -q '[^[:print:]]' || [ "${#err}" -gt 300 ]; then
+    echo "FAIL: rica $* -> raw bytes or an uncut echo in: $(printf '%s' "$err" | od -c | head -3)"; fail=1
+  fi
+}
+printable "'\\x00\\x01\\xff\\x1b[31mRED\\x07'" run "file:$tmp/binary.bin"
+printable "'... (expected" topo "file:$tmp/long.bin"
+printable "--keys-file" app sort -t torus:4x4 --keys-file "$tmp/binary.bin"
+printable "'\\x00\\x01" run torus:4x4 --app "sort:file=$tmp/binary.bin"
+printable "unknown keyword '\\x00" run torus:4x4 --faults "file:$tmp/binary.bin"
+printable "node '\\x01\\xff'" run torus:4x4 --faults "file:$tmp/fault.bin"
+printable "src: '\\x01'" run torus:2x2 --traffic "trace:$tmp/trace.bin"
+
+# ---- issue 28 item 8: seeds that wrap, --partition without a cut, --quiet with --progress, --version extra --
+bad "--seed/--seeds" run torus:4x4 --seed 18446744073709551615 --seeds 2 --packets 2
+bad "--seed/--seeds" sweep torus:4x4 --seed 18446744073709551614 --seeds 3 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/s8"
+bad "--seed/--seeds" experiment rwc1 --seed 18446744073709551615 --seeds 2 --quick --no-plot --out "$tmp/o28/e8"
+good run torus:4x4 --seed 18446744073709551614 --seeds 2 --packets 2 --quiet
+bad "--partition: 5 is out of range [0, 0]" os torus:4x4 --partition 5 --out "$tmp/o28/q"
+bad "--partition: 1 is out of range [0, 0]" os torus:4x4 --partition 1 --out "$tmp/o28/q"
+bad "--partition: 5 is out of range" os torus:4x4 --parts 2 --partition 5 --out "$tmp/o28/q"
+for cmd in "sweep torus:4x4 --no-plot --out $tmp/o28/q" "os torus:4x4 --no-plot --out $tmp/o28/q" \
+           "experiment rwc1 --quick --no-plot --out $tmp/o28/q"; do
+  # shellcheck disable=SC2086
+  bad "--quiet excludes --progress" $cmd --quiet --progress
+  # shellcheck disable=SC2086
+  bad "--quiet excludes --progress" $cmd --progress --quiet
+done
+bad "--version takes no other argument" --version extra
+bad "--version takes no other argument" list --version
+
+# ---- issue 28 item 3: every subcommand estimates its memory from the spec and refuses before it
+# builds or allocates. RICA_MEMORY_LIMIT (bytes, K/M/G) caps the available figure (rica/core.hpp
+# memory_room); each pair: the largest size of a family under the cap runs, the next is refused,
+# in under a second, naming the estimate and what is available.
+# over <limit> <args...>: exit 2, one line "rica: error: memory: ... GB are available ...", < 1 s.
+over() {
+  local limit=$1; shift
+  cases=$((cases + 1))
+  local t0 err got ms
+  t0=$(date +%s%N)
+  err=$(RICA_MEMORY_LIMIT=$limit timeout 60 "$RICA" "$@" 2>&1 >/dev/null); got=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  case "$got:$err" in
+    "2:rica: error: memory: "*"needs about "*" GB but "*" GB are available"*) ;;
+    *) echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> exit $got: $err"; fail=1; return;;
+  esac
+  [ "$(printf '%s\n' "$err" | grep -c .)" = 1 ] || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> not one line"; fail=1; }
+  [ "$ms" -lt 1000 ] || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* refused after $ms ms, want < 1 s"; fail=1; }
+}
+# under <limit> <args...>: the guard lets it run (exit 0).
+under() {
+  local limit=$1; shift
+  cases=$((cases + 1))
+  local err; err=$(RICA_MEMORY_LIMIT=$limit timeout 120 "$RICA" "$@" 2>&1 >/dev/null) \
+    || { echo "FAIL: RICA_MEMORY_LIMIT=$limit rica $* -> exit $?, want 0: $(printf '%s\n' "$err" | tail -1)"; fail=1; }
+}
+under 64M topo hypercube:17 --quiet
+over 64M topo hypercube:18
+over 64M topo hypercube:18 --dot "$tmp/o28/h.dot"
+under 64M bound torus:512x512 --quiet
+over 64M bound torus:512x1024
+under 64M partition torus:512x512 --parts 2 --quiet
+over 64M partition torus:512x1024 --parts 2
+under 64M embed ring hypercube:18 --quiet
+over 64M embed ring hypercube:19
+under 64M route mxx:1024 0 5 --quiet
+over 64M route mxx:2048 0 5
+over 64M topo "product:(mxx:2048)*(mesh:2x2)"
+under 16M run torus:64x64 --packets 1 --quiet
+over 16M run torus:64x128 --packets 1
+over 16M run mxx:4096 --packets 1
+under 16M app run reduce:rounds=1 -t torus:64x64 --quiet
+over 16M app run reduce:rounds=1 -t torus:64x128
+over 16M app sort -t torus:64x128
+under 16M sweep torus:32x32 --rates 0.1 --cycles 50 --no-plot --quiet --out "$tmp/o28/m-sweep"
+over 16M sweep torus:64x128 --rates 0.1 --cycles 50 --no-plot --out "$tmp/o28/m-sweep"
+over 16M os torus:64x128 --no-plot
+over 16M os torus:64x128 --parts 2 --no-plot
+for v in 0 x 1T -5 "" 1e9; do  # a malformed cap: exit 2, one line naming it
+  cases=$((cases + 1))
+  err=$(RICA_MEMORY_LIMIT=$v timeout 60 "$RICA" topo torus:4x4 2>&1 >/dev/null); got=$?
+  case "$got:$err" in "2:rica: error: RICA_MEMORY_LIMIT: "*) ;; *) echo "FAIL: RICA_MEMORY_LIMIT='$v' -> exit $got: $err"; fail=1;; esac
+done
+
 echo "bad_input_tests: $cases cases"
 exit $fail

@@ -274,4 +274,40 @@ expect_in "0.05534" "bound torus 16x16" bound torus:16x16
 check_exit 2 "bound bad link time" bound torus:4x4 --link-cycles fast
 check_exit 2 "bound unknown traffic" bound torus:4x4 --traffic nosuch
 check_exit 2 "bound impossible pattern" bound torus:4x2 --traffic mesh
+
+# Issue 28 item 5: a write into a closed pipe is an error (exit 2, one line) or SIGPIPE's death
+# (141), never exit 0; the reader (true) is gone before the run ends. SIGPIPE default and ignored.
+p28=$(mktemp -d)
+rica=$(realpath "$RICA")  # run in $p28: a failing binary's stray files (a file called '-') land there
+for out in "--trace -" "--json -"; do
+  # shellcheck disable=SC2086
+  st=$(cd "$p28" && set -o pipefail; "$rica" run torus:16x16 --packets 200 --quiet $out 2> "$p28/err" | true; echo "${PIPESTATUS[0]}")
+  case "$st" in 141|2) ;; *) echo "FAIL [closed pipe, $out]: exit $st, want 2 or SIGPIPE (141)"; fail=1;; esac
+  # shellcheck disable=SC2086
+  st=$(cd "$p28" && trap '' PIPE; "$rica" run torus:16x16 --packets 200 --quiet $out 2> "$p28/err" | true; echo "${PIPESTATUS[0]}")
+  [ "$st" = 2 ] && [ "$(grep -c . "$p28/err")" = 1 ] && grep -q "^rica: error: .*standard output" "$p28/err" \
+    || { echo "FAIL [closed pipe, SIGPIPE ignored, $out]: exit $st: $(cat "$p28/err")"; fail=1; }
+done
+rm -f -- "$p28/-"
+# --trace - is standard output (the CSV alone: no report beside it), never a file called "-".
+(cd "$p28" && "$rica" run torus:4x4 --packets 2 --quiet --trace - > trace.csv 2> /dev/null) || { echo "FAIL [--trace -]"; fail=1; }
+[ -e "$p28/-" ] && { echo "FAIL [--trace - wrote a file called '-']"; fail=1; }
+head -1 "$p28/trace.csv" | grep -q "^src,dst,seq," && [ "$(wc -l < "$p28/trace.csv")" = 33 ] \
+  || { echo "FAIL [--trace - holds the trace only]"; head -3 "$p28/trace.csv"; fail=1; }
+"$RICA" run torus:4x4 --packets 2 --json - 2> /dev/null | python3 -c "import json,sys; json.load(sys.stdin)" \
+  || { echo "FAIL [run --json - is JSON alone on standard output]"; fail=1; }
+
+# Issue 28 item 6: rica plot on a malformed input is one line naming the file and what was expected.
+printf 'not json\n' > "$p28/bad.json"
+printf '{"a": 1}\n' > "$p28/other.json"
+printf 'x,y\n1,2\n' > "$p28/bad.csv"
+for c in "links $p28/bad.json" "links $p28/other.json" "sweep $p28/bad.csv" "os $p28/bad.csv" "sweep $p28/bad.json"; do
+  # shellcheck disable=SC2086
+  check_exit 2 "plot $c" plot $c --out "$p28/plots"
+  # shellcheck disable=SC2086
+  err=$("$RICA" plot $c --out "$p28/plots" 2>&1 >/dev/null)
+  case "$err" in *"${c#* }"*"expected "*) ;; *) echo "FAIL [plot $c names the file and what it expected]: $err"; fail=1;; esac
+  case "$err" in *Traceback*|*matplotlib*) echo "FAIL [plot $c: traceback or install hint]: $err"; fail=1;; esac
+done
+rm -rf "$p28"
 exit $fail

@@ -306,5 +306,49 @@ TEST(Fuzz, NumbersNeverWrapOrClamp) {
   EXPECT_THROW(experiments::set_link_cycles(cfg, "0"), usage_error);
 }
 
+// Issue 28 item 7: input echoed into an error is quoted, escaped and cut; every byte value of a
+// fuzzed file comes out as one line of printable ASCII.
+TEST(Fuzz, EchoedInputIsEscapedAndCut) {
+  EXPECT_EQ(quote_input("edge"), "'edge'");
+  EXPECT_EQ(quote_input(std::string("a\0b\x1b[1m\xff'\\", 10)), "'a\\x00b\\x1b[1m\\xff\\x27\\x5c'");
+  EXPECT_EQ(quote_input(std::string(100, 'A')), "'" + std::string(60, 'A') + "'...");
+  EXPECT_EQ(quote_input("abcdef", 3), "'abc'...");
+  std::mt19937_64 rng(28);
+  for (std::size_t i = 0; i < iterations(2000); ++i) {
+    std::string raw(rng() % 200, '\0');
+    for (char& c : raw) c = static_cast<char>(rng());
+    const std::string q = quote_input(raw);
+    EXPECT_LE(q.size(), 2 + 60 * 4 + 3);
+    for (char c : q) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << q;
+  }
+  // A parser's refusal of such a file: one printable line.
+  const std::string path = ::testing::TempDir() + "rica_binary_edges.txt";
+  std::ofstream(path, std::ios::binary) << std::string("\x00\x01\xff\x1b[31m 1\n", 11);
+  try {
+    (void)load_edge_list_file(path);
+    ADD_FAILURE() << "a binary edge list was accepted";
+  } catch (const usage_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'\\x00\\x01\\xff\\x1b[31m'"), std::string::npos) << m;
+    for (char c : m) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << m;
+  }
+  std::filesystem::remove(path);
+}
+
+// Issue 28 items 4 and 8: outputs that collide and seeds that wrap are refused.
+TEST(Fuzz, CollidingOutputsAndWrappingSeedsAreRefused) {
+  const std::string dir = ::testing::TempDir();
+  EXPECT_THROW(cli::check_distinct_outputs({{"--json", dir + "same"}, {"--csv", dir + "./same"}}), usage_error);
+  EXPECT_THROW(cli::check_distinct_outputs({{"--json", "-"}, {"--trace", "-"}}), usage_error);
+  EXPECT_NO_THROW(cli::check_distinct_outputs({{"--json", dir + "a"}, {"--csv", dir + "b"}, {"--trace", ""}}));
+  EXPECT_NO_THROW(cli::check_distinct_outputs({{"--json", "/dev/null"}, {"--csv", "/dev/null"}}));
+  EXPECT_NO_THROW(cli::check_distinct_outputs({{"--json", "-"}, {"--csv", dir + "-"}}));
+  constexpr std::uint64_t top = ~std::uint64_t{0};
+  EXPECT_THROW(cli::check_seeds(top, 2), usage_error);
+  EXPECT_THROW(cli::check_seeds(top - 998, 1000), usage_error);
+  EXPECT_NO_THROW(cli::check_seeds(top - 999, 1000));
+  EXPECT_NO_THROW(cli::check_seeds(top, 1));
+}
+
 }  // namespace
 }  // namespace rica

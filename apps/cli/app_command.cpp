@@ -153,9 +153,11 @@ std::string sanitized(const std::string& spec) {
 
 int run_kernel(const AppOptions& o, const Kernel& k) {
   EngineConfig cfg = engine_config(o.engine);
+  check_distinct_outputs({{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}});
   const bool cycles = cfg.engine == EngineKind::cycle;
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
+  for (const auto& s : o.topologies) check_run_memory("app " + k.name, s, cfg, 0);
   for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
   for (const auto& t : topos) {
     check_routing(t, cfg.routing);
@@ -243,7 +245,7 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     write_text_file(o.csv, f, "--csv");
     for (const auto& [path, r] : per_pe) report::write_run_csv(path, r->topology, r->st);
   }
-  if (!o.quiet || o.json.empty()) {
+  if (show_text(o.quiet, o.json)) {
     fmt::print("{}\n\n", header);
     for (const Row& r : rows)  // under mpirun: ranks, threads per rank, the cut (docs/distributed.md)
       if (r.st.ranks > 1) {

@@ -72,6 +72,10 @@ int main(int argc, char** argv, const char* scripts_dir) {
   try {
     // --config FILE: its options join the command line unless the command line gives them.
     std::vector<std::string> args(argv + 1, argv + argc);
+    // --version prints the version and does nothing else: another argument beside it is refused.
+    if (std::find(args.begin(), args.end(), "--version") != args.end() && args.size() > 1)
+      throw usage_error(fmt::format("--version takes no other argument (got {}); give rica --version alone",
+                                    quote_input(args.front() == "--version" ? args[1] : args.front())));
     args = apply_config(app, std::move(args));
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
     app.parse(args);

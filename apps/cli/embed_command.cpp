@@ -24,6 +24,7 @@ struct EmbedOptions {
 };
 
 void run_embed(const EmbedOptions& o) {
+  (void)check_memory_for("embed", o.host, embed_footprint);
   const Topology host = TopologyRegistry::parse(o.host);
   const Guest g = parse_guest(o.guest, host.pes(), o.oriented);
   const ThreadLimit limit(o.threads);

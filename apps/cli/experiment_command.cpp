@@ -144,8 +144,12 @@ void experiment(const ExperimentOptions& o) {
   // Seeds per point: --seeds K for every pattern; else the set-up's (hot spot: several, others: 1).
   const unsigned seeds_hot = o.seeds ? o.seeds : o.quick ? 1 : setup.hotspot_seeds;
   const unsigned seeds_other = o.seeds ? o.seeds : 1;
+  check_seeds(cfg.seed, std::max(seeds_hot, seeds_other));
 
   const std::string out = o.out.empty() ? "out/experiments/" + setup.name : o.out;
+  std::vector<Output> outputs = dir_outputs(out, {"points.csv", "table.csv", "table.json", "table.md", "config.json"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   prepare_output_dir(out, "--out");
   write_file(out + "/points.csv", points_csv_header());  // fail now, not after the sweep
   for (const char* f : {"table.csv", "table.json", "table.md", "config.json"}) check_output_file(out + "/" + f, "--out");
@@ -282,6 +286,7 @@ void bound(const BoundOptions& o) {
     fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
              "max load", "busiest link (cycles)", "bound");
   for (const auto& spec : o.topologies) {
+    (void)check_memory_for("bound", spec, bound_footprint);
     const Topology t = TopologyRegistry::parse(spec);
     const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t, cfg.seed), cfg, opt);
     const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);

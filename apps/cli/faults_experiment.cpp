@@ -66,6 +66,9 @@ void faults_experiment(const FaultsExperimentOptions& o) {
   validate(cfg);
   const unsigned parallel = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
   const std::string out = o.out.empty() ? "out/experiments/faults" : o.out;
+  std::vector<Output> outputs = dir_outputs(out, {"points.csv", "table.md", "table.json", "config.json"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   prepare_output_dir(out, "--out");
   for (const char* f : {"points.csv", "table.md", "table.json", "config.json"}) check_output_file(out + "/" + f, "--out");
 

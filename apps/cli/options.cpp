@@ -1,5 +1,6 @@
 // One parser and one validation per option concept (options.hpp).
 #include "options.hpp"
+#include "rica/footprint.hpp"
 #include "rica/faults.hpp"
 
 #include <fmt/format.h>
@@ -165,17 +166,51 @@ CLI::Option* add_text(CLI::App* c, const std::string& name, std::vector<std::str
   return o;
 }
 
-CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& target, const std::string& help) {
+CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& target, const std::string& help,
+                             bool stdout_ok) {
   const std::string flag = flag_of(c, name);
   return c
       ->add_option_function<std::string>(
           name,
-          [&target, flag](const std::string& s) {
-            check_output_file(s, flag);
+          [&target, flag, stdout_ok](const std::string& s) {
+            if (s == "-" && !stdout_ok)
+              throw usage_error(fmt::format("{}: '-' (standard output) is not accepted here; give a file name", flag));
+            if (s != "-") check_output_file(s, flag);
             target = s;
           },
-          help)
+          stdout_ok ? help + " ('-' = standard output)" : help)
       ->type_name("FILE");
+}
+
+void check_distinct_outputs(const std::vector<Output>& outputs) {
+  namespace fs = std::filesystem;
+  // Each output's identity: "-" for standard output, else its resolved path; devices have none.
+  std::vector<std::pair<const Output*, fs::path>> seen;
+  for (const Output& out : outputs) {
+    if (out.path.empty()) continue;
+    std::error_code ec;
+    if (out.path != "-" && fs::exists(out.path, ec) && !fs::is_regular_file(out.path, ec)) continue;
+    fs::path id = out.path == "-" ? fs::path("-") : fs::weakly_canonical(fs::absolute(out.path, ec), ec);
+    if (ec) id = fs::absolute(out.path, ec).lexically_normal();
+    for (const auto& [other, other_id] : seen) {
+      std::error_code eq;
+      const bool same = id == other_id || (id != "-" && other_id != "-" && fs::equivalent(id, other_id, eq));
+      if (!same) continue;
+      if (id == "-")
+        throw usage_error(fmt::format("{} and {} both write to standard output ('-'); give one of them a file",
+                                      other->option, out.option));
+      throw usage_error(fmt::format("{} and {} both name the file '{}'; give each output its own file",
+                                    other->option, out.option, out.path));
+    }
+    seen.emplace_back(&out, id);
+  }
+}
+
+std::vector<Output> dir_outputs(const std::string& dir, const std::vector<std::string>& files) {
+  std::vector<Output> out;
+  if (!dir.empty())
+    for (const auto& f : files) out.push_back({fmt::format("--out ({})", f), dir + "/" + f});
+  return out;
 }
 
 CLI::Option* add_output_dir(CLI::App* c, const std::string& name, std::string& target, const std::string& help) {
@@ -354,6 +389,14 @@ CLI::Option* add_seeds(CLI::App* c, unsigned& target) {
                   "Runs per point, seeds --seed .. --seed+K-1; figures as mean and 95% confidence interval");
 }
 
+void check_seeds(std::uint64_t seed, unsigned seeds) {
+  if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
+    throw usage_error(fmt::format("--seed/--seeds: --seed {} with --seeds {} runs past the largest seed {} (the "
+                                  "last run would wrap to seed {}); give --seed at most {} or fewer --seeds",
+                                  seed, seeds, std::numeric_limits<std::uint64_t>::max(), seed + (seeds - 1),
+                                  std::numeric_limits<std::uint64_t>::max() - (seeds - 1)));
+}
+
 double student_t95(std::size_t df) {
   static constexpr double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                                  2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
@@ -427,7 +470,7 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
                          "at=CYCLE (cycle engine: they fail during the run); comma-separated, e.g. links=4,nodes=1"));
   if (which & opt_trace)
     keep("--trace", add_output_file(c, "--trace", cfg.trace,
-                                    "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops)"));
+                                    "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops)", true));
 }
 
 EngineConfig engine_config(const EngineOptions& o) {
@@ -521,8 +564,18 @@ void print_distributed(const RunStats& st, const EngineConfig& cfg) {
 
 // ---- Shared presentation options ---------------------------------------------------------------
 
+namespace {
+/// --quiet and --progress exclude each other: called with the one just declared.
+CLI::Option* exclude_quiet_progress(CLI::App* c, CLI::Option* declared, const std::string& other) {
+  if (CLI::Option* o = c->get_option_no_throw(other)) declared->excludes(o);
+  return declared;
+}
+}  // namespace
+
 CLI::Option* add_quiet(CLI::App* c, bool& target) {
-  return c->add_flag("--quiet", target, "No progress, configuration echo or header (results are still written)");
+  return exclude_quiet_progress(
+      c, c->add_flag("--quiet", target, "No progress, configuration echo or header (results are still written)"),
+      "--progress");
 }
 
 CLI::Option* add_json(CLI::App* c, std::string& target, const std::string& help) {
@@ -550,10 +603,32 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     write_text_file(path, j.dump(2) + "\n", "--json");
 }
 
+// ---- Memory guard -------------------------------------------------------------------------------------
+
+namespace {
+void refuse_above_room(const std::string& command, const std::string& spec, const TopologySize& s, double bytes) {
+  require_memory(fmt::format("rica {} {} ({:.0f} nodes x {} ports)", command, quote_input(spec, 80), s.nodes, s.ports), bytes,
+                 "choose a smaller network");
+}
+}  // namespace
+
+TopologySize check_memory_for(const std::string& command, const std::string& spec, const Footprint& f) {
+  const TopologySize s = TopologyRegistry::size(spec);
+  refuse_above_room(command, spec, s, s.nodes * (f.per_node + f.per_link * s.ports));
+  return s;
+}
+
+void check_run_memory(const std::string& command, const std::string& spec, const EngineConfig& cfg,
+                      double sends_per_pe, unsigned machines) {
+  const TopologySize s = TopologyRegistry::size(spec);
+  refuse_above_room(command, spec, s, machines * run_bytes(s, cfg, sends_per_pe));
+}
+
 // ---- Progress ---------------------------------------------------------------------------------------
 
 CLI::Option* add_progress(CLI::App* c, bool& target) {
-  return c->add_flag("--progress", target, "Show progress even when standard error is not a terminal");
+  return exclude_quiet_progress(
+      c, c->add_flag("--progress", target, "Show progress even when standard error is not a terminal"), "--quiet");
 }
 
 // ---- Provenance and configuration files ---------------------------------------------------------

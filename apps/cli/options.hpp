@@ -20,6 +20,7 @@
 
 #include "rica/engine.hpp"
 #include "rica/progress.hpp"
+#include "rica/registry.hpp"
 #include "rica/topology.hpp"
 
 namespace rica::cli {
@@ -46,8 +47,23 @@ CLI::Option* add_text(CLI::App* c, const std::string& name, std::string& target,
 CLI::Option* add_text(CLI::App* c, const std::string& name, std::vector<std::string>& target,
                       const std::string& help, const std::string& accepted);
 /// A file the command writes: non-empty, not a directory, in an existing writable directory
-/// (checked at parse time, before the run; rica/io.hpp check_output_file).
-CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& target, const std::string& help);
+/// (checked at parse time, before the run; rica/io.hpp check_output_file). "-" is standard output
+/// when `stdout_ok` (the help says so), else refused: never a file called "-".
+CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& target, const std::string& help,
+                             bool stdout_ok = false);
+/// One output of a command: the option that names it (e.g. "--json", "--out (sweep.csv)") and its
+/// path, "-" for standard output, "" when not asked for.
+struct Output {
+  std::string option, path;
+};
+/// Refuses (usage_error naming both options) two outputs that would overwrite or interleave each
+/// other: both standard output, or the same file (resolved paths compared: weakly_canonical, and
+/// std::filesystem::equivalent when both exist). Devices (/dev/null, ...) may be shared. Every
+/// command with more than one output calls it with all of them before its work.
+void check_distinct_outputs(const std::vector<Output>& outputs);
+/// The outputs `files` that a command writes into directory `dir` (option "--out"), for
+/// check_distinct_outputs: "--out (NAME)" each; none when `dir` is empty.
+std::vector<Output> dir_outputs(const std::string& dir, const std::vector<std::string>& files);
 /// A directory the command writes into: non-empty, not an existing non-directory (checked at
 /// parse time); the command calls prepare_output_dir() before its first run.
 CLI::Option* add_output_dir(CLI::App* c, const std::string& name, std::string& target, const std::string& help);
@@ -90,6 +106,9 @@ CLI::Option* add_burst(CLI::App* c, double& on, double& off);
 /// --seeds K: runs per point with seeds seed, seed+1, ..., seed+K-1, [1, 1000]; figures are
 /// reported as mean and 95% confidence interval.
 CLI::Option* add_seeds(CLI::App* c, unsigned& target);
+/// Refuses (usage_error naming --seed/--seeds) seeds whose last, seed + seeds - 1, does not fit in
+/// 64 bits: the runs would wrap to seed 0. Every command with --seeds calls it before its runs.
+void check_seeds(std::uint64_t seed, unsigned seeds);
 /// The two-sided 95% Student t quantile for `df` degrees of freedom (df >= 1; 1.96 beyond 30).
 double student_t95(std::size_t df);
 /// Mean and 95% confidence half-width (Student t) of `v` (half-width 0 for fewer than 2 values).
@@ -148,13 +167,16 @@ std::string link_cycles_text(const EngineConfig& cfg);
 std::string engine_echo(const EngineConfig& cfg);
 
 // ---- Shared presentation options ---------------------------------------------------------------
-/// --quiet: no progress, no echo, no header (results still written).
+/// --quiet: no progress, no echo, no header (results still written). --quiet and --progress
+/// exclude each other on every subcommand that has both (whichever is declared second says so).
 CLI::Option* add_quiet(CLI::App* c, bool& target);
 /// --json FILE: the command's JSON report; '-' writes it to standard output.
 CLI::Option* add_json(CLI::App* c, std::string& target, const std::string& help);
-/// Whether a command prints its text report: not when the JSON goes to standard output, and not
-/// with --quiet when a JSON file holds the results.
-inline bool show_text(bool quiet, const std::string& json) { return json != "-" && (!quiet || json.empty()); }
+/// Whether a command prints its text report: not when the JSON (or `other`, another output such
+/// as --trace) goes to standard output, and not with --quiet when a JSON file holds the results.
+inline bool show_text(bool quiet, const std::string& json, const std::string& other = "") {
+  return json != "-" && other != "-" && (!quiet || json.empty());
+}
 /// Host threads a serial-or-parallel analysis command uses for --threads N (0 = all cores); the
 /// returned guard limits oneTBB to them while it lives.
 struct ThreadLimit {
@@ -168,6 +190,26 @@ struct ThreadLimit {
 };
 /// Writes `j` (2-space indent, newline) to `path`, or to standard output when `path` is "-".
 void write_json(const std::string& path, const nlohmann::json& j);
+
+// ---- Memory guard: every command, from the spec, before it builds or allocates (issue 28) ------
+/// A command's working memory per node and per link (node x port) of its topology: measured peak
+/// resident sizes over mesh, torus, hypercube, Omega and fat-tree networks (options.cpp).
+struct Footprint {
+  double per_node = 0, per_link = 0;
+};
+inline constexpr Footprint topo_footprint{40, 18};       ///< rica topo: graph, BFS and relay tables
+inline constexpr Footprint bound_footprint{150, 8};      ///< rica bound, experiment's bound: channel loads
+inline constexpr Footprint partition_footprint{50, 20};  ///< rica partition, os --parts: parts and pair checks
+inline constexpr Footprint embed_footprint{30, 5};       ///< rica embed: placement, routes, congestion
+/// Refuses (usage_error "memory: <command> <spec> needs about X GB ... but Y GB are available",
+/// exit 2) when `f` applied to the size of `spec` (TopologyRegistry::size: nothing built) exceeds
+/// what this process may use (require_memory). Returns the size.
+TopologySize check_memory_for(const std::string& command, const std::string& spec, const Footprint& f);
+/// The same for commands that run machines (run, app, os, sweep): `machines` at once, each
+/// run_bytes (rica/footprint.hpp) of one application on `spec` sending `sends_per_pe` packets per
+/// PE (0 when unknown: a lower bound, the machine checks the rest when built).
+void check_run_memory(const std::string& command, const std::string& spec, const EngineConfig& cfg,
+                      double sends_per_pe, unsigned machines = 1);
 
 // ---- Progress: the one progress display of every long-running command ------------------------
 /// --progress: show progress even when standard error is not a terminal.

@@ -72,7 +72,6 @@ struct Point {
 /// Runs the sweep; returns the exit status: 0, 1 (a run lost, duplicated or misdelivered packets,
 /// or broke the drain bound), 3 (a run deadlocked or livelocked: its report on stderr).
 int run(const OsOptions& o) {
-  const Topology base = TopologyRegistry::parse(o.topology);
   if (o.jobs.size() < 2) throw usage_error("--job: give at least 2 jobs to time-share (repeat --job)");
   for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
     const std::string name = job.substr(0, job.find(':'));
@@ -95,6 +94,12 @@ int run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
+  std::vector<Output> outputs = dir_outputs(o.out, {"os.csv", "switches.csv", "os.json"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
+  check_run_memory("os", o.topology, cfg, static_cast<double>(o.packets));
+  if (o.parts > 1 || !o.dims.empty()) (void)check_memory_for("os", o.topology, partition_footprint);
+  const Topology base = TopologyRegistry::parse(o.topology);
   check_routing(base, cfg.routing);
   // --faults: failed links only, before the run. The jobs need every PE and every packet (their
   // checks and the switch accounting), so failed PEs and failures during the run are refused;
@@ -107,6 +112,12 @@ int run(const OsOptions& o) {
       throw usage_error("--faults: rica os time-shares the whole machine only with faults; drop --parts/--dims or "
                         "--faults");
   }
+  // --partition picks a part of the cut --parts/--dims make; without a cut the whole machine is the
+  // one partition, 0 (the same range check as with a cut, below).
+  if (o.partition > 0 && o.parts <= 1 && o.dims.empty())
+    throw usage_error(fmt::format("--partition: {} is out of range [0, 0] (without --parts K or --dims the whole "
+                                  "machine is partition 0)",
+                                  o.partition));
   const Topology topo = faulty_topology(base, eo.engine, cfg);
   if (!failed_nodes(topo).empty())
     throw usage_error("--faults: nodes= / node lines do not apply to rica os (its jobs need every PE); give failed "
@@ -127,8 +138,8 @@ int run(const OsOptions& o) {
     if (!o.dims.empty()) req.dims = parse_dim_cuts(o.dims);
     const PartitionPlan plan = partition(topo, req);
     if (o.partition >= plan.parts.size())
-      throw usage_error(fmt::format("os: parameter 'partition' = {} is out of range [0, {}]", o.partition,
-                                    plan.parts.size() - 1));
+      throw usage_error(fmt::format("--partition: {} is out of range [0, {}] (the cut makes {} partitions)",
+                                    o.partition, plan.parts.size() - 1, plan.parts.size()));
     const Partition& p = plan.parts[o.partition];
     if (!p.closed)
       throw usage_error(fmt::format("os: partition {} ({}) is open; time sharing needs a closed partition",
@@ -343,7 +354,8 @@ void add_os_command(CLI::App& app, int& status) {
   add_packets(c, o->packets, "Packets per PE of traffic jobs");
   add_uint(c, "--parts", o->parts, 1, defaults::limits::parts, "Cut the machine into K partitions (rica partition) and time-share one");
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
-  add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1, "Which partition to time-share");
+  add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1,
+           "Which partition of the --parts/--dims cut to time-share (0 without a cut: the whole machine)");
   add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
                                        opt_link_cycles | opt_faults);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");

@@ -71,6 +71,7 @@ void print_plan(const Topology& t, const PartitionPlan& plan) {
 }
 
 void run_partition(const PartitionOptions& o) {
+  (void)check_memory_for("partition", o.spec, partition_footprint);
   const Topology t = TopologyRegistry::parse(o.spec);
   PartitionRequest r;
   r.parts = o.parts;

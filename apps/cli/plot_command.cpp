@@ -31,8 +31,11 @@ void plot(const PlotOptions& o) {
   if (o.kind == "links" && !o.csv.empty()) args.insert(args.end(), {"--csv", o.csv});
   if (o.kind != "links" && !o.title.empty()) args.insert(args.end(), {"--title", o.title});
   if (o.kind == "sweep") args.insert(args.end(), {"--x", o.x});
-  if (!experiments::run_plot_script("rica_plot.py", args))
-    throw usage_error(fmt::format("plot {}: could not draw '{}' (see the message above)", o.kind, o.input));
+  std::string bad_input;
+  if (!experiments::run_plot_script("rica_plot.py", args, &bad_input))
+    throw usage_error(bad_input.empty()
+                          ? fmt::format("plot {}: could not draw '{}' (see the message above)", o.kind, o.input)
+                          : fmt::format("plot {}: {}", o.kind, bad_input));
   if (!o.json.empty()) {
     nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
     j["plots"] = o.kind == "links" ? std::vector<std::string>{out + "/links.png", out + "/links.svg"}

@@ -79,13 +79,19 @@ struct Executed {
 /// Everything `rica run` does but print the report: checks, the echo (unless quiet), the runs,
 /// the JSON and CSV files.
 Executed execute(RunOptions& o) {
-  const Topology base = TopologyRegistry::parse(o.topology);
   if (!o.app.empty())
     for (CLI::Option* opt : o.traffic_only)
       if (opt->count() > 0)
         throw usage_error(fmt::format("{} does not apply to --app runs; drop {} or --app", opt->get_name(),
                                       opt->get_name()));
   EngineConfig cfg = engine_config(o.engine);
+  check_seeds(cfg.seed, o.seeds);
+  check_distinct_outputs({{"--json", o.json},
+                          {"--csv", o.csv},
+                          {"--csv (its .links.csv)", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
+                          {"--trace", cfg.trace}});
+  check_run_memory("run", o.topology, cfg, static_cast<double>(o.packets_opt.value_or(0)));
+  const Topology base = TopologyRegistry::parse(o.topology);
   cfg.progress = !o.quiet;
   const Topology t = faulty_topology(base, o.engine, cfg);
   check_routing(t, cfg.routing);  // before the echo: one line
@@ -128,8 +134,8 @@ Executed execute(RunOptions& o) {
   const std::string traffic = o.app.empty() ? TrafficRegistry::canonical(o.traffic) : "";
   const nlohmann::json config = run_config(o, cfg);
   // The echo reproduces the run: every option that shapes it, resolved; pasted, it runs again.
-  if (!o.quiet) {
-    fmt::print(stderr, "{}\n", echo_command(o.cmd, config));
+  if (!o.quiet) fmt::print(stderr, "{}\n", echo_command(o.cmd, config));
+  if (!o.quiet && show_text(o.quiet, o.json, cfg.trace)) {
     fmt::print("rica          {}\n", version_string());
     fmt::print("model         {}\n", model_line(cfg, &t));
   }
@@ -199,7 +205,7 @@ int run(RunOptions o) {
   const std::string& traffic = e.traffic;
   const bool cycle = cfg.engine == EngineKind::cycle;
 
-  if (!o.quiet || o.json.empty()) {
+  if (show_text(o.quiet, o.json, cfg.trace)) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),
                cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
     if (st.ranks > 1) print_distributed(st, cfg);

@@ -44,14 +44,23 @@ std::pair<double, double> mean_ci(const std::vector<experiments::SweepPoint>& g,
   return mean_ci95(v);
 }
 
+unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
+  return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
+}
+
 /// The sweep's jobs and configuration, every input checked before any run.
 std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
   const auto& rates = o.rates;
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
   cfg = engine_config(o.engine);
+  check_seeds(cfg.seed, o.seeds);
+  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv"});
+  outputs.push_back({"--json", o.json});
+  check_distinct_outputs(outputs);
   // Warm-up: a tenth of the window unless given (the network fills before it is measured).
   if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
   std::vector<experiments::SweepJob> jobs;
+  for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
   for (const auto& s : o.topologies) {
     const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
     check_routing(t, cfg.routing);
@@ -68,10 +77,6 @@ std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
       }
   }
   return jobs;
-}
-
-unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
-  return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
 }
 
 void sweep(SweepOptions o) {

@@ -82,6 +82,8 @@ TopologyMetrics metrics_of(const Topology& t, const TopoOptions& o) {
 }
 
 void run_topo(const TopoOptions& o) {
+  check_distinct_outputs({{"--json", o.json}, {"--dot", o.dot}});
+  (void)check_memory_for("topo", o.spec, topo_footprint);
   const Topology t = TopologyRegistry::parse(o.spec);
   if (!o.dot.empty()) {
     if (t.nodes() > 100000) throw usage_error(fmt::format("--dot: {} nodes is too many to draw (at most 100000)", t.nodes()));
@@ -253,7 +255,7 @@ void add_topology_commands(CLI::App& app) {
   add_json(topo, topo_opt->json, "Write the measures (with configuration and provenance) as JSON to FILE");
   add_quiet(topo, topo_opt->quiet);
   add_threads(topo, topo_opt->threads);
-  add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE ('-' = stdout, then no measures)");
+  add_output_file(topo, "--dot", topo_opt->dot, "Write Graphviz DOT to FILE (standard output: no measures)", true);
   topo->callback([topo_opt] { run_topo(*topo_opt); });
 
   auto route_opt = std::make_shared<RouteOptions>();
@@ -268,6 +270,7 @@ void add_topology_commands(CLI::App& app) {
 nlohmann::json topo_json(const std::vector<std::string>& args) {
   TopoOptions o;
   parse_subcommand("topo", args, [&](CLI::App* c) { declare_topo_measures(c, o); });
+  (void)check_memory_for("topo", o.spec, topo_footprint);
   return to_json(metrics_of(TopologyRegistry::parse(o.spec), o));
 }
 

@@ -9,7 +9,10 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -21,6 +24,7 @@
 #include "traffic.hpp"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef RICA_SCRIPTS_FROM_LIB
@@ -250,7 +254,7 @@ std::string find_plot_script(const std::string& script) {
   return "";
 }
 
-bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+bool run_plot_script(const std::string& script, const std::vector<std::string>& args, std::string* bad_input) {
   if (dist::rank() != 0) return true;  // under mpirun, rank 0 writes every output (docs/distributed.md)
   const std::string path = find_plot_script(script);
   if (path.empty()) {
@@ -261,9 +265,38 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
   const std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::string cmd = fmt::format("{} {}", py, quote(path));
   for (const auto& a : args) cmd += fmt::format(" {}", quote(a));
+  // The script's standard error goes to a file: its one-line reason on bad input is ours to report.
+  char err_path[] = "/tmp/rica-plot-XXXXXX";
+  const int fd = mkstemp(err_path);
+  if (fd < 0) throw std::runtime_error(fmt::format("plots: cannot create a temporary file: {}", std::strerror(errno)));
+  close(fd);
+  cmd += fmt::format(" 2>{}", quote(err_path));
   std::fflush(stdout);
-  if (std::system(cmd.c_str()) == 0) return true;
-  fmt::print(stderr, "rica: plots skipped ({} failed; install python3-matplotlib)\n", script);
+  const int status = std::system(cmd.c_str());
+  std::string err;
+  if (std::FILE* f = std::fopen(err_path, "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) err.append(buf, n);
+    std::fclose(f);
+  }
+  std::remove(err_path);
+  constexpr int script_bad_input = 65, script_no_matplotlib = 66;  // scripts/rica_plot.py
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == script_bad_input) {
+    const std::string line = err.substr(0, err.find('\n'));
+    if (bad_input != nullptr) {
+      *bad_input = line;
+      return false;
+    }
+    fmt::print(stderr, "rica: plots skipped ({})\n", line);
+    return false;
+  }
+  std::fputs(err.c_str(), stderr);  // warnings, or the failure's own report
+  if (status == 0) return true;
+  if (code == script_no_matplotlib)
+    fmt::print(stderr, "rica: plots skipped (matplotlib not found; install python3-matplotlib)\n");
+  else
+    fmt::print(stderr, "rica: plots skipped ({} failed, exit status {})\n", script, code);
   return false;
 }
 

@@ -88,8 +88,12 @@ void set_scripts_dir(std::string dir);
 /// relative to the library or executable running this code, else the install prefix's; "" when
 /// none has it. Never the source tree.
 std::string find_plot_script(const std::string& script);
-/// Runs `script` (find_plot_script) with matplotlib's Python and `args` (each quoted); prints a
-/// one-line note and returns false when it is not found or plotting fails.
-bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
+/// Runs `script` (find_plot_script) with matplotlib's Python and `args` (each quoted); returns
+/// false when it is not found or plotting fails. A script that finds its input malformed exits 65
+/// after one line naming the file and what it expected (scripts/rica_plot.py): with `bad_input`,
+/// that line is stored there and nothing is printed (the caller reports it); without, it is
+/// printed as "rica: plots skipped (<line>)". Other failures print a one-line note.
+bool run_plot_script(const std::string& script, const std::vector<std::string>& args,
+                     std::string* bad_input = nullptr);
 
 }  // namespace rica::experiments

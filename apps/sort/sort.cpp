@@ -165,8 +165,8 @@ std::vector<std::uint32_t> read_keys(const std::string& path, const std::string&
       std::uint32_t v = 0;
       auto [p, ec] = std::from_chars(line.data() + i, line.data() + j, v);
       if (ec != std::errc() || p != line.data() + j)
-        throw usage_error(fmt::format("{}: '{}' line {}: '{}' is not an unsigned 32-bit integer "
-                                      "(0..4294967295)", what, path, no, line.substr(i, std::min<std::size_t>(j - i, 40))));
+        throw usage_error(fmt::format("{}: '{}' line {}: {} is not an unsigned 32-bit integer "
+                                      "(0..4294967295)", what, path, no, quote_input(std::string_view(line).substr(i, j - i), 40)));
       keys.push_back(v);
       i = j;
     }

@@ -25,7 +25,7 @@ double real(const std::string& text, const std::string& what) {
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) || v < 0)
-    throw usage_error(fmt::format("{}: '{}' is not a rate (a number >= 0)", what, text));
+    throw usage_error(fmt::format("{}: {} is not a rate (a number >= 0)", what, quote_input(text)));
   return v;
 }
 
@@ -210,8 +210,8 @@ TraceReplay TraceReplay::load(const std::string& path, node_t pes, const Traffic
   const std::ptrdiff_t cs = column("src"), cd = column("dst"), cw = column("words");
   if (ct < 0 || cs < 0 || cd < 0)
     throw usage_error(fmt::format("{}: the first line must name the columns time,src,dst[,words] (or be a rica "
-                                  "--trace header); got '{}'",
-                                  what, fmt::join(head, ",")));
+                                  "--trace header); got {}",
+                                  what, quote_input(fmt::format("{}", fmt::join(head, ",")))));
   TraceReplay t(path);
   t.per_pe_.resize(pes);
   std::uint64_t n = 0;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rica {
@@ -83,6 +84,26 @@ inline constexpr std::uint64_t max_nodes = std::uint64_t{1} << 26;
 /// usage_error "<what>: '<text>' is not a number in [lo, hi]" (or "(lo, hi]").
 [[nodiscard]] double parse_real(const std::string& text, const std::string& what, double lo, double hi,
                                 bool lo_open = false);
+
+/// `text` as an error message shows input read from a user's file or argument: in single quotes,
+/// bytes outside printable ASCII (and '\\', '\'') escaped as \xNN, cut after max_chars source
+/// bytes with "..." appended. Every parser that echoes input into a usage_error uses it, so a
+/// message stays one line of text whatever the file holds.
+[[nodiscard]] std::string quote_input(std::string_view text, std::size_t max_chars = 60);
+
+/// Bytes this process may still allocate: the host's available memory (MemAvailable), the
+/// address-space and data limits (ulimit -v / -d) less what the process already maps, and the
+/// environment variable RICA_MEMORY_LIMIT (bytes, with an optional K, M or G suffix: a cap for
+/// tests and shared hosts; a malformed value is a usage_error naming it). `address` is the
+/// address space left (infinity when unlimited); `resident` <= `address`.
+struct MemoryRoom {
+  double resident = 0, address = 0;
+};
+[[nodiscard]] MemoryRoom memory_room();
+/// The memory guard every command applies before it allocates: throws usage_error
+/// "memory: <what> needs about X GB but Y GB are available (...); <advice>" when `bytes` is above
+/// 90% of memory_room().resident.
+void require_memory(const std::string& what, double bytes, const std::string& advice);
 
 namespace detail {
 /// Throws usage_error unless lo <= v <= hi: "<what>: parameter '<name>' = v is out of range [lo, hi]".

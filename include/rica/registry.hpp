@@ -70,6 +70,15 @@ const Entry& find_entry(const std::vector<Entry>& entries, std::string_view name
   throw usage_error("unknown " + std::string(kind) + " '" + std::string(name) + "'; valid: " + valid);
 }
 
+/// The size of a topology from its spec alone, for the memory guard of every command (issue 28):
+/// node, PE and port counts exact; `classes` a lower bound (1 where only the built routing tables
+/// would tell).
+struct TopologySize {
+  double nodes = 0, pes = 0;
+  port_t ports = 0;
+  class_t classes = 1;
+};
+
 struct TopologyEntry {
   std::string name;
   std::string summary;
@@ -77,6 +86,9 @@ struct TopologyEntry {
   std::vector<ParamDoc> params;
   std::string positional;  ///< parameter a bare value sets ("" = none; "*" = raw text: composites, file)
   Topology (*make)(const SpecArgs&);
+  /// The size without building: set by entries whose make() builds tables in proportion to the
+  /// network (the rest are built in O(1) memory, or are bounded small, and measured built).
+  TopologySize (*size)(const SpecArgs&) = nullptr;
 };
 
 class TopologyRegistry {
@@ -87,6 +99,9 @@ class TopologyRegistry {
   static const TopologyEntry& by_name(std::string_view name);
   /// Builds a topology from a spec string. Throws usage_error on any malformed spec.
   static Topology parse(std::string_view spec);
+  /// The size of parse(spec) without allocating in proportion to it: the entry's size(), the
+  /// composites' from their parts, else the built topology's counts. Throws as parse().
+  static TopologySize size(std::string_view spec);
   /// The generated reference text (`rica list`).
   static std::string help_text();
 };

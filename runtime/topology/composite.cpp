@@ -74,8 +74,8 @@ node_t Topology::parse_node(const std::string& text) const {
   }
   for (node_t u = 0; u < nodes(); ++u)
     if (label(u) == text) return u;
-  throw usage_error(fmt::format("node '{}' is neither a node number nor a label of '{}' (labels look like '{}')",
-                                text, spec(), label(nodes() > 1 ? 1 : 0)));
+  throw usage_error(fmt::format("node {} is neither a node number nor a label of '{}' (labels look like '{}')",
+                                quote_input(text), spec(), label(nodes() > 1 ? 1 : 0)));
 }
 
 }  // namespace rica

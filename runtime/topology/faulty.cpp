@@ -137,7 +137,8 @@ void read_fault_file(const Topology& t, const std::string& path, FaultSet& fs) {
       fs.nodes.push_back(node(1));
     } else {
       throw usage_error(
-          fmt::format("--faults: {}: unknown keyword '{}'; accepted: link U V, node V, # comment", where(1), w[0]));
+          fmt::format("--faults: {}: unknown keyword {}; accepted: link U V, node V, # comment", where(1),
+                      quote_input(w[0])));
     }
   }
 }

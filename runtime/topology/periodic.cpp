@@ -15,10 +15,15 @@ namespace {
 
 using Offsets = std::vector<std::vector<std::pair<int, int>>>;
 
+/// Threads for_each_residue uses for `count` residues.
+unsigned residue_workers(unsigned count, bool parallel) {
+  return parallel ? std::min(count, std::max(1u, std::thread::hardware_concurrency())) : 1u;
+}
+
 /// Runs f(r) for r in [0, count) on up to hardware_concurrency threads (serially for small work).
 template <class F>
 void for_each_residue(unsigned count, bool parallel, F&& f) {
-  unsigned workers = parallel ? std::min(count, std::max(1u, std::thread::hardware_concurrency())) : 1u;
+  const unsigned workers = residue_workers(count, parallel);
   if (workers <= 1) {
     for (unsigned r = 0; r < count; ++r) f(r);
     return;
@@ -84,8 +89,12 @@ std::shared_ptr<PeriodicTopology::Tables> build(unsigned nx, unsigned ny, unsign
 
   // Phase 1: BFS from each residue's representative (rx, ry), in offset coordinates.
   constexpr std::uint16_t unseen = 0xFFFF;
-  t->route.assign(residues * n, unseen);
   const bool parallel = n >= (std::size_t{1} << 16);
+  // The table (2 bytes per residue and offset) and a BFS queue per worker, refused before either
+  // is allocated (issue 28).
+  require_memory(fmt::format("the routing table of {}", t->spec),
+                 2.0 * residues * n + 4.0 * n * residue_workers(residues, parallel), "choose a smaller network");
+  t->route.assign(residues * n, unseen);
   for_each_residue(residues, parallel, [&](unsigned r) {
     const unsigned rx = r % px, ry = r / px;
     std::uint16_t* d = t->route.data() + r * n;

@@ -90,7 +90,7 @@ EdgeList parse_edge_list(std::istream& in, const std::string& origin) {
 
     auto node_id = [&](std::string_view t) -> node_t {
       const auto v = to_uint(t);
-      if (!v) throw fail(fmt::format("expected a node id (a non-negative integer), got '{}'", t));
+      if (!v) throw fail(fmt::format("expected a node id (a non-negative integer), got {}", quote_input(t)));
       if (*v >= limit) throw fail(fmt::format("node id {} is out of range [0, {}]", *v, limit - 1));
       largest = std::max(largest, *v);
       return static_cast<node_t>(*v);
@@ -99,7 +99,7 @@ EdgeList parse_edge_list(std::istream& in, const std::string& origin) {
       if (slot) throw fail(fmt::format("'{}' given twice (first on line {})", kw, slot_line));
       if (tok.size() != 2) throw fail(fmt::format("'{}' takes exactly one value: '{} <count>'", kw, kw));
       const auto v = to_uint(tok[1]);
-      if (!v) throw fail(fmt::format("'{}' value must be a positive integer, got '{}'", kw, tok[1]));
+      if (!v) throw fail(fmt::format("'{}' value must be a positive integer, got {}", kw, quote_input(tok[1])));
       if (*v < 1 || *v > limit)
         throw fail(fmt::format("'{}' = {} is out of range [1, {}]", kw, *v, limit));
       slot = *v;
@@ -133,7 +133,7 @@ EdgeList parse_edge_list(std::istream& in, const std::string& origin) {
       if (u == v) throw fail(fmt::format("self-loop at node {} is not allowed", u));
       links.push_back({u, v, lineno});
     } else {
-      throw fail(fmt::format("unknown keyword '{}' (expected nodes, pes, directed, label or '<u> <v>')", kw));
+      throw fail(fmt::format("unknown keyword {} (expected nodes, pes, directed, label or '<u> <v>')", quote_input(kw)));
     }
   }
   if (in.bad()) throw usage_error(fmt::format("{}: read error", origin));
