@@ -442,7 +442,11 @@ class Machine {
   /// node order (allocate()), so a hop reaches the peer's buffer with one cold line, not two.
   LinkBuffer& peer_buffer(node_t v, std::uint32_t in) noexcept { return buffers_->data()[std::size_t{v} * n_buf_ + in]; }
   /// The head of v's input i (i == source_input(): the source queue). Precondition: not empty.
-  Packet& head(PeState& s, std::uint32_t i) noexcept { return i == n_buf_ ? s.injq[s.injq_head] : s.inputs[i].front(); }
+  Packet& head(PeState& s, std::uint32_t i) noexcept {
+    RICA_ASSERT(i <= n_buf_, "head() of an input beyond the node's buffers");
+    RICA_ASSERT(i < n_buf_ || s.injq_head < s.injq.size(), "head() of an empty source queue");
+    return i == n_buf_ ? s.injq[s.injq_head] : s.inputs[i].front();
+  }
   std::uint32_t source_input() const noexcept { return n_buf_; }
 
   /// The hop: moves the head of v's input i along h (not a delivery) into the peer's buffer.
@@ -453,7 +457,11 @@ class Machine {
   /// seen, so this holds even when the peer's buffer is the head's own, over a self-loop).
   template <class D>
   void move(PeState& s, node_t v, std::uint32_t i, const HopPlan& h, ThreadStats& ts, D& d) {
+    RICA_ASSERT(!h.delivers && h.peer < nodes_ && h.in < n_buf_ && h.port < ports_, "move() along a plan that is no hop");
+    RICA_ASSERT(holds(v), "move() from a node of another rank");
     const Packet& src = head(s, i);
+    RICA_ASSERT(LinkBuffer::fits_cached(credits(v)[h.out], cfg_.buffer_words, src.words),
+                "move() without room by the producer's credit view");
     const std::uint8_t job = src.job;
     const bool from_source = i == n_buf_;
     peer_buffer(h.peer, h.in).push(credits(v)[h.out], src, ts.slots, [&](Packet& p) {

@@ -182,8 +182,15 @@ class alignas(64) LinkBuffer {
 
   // ---- consumer side ----
   bool empty() const noexcept { return q_.read_available() == 0; }
-  const Packet& front() const noexcept { return pool_[q_.front()].packet; }
-  Packet& front() noexcept { return pool_[q_.front()].packet; }
+  /// Consumer side. Precondition: !empty().
+  const Packet& front() const noexcept {
+    RICA_ASSERT(!empty(), "front() of an empty link buffer");
+    return pool_[q_.front()].packet;
+  }
+  Packet& front() noexcept {
+    RICA_ASSERT(!empty(), "front() of an empty link buffer");
+    return pool_[q_.front()].packet;
+  }
   /// Consumer side, hints only (no effect on state): start fetching the front entry of the index
   /// ring, then (once that is cached) the front packet's slot. Nothing when empty.
   void prefetch_front_index() const noexcept {
@@ -198,6 +205,7 @@ class alignas(64) LinkBuffer {
   /// registers between this store and load, the wake-up comes with the next pop, or — if this
   /// pop emptied the buffer — from the engine's quiescence re-check, which never loses a packet.
   bool pop_and_check(SlotCache& cache) {
+    RICA_ASSERT(!empty(), "pop of an empty link buffer");
     const slot_t k = q_.front();
     const unsigned w = pool_[k].packet.words;
     q_.pop();
@@ -213,6 +221,7 @@ class alignas(64) LinkBuffer {
   // credit view only when the remote consumer frees them, so a cut link still holds one buffer ----
   /// Consumer side: takes the front packet out (its slot to `cache`) without crediting its words.
   Packet take_uncredited(SlotCache& cache) {
+    RICA_ASSERT(!empty(), "take from an empty link buffer");
     const slot_t k = q_.front();
     const Packet p = pool_[k].packet;
     q_.pop();
