@@ -129,39 +129,37 @@ bool OpenLoopTraffic::generate(Context& ctx) {
   return sent < quota_[pe];
 }
 
-// After a failed draw at opportunity t (the backlog was below the source-queue bound, and only
-// this PE's own sends raise it), every opportunity until the next success draws exactly one
-// uniform and sends nothing: make those draws now, in the same order, and let the machine skip
-// the opportunities. The next call is the success (drawn_), or, past the cap, a fresh draw.
-void OpenLoopTraffic::look_ahead(Context& ctx, node_t pe) {
-  constexpr std::uint64_t cap = std::uint64_t{1} << 16;
+namespace {
+// The look-ahead both cases below share: the PE's next opportunities each draw exactly one
+// uniform and send nothing until one falls below p. Makes those draws now, in the same order (on
+// a local copy of the stream, kept in registers), at most `cap`, and lets the machine skip the
+// failed ones. Returns whether a draw succeeded: the next call then acts on it without drawing.
+bool draw_ahead(Context& ctx, double p, std::uint64_t cap) {
   std::uint64_t k = 0;
-  Rng r = ctx.rng();  // the draws on a local copy (kept in registers), the same stream
-  for (; k < cap; ++k)
-    if (r.uniform() < rate_) {
-      drawn_[pe] = 1;
-      break;
-    }
+  bool hit = false;
+  Rng r = ctx.rng();
+  for (; k < cap && !hit; ++k) hit = r.uniform() < p;
+  if (hit) --k;  // the successful draw is the next call's, not a skipped opportunity
   ctx.rng() = r;
   if (k) ctx.skip_opportunities(k);
+  return hit;
+}
+}  // namespace
+
+// After a failed draw at opportunity t (the backlog was below the source-queue bound, and only
+// this PE's own sends raise it), every opportunity until the next success draws exactly one
+// uniform (the rate) and sends nothing. The next call is the success (drawn_), or, past the cap,
+// a fresh draw.
+void OpenLoopTraffic::look_ahead(Context& ctx, node_t pe) {
+  if (draw_ahead(ctx, rate_, std::uint64_t{1} << 16)) drawn_[pe] = 1;
 }
 
 // A source that stays off at opportunity t draws exactly one uniform (off -> on) at each
-// opportunity until it turns on, and sends nothing: make those draws now, in the same order, and
-// let the machine skip the opportunities (an off period costs nothing, and the cycle engine jumps
-// over it when the network is idle). The next call is the one that turns on (on_drawn_), or, past
-// the cap, a fresh draw.
+// opportunity until it turns on, and sends nothing: an off period costs nothing, and the cycle
+// engine jumps over it when the network is idle. The next call is the one that turns on
+// (on_drawn_), or, past the cap, a fresh draw.
 void OpenLoopTraffic::look_ahead_off(Context& ctx, node_t pe) {
-  constexpr std::uint64_t cap = std::uint64_t{1} << 20;
-  std::uint64_t k = 0;
-  Rng r = ctx.rng();
-  for (; k < cap; ++k)
-    if (r.uniform() < p_off_on_) {
-      on_drawn_[pe] = 1;
-      break;
-    }
-  ctx.rng() = r;
-  if (k) ctx.skip_opportunities(k);
+  if (draw_ahead(ctx, p_off_on_, std::uint64_t{1} << 20)) on_drawn_[pe] = 1;
 }
 
 bool OpenLoopTraffic::verify(std::string& why) const {
