@@ -329,9 +329,10 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
   std::vector<node_t> cut_from(P, no_node);
   base.visit([&](const auto& b) {
   // The fork and the join happen inside libtbb: stated for ThreadSanitizer (runtime/tsan.hpp).
-  detail::tsan_fork();
+  detail::TsanLoop tsan;
+  tsan.fork();
   tbb::parallel_for(tbb::blocked_range<node_t>(0, P), [&](const tbb::blocked_range<node_t>& r) {
-    const detail::TsanTask tsan_task;  // first: the body reads its closure only after the acquire
+    const detail::TsanTask tsan_task(tsan);  // first: the body's work follows the fork
     std::vector<std::uint32_t> dist(N), cost(std::size_t{N} * 2);
     std::vector<node_t> q;
     q.reserve(N);
@@ -385,7 +386,7 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
       }
     }
   });
-  detail::tsan_join();
+  tsan.join();
   });
   for (node_t d = 0; d < P; ++d)
     if (cut_from[d] != no_node)
