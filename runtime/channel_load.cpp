@@ -142,7 +142,6 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   detail::TsanLoop tsan;
   topo.visit([&](const auto& t) {
     const auto body = [&](std::size_t si) {
-      const detail::TsanTask tsan_task(tsan);
       Local& L = locals.local();
       const node_t s = sources[si].node;
       const std::uint64_t mult = sources[si].multiplicity;
@@ -217,8 +216,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
         if (d != s) walk(d, 1);
       }
     };
-    tsan.fork();
-    tbb::parallel_for(std::size_t{0}, sources.size(), body);
+    tbb::parallel_for(std::size_t{0}, sources.size(), tsan.fork(body));
   });
   tsan.join();
   std::vector<acc_t> acc(slots * P, 0);

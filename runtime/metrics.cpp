@@ -53,9 +53,7 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     l.visits.assign(slots, 0);
     return l;
   });
-  detail::TsanLoop tsan;  // runtime/tsan.hpp
   const auto body = [&](std::size_t si) {
-    const detail::TsanTask tsan_task(tsan);
     Local& L = locals.local();
     const node_t s = sources[si].node;
     const std::uint64_t w = sources[si].units;
@@ -93,8 +91,8 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     }
     per_source[si] = ps;
   };
-  tsan.fork();
-  tbb::parallel_for(std::size_t{0}, sources.size(), body);
+  detail::TsanLoop tsan;  // runtime/tsan.hpp
+  tbb::parallel_for(std::size_t{0}, sources.size(), tsan.fork(body));
   tsan.join();
   visits.assign(slots, 0);
   max_class = 0;
@@ -241,17 +239,15 @@ FaultTolerance edge_connectivity(const Topology& t, const MetricsOptions& opt) {
     // order is the smallest arc cut separating any two PEs.
     std::atomic<unsigned> best{delta};
     tbb::enumerable_thread_specific<UnitFlow> flows([&] { return UnitFlow(g); });
-    detail::TsanLoop tsan;  // runtime/tsan.hpp
     const auto body = [&](node_t i) {
-      const detail::TsanTask tsan_task(tsan);
       const unsigned cap = best.load(std::memory_order_relaxed);
       const unsigned f = flows.local().max_flow(i, (i + 1) % pes, cap);
       unsigned cur = best.load();
       while (f < cur && !best.compare_exchange_weak(cur, f)) {
       }
     };
-    tsan.fork();
-    tbb::parallel_for(node_t{0}, pes, body);
+    detail::TsanLoop tsan;  // runtime/tsan.hpp
+    tbb::parallel_for(node_t{0}, pes, tsan.fork(body));
     tsan.join();
     return {best.load(), "max-flow (Schnorr cyclic order)"};
   }

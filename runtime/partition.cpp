@@ -574,11 +574,7 @@ class Verifier {
     const std::size_t chunks = static_cast<std::size_t>(
         std::clamp<std::uint64_t>(work / 8192, 1, std::min<std::uint64_t>(256, dsts.size())));
     std::vector<ChunkResult> res(chunks);
-    // One chunk alone runs on this thread, without a fork or a join: its TsanTask's edges then
-    // go from this thread to itself.
-    detail::TsanLoop tsan;  // runtime/tsan.hpp
     const auto body = [&](std::size_t c) {
-      const detail::TsanTask tsan_task(tsan);
       Scratch& S = scratch_.local();
       const std::size_t lo = c * dsts.size() / chunks, hi = (c + 1) * dsts.size() / chunks;
       for (std::size_t i = lo; i < hi; ++i) route_to(dsts[i], p, sources, S, res[c]);
@@ -586,8 +582,8 @@ class Verifier {
     if (chunks == 1) {
       body(0);
     } else {
-      tsan.fork();
-      tbb::parallel_for(std::size_t{0}, chunks, body);
+      detail::TsanLoop tsan;  // runtime/tsan.hpp
+      tbb::parallel_for(std::size_t{0}, chunks, tsan.fork(body));
       tsan.join();
     }
     PartResult out;

@@ -9,6 +9,8 @@
 // so nothing unrelated is ordered through it:
 //   - fork: the caller releases its loop's fork token once, before the loop; each body acquires it
 //     first thing. Bodies never release it, so no body is ordered after another through the fork.
+//     A body reads its closure (the caller's lambda, written before the fork) only after that
+//     acquire: TsanLoop::fork(body) wraps the body so (TsanBody).
 //   - join: each body releases its loop's join token on every path out (its last act); only the
 //     caller acquires it, once the loop has returned (or thrown). Bodies never acquire it, so a body
 //     that starts after another ends is still unordered with it.
@@ -21,6 +23,9 @@
 //     the caller reads the elements after join(), which orders every body (all their writes) first.
 // A token's address may be reused by a later loop of the same thread (same stack slot): it then
 // carries that thread's older, already-joined history only, which adds no edge the thread lacks.
+// (Before issue 28 one global token served every fork and join: each body was ordered after every
+// body that had ended before it started, which hid races between bodies. tests/tsan_contract_probe.cpp
+// checks the contract.)
 
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* addr);
@@ -42,11 +47,50 @@ inline void tsan_release([[maybe_unused]] const void* p) noexcept {
 #endif
 }
 
-/// One parallel loop's two edges, owned by its caller (on the caller's stack, declared before the
-/// body that refers to it, alive until the loop has returned). Usage:
-///   TsanLoop tsan;  auto body = [&](...) { const TsanTask task(tsan); ... };
-///   tsan.fork();  tbb::parallel_for(..., body);  tsan.join();
-/// The caller's thread only calls fork() and join(); bodies only construct a TsanTask.
+class TsanLoop;
+
+/// First act of a parallel body: acquires its loop's fork, and releases the body's work on every
+/// path out of it (early returns and exceptions included) for its loop's join. Built by
+/// TsanLoop::fork(body); direct use only where the body's own closure is ordered otherwise.
+struct TsanTask {
+  explicit TsanTask(TsanLoop& loop) noexcept;
+  ~TsanTask();
+  TsanTask(const TsanTask&) = delete;
+  TsanTask& operator=(const TsanTask&) = delete;
+
+ private:
+  TsanLoop& loop_;
+};
+
+/// The body TsanLoop::fork(body) gives the loop in a TSan build: holds the loop's and the body's
+/// addresses. Its call reads them uninstrumented (they were written by the caller, and the hand-off
+/// is inside libtbb), acquires the fork, and only then calls the body, which reads its closure
+/// (the caller's, which oneTBB's parallel_for(first, last, f) does not copy) after the edge.
+template <class Body>
+class TsanBody {
+ public:
+  TsanBody(TsanLoop& loop, const Body& body) noexcept : loop_(&loop), body_(&body) {}
+  template <class... A>
+  __attribute__((noinline, no_sanitize("thread"))) void operator()(A&&... a) const {
+    const TsanTask task(*loop_);
+    call(*body_, static_cast<A&&>(a)...);
+  }
+
+ private:
+  /// Instrumented, and never inlined into the uninstrumented caller above.
+  template <class... A>
+  [[gnu::noinline]] static void call(const Body& body, A&&... a) {
+    body(static_cast<A&&>(a)...);
+  }
+  TsanLoop* loop_;
+  const Body* body_;
+};
+
+/// One parallel loop's two edges, owned by its caller (on the caller's stack, alive until the loop
+/// has returned). Usage, the body built before the fork:
+///   TsanLoop tsan;  auto body = [&](...) { ... };
+///   tbb::parallel_for(..., tsan.fork(body));  tsan.join();
+/// The caller's thread only calls fork() and join(); bodies only run inside a TsanTask.
 class TsanLoop {
  public:
   TsanLoop() = default;
@@ -58,6 +102,17 @@ class TsanLoop {
 
   /// Right before the loop: the caller's set-up so far happens before every body.
   void fork() noexcept { tsan_release(&fork_); }
+  /// fork(), and the body to give the loop: `body` itself, or in a TSan build a TsanBody that runs
+  /// it inside a TsanTask.
+  template <class Body>
+  decltype(auto) fork(const Body& body) noexcept {
+    fork();
+#if defined(__SANITIZE_THREAD__)
+    return TsanBody<Body>(*this, body);
+#else
+    return (body);
+#endif
+  }
   /// Right after the loop returns: every body happens before what the caller does next.
   void join() noexcept { tsan_acquire(&join_); }
 
@@ -67,18 +122,7 @@ class TsanLoop {
   char join_ = 0;  ///< released by bodies only, acquired by the caller only
 };
 
-/// First statement of a parallel body: acquires its loop's fork, and releases the body's work on
-/// every path out of it (early returns and exceptions included) for its loop's join. The body's
-/// read of the loop's address from its closure precedes the acquire; that closure was copied into
-/// oneTBB's task object by its start_for constructor (tests/tsan.supp).
-struct TsanTask {
-  explicit TsanTask(TsanLoop& loop) noexcept : loop_(loop) { tsan_acquire(&loop_.fork_); }
-  ~TsanTask() { tsan_release(&loop_.join_); }
-  TsanTask(const TsanTask&) = delete;
-  TsanTask& operator=(const TsanTask&) = delete;
-
- private:
-  TsanLoop& loop_;
-};
+inline TsanTask::TsanTask(TsanLoop& loop) noexcept : loop_(loop) { tsan_acquire(&loop_.fork_); }
+inline TsanTask::~TsanTask() { tsan_release(&loop_.join_); }
 
 }  // namespace rica::detail

@@ -330,9 +330,7 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
   base.visit([&](const auto& b) {
   // The fork and the join happen inside libtbb: stated for ThreadSanitizer (runtime/tsan.hpp).
   detail::TsanLoop tsan;
-  tsan.fork();
-  tbb::parallel_for(tbb::blocked_range<node_t>(0, P), [&](const tbb::blocked_range<node_t>& r) {
-    const detail::TsanTask tsan_task(tsan);  // first: the body's work follows the fork
+  tbb::parallel_for(tbb::blocked_range<node_t>(0, P), tsan.fork([&](const tbb::blocked_range<node_t>& r) {
     std::vector<std::uint32_t> dist(N), cost(std::size_t{N} * 2);
     std::vector<node_t> q;
     q.reserve(N);
@@ -385,7 +383,7 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
         }
       }
     }
-  });
+  }));
   tsan.join();
   });
   for (node_t d = 0; d < P; ++d)
