@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sanitizer runs (README.md, "Builds", has the times measured).
 #   scripts/sanitize.sh tsan            ThreadSanitizer build (build-tsan/) and the whole ctest suite.
-#                                       Suppressions: tests/tsan.supp (oneTBB's own frames only).
+#                                       Suppressions: tests/tsan.supp (oneTBB's own frames, and one
+#                                       lock order inside OpenMPI).
 #   scripts/sanitize.sh asan            ASan + UBSan build (build-asan/) and the whole ctest suite.
 #   scripts/sanitize.sh                 both, TSan first.
 #   scripts/sanitize.sh tsan --subset   only the tests labelled `sanitize` less their slow cases
