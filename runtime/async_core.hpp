@@ -48,6 +48,9 @@ struct AsyncCore {
   tbb::task_arena* arena = nullptr;
   BlockScheduler sched;
   std::atomic<unsigned> workers_done{0};
+  /// ThreadSanitizer's start edge (runtime/tsan.hpp): released by start_workers() only, acquired
+  /// by each worker task first; no worker releases it, so workers are not ordered by it.
+  char tsan_start = 0;
   /// Signalled when `outstanding` drops to zero (the main thread waits on it instead of polling).
   std::mutex quiet_mu;
   std::condition_variable quiet_cv;
@@ -129,10 +132,10 @@ struct AsyncCore {
   void start_workers(const T& t, unsigned threads) {
     sched.init(blocks.size(), threads);
     workers_done.store(0);
-    tsan_release(&tsan_token);  // the set-up above happens before every worker (through oneTBB)
+    tsan_release(&tsan_start);  // the set-up above happens before every worker (through oneTBB)
     for (unsigned i = 0; i < threads; ++i)
       arena->enqueue([this, &t] {
-        tsan_acquire(&tsan_token);
+        tsan_acquire(&tsan_start);
         sched.work([&](std::size_t b) { run_block(t, b); });
         workers_done.fetch_add(1, std::memory_order_release);
       });

@@ -139,9 +139,9 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   });
   // The fork and the join of parallel_for happen inside libtbb: stated for ThreadSanitizer
   // (runtime/tsan.hpp); the body is built before the fork.
+  detail::TsanLoop tsan;
   topo.visit([&](const auto& t) {
     const auto body = [&](std::size_t si) {
-      const detail::TsanTask tsan_task;
       Local& L = locals.local();
       const node_t s = sources[si].node;
       const std::uint64_t mult = sources[si].multiplicity;
@@ -216,10 +216,9 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
         if (d != s) walk(d, 1);
       }
     };
-    detail::tsan_fork();
-    tbb::parallel_for(std::size_t{0}, sources.size(), body);
+    tbb::parallel_for(std::size_t{0}, sources.size(), tsan.fork(body));
   });
-  detail::tsan_join();
+  tsan.join();
   std::vector<acc_t> acc(slots * P, 0);
   acc_t weight = 0, hops = 0, cyc = 0;
   for (const Local& L : locals) {

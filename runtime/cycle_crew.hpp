@@ -44,13 +44,13 @@ class CycleCrew {
     run_ = std::move(run_chunk);
     claimed_ = std::make_unique<Claim[]>(chunks_);
     helpers_ = helpers;
-    tsan_release(&tsan_token);  // the set-up above happens before every helper (through oneTBB)
+    tsan_release(&tsan_start_);  // the set-up above happens before every helper (through oneTBB)
     // The task's closure is written inside enqueue(), after the release, and handed over by
     // oneTBB (uninstrumented): its one read is left out of ThreadSanitizer's view, and everything
     // the helper does follows the acquire, in helper_main().
     for (unsigned i = 0; i < helpers_; ++i)
       arena.enqueue([this]() __attribute__((no_sanitize("thread"))) {
-        tsan_acquire(&tsan_token);
+        tsan_acquire(&tsan_start_);
         helper_main(this);
       });
   }
@@ -127,6 +127,9 @@ class CycleCrew {
   alignas(64) std::atomic<unsigned> sleepers_{0};
   std::atomic<unsigned> exited_{0};
   std::atomic<bool> stop_{false};
+  /// ThreadSanitizer's start edge (runtime/tsan.hpp): released by start() only, acquired by each
+  /// helper first; no helper releases it, so helpers are ordered only by the atomics above.
+  char tsan_start_ = 0;
 };
 
 }  // namespace rica::detail

@@ -157,7 +157,7 @@ struct Reader {
     const auto n = get<std::uint64_t>();
     if (p + n * sizeof(T) > end) throw std::logic_error("rica: MPI gather: truncated message");
     std::vector<T> v(n);
-    std::memcpy(v.data(), p, n * sizeof(T));
+    if (n != 0) std::memcpy(v.data(), p, n * sizeof(T));  // an empty vector's data() may be null (UB for memcpy)
     p += n * sizeof(T);
     return v;
   }

@@ -54,7 +54,6 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     return l;
   });
   const auto body = [&](std::size_t si) {
-    const detail::TsanTask tsan_task;  // runtime/tsan.hpp
     Local& L = locals.local();
     const node_t s = sources[si].node;
     const std::uint64_t w = sources[si].units;
@@ -92,9 +91,9 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     }
     per_source[si] = ps;
   };
-  detail::tsan_fork();
-  tbb::parallel_for(std::size_t{0}, sources.size(), body);
-  detail::tsan_join();
+  detail::TsanLoop tsan;  // runtime/tsan.hpp
+  tbb::parallel_for(std::size_t{0}, sources.size(), tsan.fork(body));
+  tsan.join();
   visits.assign(slots, 0);
   max_class = 0;
   for (const Local& L : locals) {
@@ -241,16 +240,15 @@ FaultTolerance edge_connectivity(const Topology& t, const MetricsOptions& opt) {
     std::atomic<unsigned> best{delta};
     tbb::enumerable_thread_specific<UnitFlow> flows([&] { return UnitFlow(g); });
     const auto body = [&](node_t i) {
-      const detail::TsanTask tsan_task;  // runtime/tsan.hpp
       const unsigned cap = best.load(std::memory_order_relaxed);
       const unsigned f = flows.local().max_flow(i, (i + 1) % pes, cap);
       unsigned cur = best.load();
       while (f < cur && !best.compare_exchange_weak(cur, f)) {
       }
     };
-    detail::tsan_fork();
-    tbb::parallel_for(node_t{0}, pes, body);
-    detail::tsan_join();
+    detail::TsanLoop tsan;  // runtime/tsan.hpp
+    tbb::parallel_for(node_t{0}, pes, tsan.fork(body));
+    tsan.join();
     return {best.load(), "max-flow (Schnorr cyclic order)"};
   }
   if (delta == 2 && t.orbit_count() > 0 && t.direct()) {

@@ -575,7 +575,6 @@ class Verifier {
         std::clamp<std::uint64_t>(work / 8192, 1, std::min<std::uint64_t>(256, dsts.size())));
     std::vector<ChunkResult> res(chunks);
     const auto body = [&](std::size_t c) {
-      const detail::TsanTask tsan_task;  // runtime/tsan.hpp
       Scratch& S = scratch_.local();
       const std::size_t lo = c * dsts.size() / chunks, hi = (c + 1) * dsts.size() / chunks;
       for (std::size_t i = lo; i < hi; ++i) route_to(dsts[i], p, sources, S, res[c]);
@@ -583,9 +582,9 @@ class Verifier {
     if (chunks == 1) {
       body(0);
     } else {
-      detail::tsan_fork();
-      tbb::parallel_for(std::size_t{0}, chunks, body);
-      detail::tsan_join();
+      detail::TsanLoop tsan;  // runtime/tsan.hpp
+      tbb::parallel_for(std::size_t{0}, chunks, tsan.fork(body));
+      tsan.join();
     }
     PartResult out;
     for (ChunkResult& r : res) {

@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# Sanitizer runs (not part of CI: each build takes tens of minutes on 2 cores).
-#   scripts/sanitize.sh tsan   ThreadSanitizer build (build-tsan/) and the concurrent suites: both
-#                              engines, link buffers, applications, the OS layer, the channel load.
-#                              Suppressions: tests/tsan.supp (oneTBB's own frames only).
-#   scripts/sanitize.sh asan   ASan + UBSan build (build-asan/) and every test, CLI tests included.
-#   scripts/sanitize.sh        both, TSan first.
-# Exit status: 0 when every selected run is clean, else the first failing ctest's status.
+# Sanitizer runs (README.md, "Builds", has the times measured).
+#   scripts/sanitize.sh tsan            ThreadSanitizer build (build-tsan/) and the whole ctest suite.
+#                                       Suppressions: tests/tsan.supp (oneTBB's own frames, and one
+#                                       lock order inside OpenMPI).
+#   scripts/sanitize.sh asan            ASan + UBSan build (build-asan/) and the whole ctest suite.
+#   scripts/sanitize.sh                 both, TSan first.
+#   scripts/sanitize.sh tsan --subset   only the tests labelled `sanitize` less their slow cases
+#                                       (tests/CMakeLists.txt: the threaded suites and the TSan
+#                                       contract probe), building only their targets: what CI runs
+#                                       (.ci/run).
+# Exit status: 0 when every selected run is clean, else the first failing step's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:-all}
-case "$what" in tsan|asan|all) ;; *) echo "usage: $0 [tsan|asan|all]" >&2; exit 2;; esac
+what=all subset=0
+for a in "$@"; do
+  case "$a" in
+    tsan|asan|all) what=$a ;;
+    --subset) subset=1 ;;
+    *) echo "usage: $0 [tsan|asan|all] [--subset]" >&2; exit 2 ;;
+  esac
+done
 bash scripts/setup.sh
 jobs=$(nproc)
-if [ "$what" != asan ]; then
-  cmake --preset tsan
-  cmake --build --preset tsan -j "$jobs"
-  # The preset's environment sets TSAN_OPTIONS (suppressions, history_size=7, halt_on_error=1).
-  ctest --preset tsan -j "$jobs" -R 'Engine|Cycle|Link|Reduce|Os|ChannelLoad'
-fi
-if [ "$what" != tsan ]; then
-  cmake --preset asan
-  cmake --build --preset asan -j "$jobs"
-  ctest --preset asan -j "$jobs"
-fi
+# run <preset>: configure, build (all, or the subset's targets), ctest (all, or label sanitize).
+run() {
+  local preset=$1 start=$SECONDS target=() label=()
+  cmake --preset "$preset" >/dev/null || return
+  # The subset's slow cases are named in tests/CMakeLists.txt (RICA_SANITIZE_SLOW).
+  [ "$subset" = 1 ] && target=(--target sanitize_subset) label=(-L sanitize -E "$(cat "build-$preset/sanitize_subset_exclude")")
+  cmake --build --preset "$preset" -j "$jobs" "${target[@]}" || return
+  local built=$SECONDS
+  # The TSan preset's environment sets TSAN_OPTIONS (suppressions, history_size=7, halt_on_error=1).
+  ctest --preset "$preset" -j "$jobs" "${label[@]}" || return
+  echo "sanitize.sh $preset: build $((built - start)) s, tests $((SECONDS - built)) s" >&2
+}
+if [ "$what" != asan ]; then run tsan; fi
+if [ "$what" != tsan ]; then run asan; fi

@@ -26,6 +26,22 @@ void* operator new(std::size_t n) { return allocate_or_throw(n); }
 void* operator new[](std::size_t n) { return allocate_or_throw(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return allocate_aligned_or_throw(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return allocate_aligned_or_throw(n, a); }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): every form this file
+// does not replace would come from another allocator than the free() below (ASan reports the
+// mismatch: alloc-dealloc-mismatch, operator new vs free).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  const std::size_t al = static_cast<std::size_t>(a);
+  return std::aligned_alloc(al, (std::max<std::size_t>(n, 1) + al - 1) / al * al);
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept {
+  return operator new(n, a, t);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }

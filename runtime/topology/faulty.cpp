@@ -330,9 +330,8 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
   std::vector<node_t> cut_from(P, no_node);
   base.visit([&](const auto& b) {
   // The fork and the join happen inside libtbb: stated for ThreadSanitizer (runtime/tsan.hpp).
-  detail::tsan_fork();
-  tbb::parallel_for(tbb::blocked_range<node_t>(0, P), [&](const tbb::blocked_range<node_t>& r) {
-    const detail::TsanTask tsan_task;  // first: the body reads its closure only after the acquire
+  detail::TsanLoop tsan;
+  tbb::parallel_for(tbb::blocked_range<node_t>(0, P), tsan.fork([&](const tbb::blocked_range<node_t>& r) {
     std::vector<std::uint32_t> dist(N), cost(std::size_t{N} * 2);
     std::vector<node_t> q;
     q.reserve(N);
@@ -385,8 +384,8 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
         }
       }
     }
-  });
-  detail::tsan_join();
+  }));
+  tsan.join();
   });
   for (node_t d = 0; d < P; ++d)
     if (cut_from[d] != no_node)
