@@ -1,8 +1,8 @@
 # Installation (included from the top CMakeLists.txt). `cmake --install build --prefix P` lays out:
 #   P/bin/rica                             the CLI (finds its libraries and scripts relative to itself)
 #   P/lib/librica_*.{a,so}                 rica::runtime and the application libraries, rica::cli
-#   P/include/rica/...                     the public API; rica/apps/ the application headers;
-#                                          rica/internal/ the machine and switch-policy interface
+#   P/include/rica/...                     the public API (the switch-policy interface included:
+#                                          rica/os_policy.hpp); rica/apps/ the application headers
 #                                          (only P/include is on a consumer's include path)
 #   P/share/rica/scripts/plot_*.py         the plot scripts `rica sweep|os|experiment` call
 #   P/lib/cmake/rica/                      find_package(rica CONFIG REQUIRED): rica::runtime, rica::cli, ...
@@ -23,12 +23,9 @@ install(TARGETS ${RICA_EXPORTED} EXPORT ricaTargets
 install(TARGETS rica RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(DIRECTORY include/rica DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
-# rica/internal/: the machine and the switch-policy interface, with every header they include
-# (each installed header compiles on its own from the prefix: tests/install_tests.sh). Consumers
-# include them by path (<rica/internal/os_policy.hpp>, <rica/apps/traffic.hpp>): only P/include is
-# on their include path, so rica's header names never collide with theirs.
-install(FILES runtime/machine.hpp runtime/os_policy.hpp runtime/tsan.hpp runtime/ranks.hpp runtime/sparse.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/internal)
+# rica/apps/: the application libraries' headers. Consumers include them by path
+# (<rica/apps/traffic.hpp>): only P/include is on their include path, so rica's header names never
+# collide with theirs. Nothing of runtime/ (the machine's internals) is installed.
 install(FILES apps/traffic/traffic.hpp apps/examples/app_registry.hpp apps/examples/reduce.hpp
               apps/sort/sort.hpp apps/stencil/stencil.hpp apps/stencil/process_map.hpp
               apps/experiments/sweep.hpp apps/experiments/experiment.hpp
@@ -48,7 +45,7 @@ install(FILES ${CMAKE_BINARY_DIR}/ricaConfig.cmake ${CMAKE_BINARY_DIR}/ricaConfi
 
 # pkg-config: rica.pc gives rica::runtime (the core library); relocatable (${pcfiledir}).
 file(RELATIVE_PATH RICA_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
-# Built with MPI, the library needs it (runtime/driver_mpi.cpp): pkg-config's `mpi` module.
+# Built with MPI, the library needs it (runtime/machine/driver_mpi.cpp): pkg-config's `mpi` module.
 set(RICA_PC_REQUIRES_MPI "")
 if(RICA_HAVE_MPI)
   set(RICA_PC_REQUIRES_MPI " mpi")

@@ -20,11 +20,13 @@ esac
 
 cmake --install "$BUILD" --prefix "$P" >/dev/null
 for f in bin/rica include/rica/engine.hpp include/rica/cli.hpp include/rica/apps/traffic.hpp \
-         include/rica/internal/os_policy.hpp lib/cmake/rica/ricaConfig.cmake lib/cmake/rica/ricaConfigVersion.cmake \
+         include/rica/os_policy.hpp lib/cmake/rica/ricaConfig.cmake lib/cmake/rica/ricaConfigVersion.cmake \
          lib/cmake/rica/ricaTargets.cmake lib/pkgconfig/rica.pc share/rica/scripts/plot_sweep.py; do
   [ -e "$P/$f" ] || fail "not installed: $f"
 done
 ls "$P"/lib/librica_runtime.* >/dev/null 2>&1 || fail "librica_runtime not installed"
+# The installed headers are the public API only: nothing of the machine's internals (runtime/).
+[ ! -e "$P/include/rica/internal" ] || fail "internal headers installed: $(ls "$P/include/rica/internal")"
 SITE=$(ls -d "$P"/lib/python3*/dist-packages 2>/dev/null | head -1)
 [ -n "$SITE" ] && [ -e "$SITE/rica/__init__.py" ] && ls "$SITE"/rica/_rica*.so >/dev/null 2>&1 ||
   fail "the Python package is not installed under lib/python3.X/dist-packages"

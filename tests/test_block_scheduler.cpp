@@ -1,4 +1,4 @@
-// The async engine's block scheduler (runtime/block_scheduler.hpp): every post is run exactly
+// The async engine's block scheduler (runtime/machine/block_scheduler.hpp): every post is run exactly
 // once, by its owner or a thief; a range whose worker never starts is still run; stop() returns
 // every worker, also from sleep.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "../runtime/block_scheduler.hpp"
+#include "../runtime/machine/block_scheduler.hpp"
 
 namespace {
 

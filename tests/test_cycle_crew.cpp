@@ -1,4 +1,4 @@
-// The cycle driver's stepping crew (runtime/cycle_crew.hpp): in every generation each chunk runs
+// The cycle driver's stepping crew (runtime/machine/cycle_crew.hpp): in every generation each chunk runs
 // exactly once and run_all() returns only after all have; a helper that gets no thread holds up no
 // generation (the main thread steps its chunk); stop() returns every helper, also from sleep.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "../runtime/cycle_crew.hpp"
+#include "../runtime/machine/cycle_crew.hpp"
 
 namespace {
 

@@ -126,7 +126,7 @@ TEST(Engine, SaturationCompletesOnDeadlockFreeRouting) {
 }
 
 // A node with more than 64 inputs: the async step scans its work bits over several mask words
-// (runtime/async_core.hpp), and every packet through the hub arrives exactly once, with 1 and 2
+// (runtime/machine/async_core.hpp), and every packet through the hub arrives exactly once, with 1 and 2
 // threads, deterministic and adaptive routing, under saturation of the hub.
 TEST(Engine, ExactlyOnceThroughANodeWithMoreThan64Inputs) {
   const Topology t = TopologyRegistry::parse("file:" RICA_SOURCE_DIR "/tests/data/star80.txt");

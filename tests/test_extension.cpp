@@ -9,10 +9,10 @@
 #include <numeric>
 
 #include "app_registry.hpp"
-#include "os_policy.hpp"
 #include "reduce.hpp"
 #include "rica/engine.hpp"
 #include "rica/os.hpp"
+#include "rica/os_policy.hpp"
 #include "rica/user_topology.hpp"
 #include "traffic.hpp"
 
@@ -172,15 +172,15 @@ TEST(Extension, RegisteredTopologyParsesRoutesAndRuns) {
 }
 
 // The switch policy of docs/extending.md, verbatim: drain with twice the restore cost.
-class DrainLater : public rica::detail::SwitchPolicyImpl {
-  std::optional<std::uint64_t> clear(rica::detail::SwitchState& s, const rica::detail::NodeSwitch& n,
-                                     std::uint64_t now, std::uint64_t& packets, std::uint64_t& words) override {
-    if (!rica::detail::drain_frozen(s, n, now)) return std::nullopt;       // ask again next cycle
-    const std::uint64_t saved = rica::detail::drain_sweep(s, n, now, n.v, packets, words);
+class DrainLater : public rica::SwitchPolicyImpl {
+  std::optional<std::uint64_t> clear(rica::SwitchState& s, const rica::NodeSwitch& n, std::uint64_t now,
+                                     std::uint64_t& packets, std::uint64_t& words) override {
+    if (!rica::drain_frozen(s, n, now)) return std::nullopt;               // ask again next cycle
+    const std::uint64_t saved = rica::drain_sweep(s, n, now, n.v, packets, words);
     return now + 2 * s.words_cost(saved);                                  // twice drain's restore cost
   }
 };
-const rica::detail::SwitchPolicyRegistration later{
+const rica::SwitchPolicyRegistration later{
     "drain-later", "drain with a slower save path", [] { return std::make_unique<DrainLater>(); }};
 
 TEST(Extension, RegisteredSwitchPolicyRunsByName) {
@@ -213,7 +213,7 @@ TEST(Extension, RegisteredSwitchPolicyRunsByName) {
   for (const auto& r : s.switches) saved += r.packets_saved;
   EXPECT_GT(saved, 0u);  // the policy took packets out of the network
   EXPECT_EQ(s.jobs[0].delivered + s.jobs[1].delivered, 2u * 16 * 200);
-  EXPECT_THROW(rica::detail::register_switch_policy("drain-later", "again", [] { return std::make_unique<DrainLater>(); }),
+  EXPECT_THROW(rica::register_switch_policy("drain-later", "again", [] { return std::make_unique<DrainLater>(); }),
                rica::usage_error);
 }
 

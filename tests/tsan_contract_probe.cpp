@@ -1,4 +1,4 @@
-// The contract of runtime/tsan.hpp under ThreadSanitizer, one scenario per run (tests/CMakeLists.txt
+// The contract of runtime/machine/tsan.hpp under ThreadSanitizer, one scenario per run (tests/CMakeLists.txt
 // registers it in the TSan preset only). Threads stand for a loop's caller and bodies; relaxed
 // atomics order them in time without a happens-before edge TSan would see, so the only edges are
 // thread creation (all threads are created before any access to `shared`) and the annotations.
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <thread>
 
-#include "../runtime/tsan.hpp"
+#include "../runtime/machine/tsan.hpp"
 
 namespace {
 

@@ -216,7 +216,7 @@ class alignas(64) LinkBuffer {
     if (waiting_.load(std::memory_order_acquire) == 0) return false;
     return waiting_.exchange(0, std::memory_order_acq_rel) != 0;
   }
-  // ---- the MPI bridge (runtime/driver_mpi_async.cpp): this rank's copy of a buffer another rank
+  // ---- the MPI bridge (runtime/machine/driver_mpi_async.cpp): this rank's copy of a buffer another rank
   // owns is the link's outbox; its consumer is the bridge thread, and words leave the producer's
   // credit view only when the remote consumer frees them, so a cut link still holds one buffer ----
   /// Consumer side: takes the front packet out (its slot to `cache`) without crediting its words.

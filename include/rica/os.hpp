@@ -47,7 +47,7 @@ inline constexpr unsigned save_words_per_cycle = 1;  ///< PE memory path for sav
 }  // namespace defaults::os
 
 /// A context-switch policy: a value-type selector into the registry of policies
-/// (runtime/os_policy.hpp has the interface a policy implements; docs/os.md how to add one).
+/// (rica/os_policy.hpp has the interface a policy implements; docs/os.md how to add one).
 /// drain and flush are built in; names are listed by switch_policies().
 class SwitchPolicy {
  public:

@@ -11,6 +11,10 @@ namespace rica {
 /// Index of a registered active-message handler (see Machine::add_handler).
 using handler_t = std::uint16_t;
 
+/// A job number that names no job (Packet::job is a job's number, rica/os.hpp; a node running
+/// nothing has no_job).
+inline constexpr std::uint8_t no_job = 0xff;
+
 struct Packet {
   node_t src = 0;               ///< source PE
   node_t dst = 0;               ///< destination PE

@@ -2,7 +2,7 @@
 // Adaptive routing: a second, opt-in routing a topology may offer beside its deterministic
 // route(). An adaptive routing names, for a packet at `cur` for PE `dst` in buffer class `cls`,
 // several candidate hops (port, next class) and one escape hop; the hop kernel
-// (runtime/machine.hpp, Machine::select) takes the candidate whose downstream buffer is least
+// (runtime/machine/machine.hpp, Machine::select) takes the candidate whose downstream buffer is least
 // occupied by the producer's credit view among those with room (ties: a seeded per-node rule),
 // else the escape hop, on which the packet then waits.
 //

@@ -15,7 +15,7 @@
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
 #include "rica/topology.hpp"
-#include "../tsan.hpp"
+#include "../machine/tsan.hpp"
 
 namespace rica {
 
@@ -329,7 +329,7 @@ FaultyTopology::FaultyTopology(const Topology& base, const FaultSet& faults)
   std::vector<std::uint32_t> max_phase(P, 0);
   std::vector<node_t> cut_from(P, no_node);
   base.visit([&](const auto& b) {
-  // The fork and the join happen inside libtbb: stated for ThreadSanitizer (runtime/tsan.hpp).
+  // The fork and the join happen inside libtbb: stated for ThreadSanitizer (runtime/machine/tsan.hpp).
   detail::TsanLoop tsan;
   tbb::parallel_for(tbb::blocked_range<node_t>(0, P), tsan.fork([&](const tbb::blocked_range<node_t>& r) {
     std::vector<std::uint32_t> dist(N), cost(std::size_t{N} * 2);

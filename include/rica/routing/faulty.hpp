@@ -18,7 +18,7 @@
 
 namespace rica {
 
-/// Shortest distances on the surviving graph, [node * pes + dst] (runtime/routing_faulty.cpp);
+/// Shortest distances on the surviving graph, [node * pes + dst] (runtime/topology/routing_faulty.cpp);
 /// 0xFFFF where dst is unreachable (a failed node).
 std::shared_ptr<const std::vector<std::uint16_t>> surviving_distances(const FaultyTopology& t);
 

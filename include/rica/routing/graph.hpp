@@ -24,7 +24,7 @@
 
 namespace rica {
 
-/// The up*/down* tables of a symmetric table-routed graph (runtime/routing_graph.cpp).
+/// The up*/down* tables of a symmetric table-routed graph (runtime/topology/routing_graph.cpp).
 struct GraphUpDown {
   /// Per (node, destination PE), [node * pes + dst]: the out-port of a shortest legal route that
   /// may still go up (`fresh`), and of a shortest down-only route (`down`; 0xFF where the

@@ -6,7 +6,7 @@
 // numbering are the base's; a failed link (every arc between the two nodes of a failed link)
 // and every link of a failed node are absent from out_link() (a static fault set), or still
 // present but never routed over (a dynamic fault set: the links exist until cycle `at`, the
-// machine then empties them; runtime/machine_faults.cpp).
+// machine then empties them; runtime/machine/machine_faults.cpp).
 //
 // Routing: shortest paths on the surviving graph, with up*/down* phases as buffer classes so
 // that the channel dependency graph is acyclic whatever the paths are. The surviving nodes are

@@ -1,6 +1,6 @@
 #pragma once
 // Stepping a list of nodes in order while their state is fetched ahead in stages (both drivers:
-// runtime/driver_cycle.cpp over a chunk's active nodes, runtime/async_core.hpp over a block
+// runtime/machine/driver_cycle.cpp over a chunk's active nodes, runtime/machine/async_core.hpp over a block
 // round's). Stage k of item t runs ahead[k] steps before step(t), so a stage may read what an
 // earlier (farther) stage fetched, and no step waits on a chain of cold lines.
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// The async engine's block scheduler: which worker runs which scheduled block (runtime/async_core.hpp
+// The async engine's block scheduler: which worker runs which scheduled block (runtime/machine/async_core.hpp
 // decides when a block is scheduled). Block affinity: worker w owns a contiguous range of blocks
 // and runs those first, in round-robin order, so a hop between two nodes of its range stays in its
 // core's cache; a worker whose range has nothing scheduled takes one block of another's range

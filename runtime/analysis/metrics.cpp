@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "rica/graph.hpp"
-#include "tsan.hpp"
+#include "../machine/tsan.hpp"
 
 namespace rica {
 namespace {
@@ -91,7 +91,7 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     }
     per_source[si] = ps;
   };
-  detail::TsanLoop tsan;  // runtime/tsan.hpp
+  detail::TsanLoop tsan;  // runtime/machine/tsan.hpp
   tbb::parallel_for(std::size_t{0}, sources.size(), tsan.fork(body));
   tsan.join();
   visits.assign(slots, 0);
@@ -246,7 +246,7 @@ FaultTolerance edge_connectivity(const Topology& t, const MetricsOptions& opt) {
       while (f < cur && !best.compare_exchange_weak(cur, f)) {
       }
     };
-    detail::TsanLoop tsan;  // runtime/tsan.hpp
+    detail::TsanLoop tsan;  // runtime/machine/tsan.hpp
     tbb::parallel_for(node_t{0}, pes, tsan.fork(body));
     tsan.join();
     return {best.load(), "max-flow (Schnorr cyclic order)"};

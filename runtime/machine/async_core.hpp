@@ -1,11 +1,11 @@
 #pragma once
-// The async engine's core, shared by its two drivers: one process (runtime/driver_async.cpp) and
-// MPI ranks (runtime/driver_mpi_async.cpp). It decides only order; every packet moves through
+// The async engine's core, shared by its two drivers: one process (runtime/machine/driver_async.cpp) and
+// MPI ranks (runtime/machine/driver_mpi_async.cpp). It decides only order; every packet moves through
 // Machine's hop kernel. The drivers add how a run starts and ends (and, over ranks, the bridge).
 //
 // Scheduling (spec/performance-notes.md): nodes are grouped in blocks of `block` consecutive
 // nodes. A block has an atomic pending mask (bit i: node i of the block has work) and a scheduled
-// flag; a scheduled block is posted to the block scheduler (runtime/block_scheduler.hpp: one
+// flag; a scheduled block is posted to the block scheduler (runtime/machine/block_scheduler.hpp: one
 // long-running oneTBB task per worker, each owning a contiguous range of blocks and stealing when
 // idle), whose worker runs its pending nodes, each for a bounded batch of packet moves, and posts
 // it again while work remains. A node belongs to one block and a block is run by one worker at a
@@ -48,7 +48,7 @@ struct AsyncCore {
   tbb::task_arena* arena = nullptr;
   BlockScheduler sched;
   std::atomic<unsigned> workers_done{0};
-  /// ThreadSanitizer's start edge (runtime/tsan.hpp): released by start_workers() only, acquired
+  /// ThreadSanitizer's start edge (runtime/machine/tsan.hpp): released by start_workers() only, acquired
   /// by each worker task first; no worker releases it, so workers are not ordered by it.
   char tsan_start = 0;
   /// Signalled when `outstanding` drops to zero (the main thread waits on it instead of polling).

@@ -1,9 +1,9 @@
 #pragma once
-// A machine spread over MPI ranks (runtime/driver_mpi.cpp; docs/distributed.md). Not API.
+// A machine spread over MPI ranks (runtime/machine/driver_mpi.cpp; docs/distributed.md). Not API.
 //
 // Ownership: each node belongs to one rank (`owner`); a rank steps only its own nodes and writes
 // only their state: their input buffers' consumer side, their credits, source queues, counters.
-// Memory: a rank allocates its own nodes' state only (Machine::allocate, runtime/sparse.hpp): the
+// Memory: a rank allocates its own nodes' state only (Machine::allocate, runtime/machine/sparse.hpp): the
 // tables keep the global node numbering, but only the entries of its nodes and the ghost entries
 // of its cut links (the input buffers of a remote node it pushes into, the credit of a remote
 // producer feeding its node) are ever written, so only they become resident.

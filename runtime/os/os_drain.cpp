@@ -7,10 +7,10 @@
 // area (save_words_per_cycle). Only neighbour state is consulted: no global barrier.
 #include "os_policy.hpp"
 
-namespace rica::detail {
+namespace rica {
 
 bool drain_frozen(const SwitchState& s, const NodeSwitch& n, std::uint64_t now) {
-  const Machine& m = s.machine();
+  const OsView& m = s.machine();
   for (port_t p = 0; p < m.ports(); ++p)
     if (m.link_free_at(n.v, p) > now) return false;
   for (port_t q = 0; q < m.ports(); ++q) {
@@ -23,11 +23,11 @@ bool drain_frozen(const SwitchState& s, const NodeSwitch& n, std::uint64_t now) 
 }
 
 std::uint64_t drain_bound(const SwitchState& s) {
-  const Machine& m = s.machine();
+  const OsView& m = s.machine();
   std::uint32_t depth_max = 0;
   for (unsigned j : s.outgoing())
     depth_max = std::max(depth_max, SwitchState::tree_depth(static_cast<std::uint32_t>(s.nodes_of(j).size() - 1)));
-  const std::uint64_t cap_words = std::uint64_t{m.ports()} * m.classes() * m.config().buffer_words;
+  const std::uint64_t cap_words = std::uint64_t{m.ports()} * m.classes() * m.buffer_words();
   // The paper's bound: the order's I/O depth, a transmission under way, the freeze signal, and
   // saving plus restoring a full router.
   return std::uint64_t{s.os().io_hop_cycles} * depth_max + m.max_link_cycles() + 1 + 2 * s.words_cost(cap_words);
@@ -46,6 +46,7 @@ std::uint64_t drain_sweep(SwitchState& s, const NodeSwitch& n, std::uint64_t now
   return w;
 }
 
+namespace detail {
 namespace {
 
 class Drain final : public SwitchPolicyImpl {
@@ -65,4 +66,5 @@ class Drain final : public SwitchPolicyImpl {
 
 std::unique_ptr<SwitchPolicyImpl> make_drain_policy() { return std::make_unique<Drain>(); }
 
-}  // namespace rica::detail
+}  // namespace detail
+}  // namespace rica

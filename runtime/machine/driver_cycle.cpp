@@ -24,7 +24,7 @@ namespace rica::detail {
 struct CycleDriver {
   Machine& m;
   /// Under mpirun: this rank steps only its nodes; effects on other ranks' nodes are shipped
-  /// between cycles (runtime/ranks.hpp). Null with one process.
+  /// between cycles (runtime/machine/ranks.hpp). Null with one process.
   Ranks* const ranks;
   std::vector<std::pair<node_t, std::uint32_t>> remote_arrivals;
   lazy_vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
@@ -313,7 +313,7 @@ struct CycleDriver {
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
   /// The stages of prefetch_node() and how many nodes ahead of the one stepping each runs
-  /// (run_staged, runtime/staged.hpp): each reads only what the stage before fetched.
+  /// (run_staged, runtime/machine/staged.hpp): each reads only what the stage before fetched.
   struct Stage {
     enum : std::size_t { state, buffer, ring, slot, route };
   };
@@ -454,7 +454,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       }, step_at);
     }
   };
-  // More than one thread: a crew steps the cycle's chunks (runtime/cycle_crew.hpp), chunk k being
+  // More than one thread: a crew steps the cycle's chunks (runtime/machine/cycle_crew.hpp), chunk k being
   // words [k W / T, (k + 1) W / T) of the active set (the same nodes on the same thread from cycle
   // to cycle, unless a thread lags). Declared after the arena: its helpers stop before it goes.
   // Helpers only as many as the caller's oneTBB limit allows (a global_control of
@@ -572,7 +572,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
 
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
-  if (m.fault_at_) {  // dynamic faults: the base's routing until then (runtime/machine_faults.cpp)
+  if (m.fault_at_) {  // dynamic faults: the base's routing until then (runtime/machine/machine_faults.cpp)
     bool stopped = false;  // (faults come with deterministic routing only: checked by run())
     m.faulty_->base().visit([&](const auto& t) { stopped = d.run(t, st, m.fault_at_); });
     if (!stopped) return;  // done (or stuck) before the faults

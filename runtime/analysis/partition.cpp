@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "tsan.hpp"
+#include "../machine/tsan.hpp"
 
 namespace rica {
 namespace {
@@ -582,7 +582,7 @@ class Verifier {
     if (chunks == 1) {
       body(0);
     } else {
-      detail::TsanLoop tsan;  // runtime/tsan.hpp
+      detail::TsanLoop tsan;  // runtime/machine/tsan.hpp
       tbb::parallel_for(std::size_t{0}, chunks, tsan.fork(body));
       tsan.join();
     }

@@ -21,7 +21,7 @@ class Flush final : public SwitchPolicyImpl {
   }
 
   void advance(SwitchState& s, std::uint64_t now) override {
-    const Machine& m = s.machine();
+    const OsView& m = s.machine();
     const unsigned io = s.os().io_hop_cycles;
     SwitchRecord& rec = s.record();
     for (Wave& w : waves_) {

@@ -1,4 +1,4 @@
-// The machine's operations (runtime/machine.hpp): allocation, sends, deliveries, the OS's
+// The machine's operations (runtime/machine/machine.hpp): allocation, sends, deliveries, the OS's
 // operations, statistics, the exactly-once check and the analysis of a stuck machine. The
 // drivers live in driver_async.cpp and driver_cycle.cpp.
 #include "machine.hpp"
@@ -276,7 +276,7 @@ void Machine::allocate() {
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
-  if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/ranks.hpp)
+  if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/machine/ranks.hpp)
     check_ranks_supported();
     ranks_ = make_ranks(*this);
   }
@@ -301,7 +301,7 @@ void Machine::allocate() {
   }
   check_memory(held_nodes);
   // The tables are indexed by global node id; only the held nodes' entries are written (every
-  // entry, with one process), so only theirs become resident (runtime/sparse.hpp).
+  // entry, with one process), so only theirs become resident (runtime/machine/sparse.hpp).
   auto fill = [&](auto& table, std::size_t per_node, const auto& value) {
     table.resize(std::size_t{nodes_} * per_node);
     for (node_t v = 0; v < nodes_; ++v)

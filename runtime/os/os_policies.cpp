@@ -1,4 +1,4 @@
-// The registry of context-switch policies (rica/os.hpp SwitchPolicy; runtime/os_policy.hpp).
+// The registry of context-switch policies (rica/os.hpp SwitchPolicy; rica/os_policy.hpp).
 // Built-ins are listed here; user code adds its own with register_switch_policy().
 #include <fmt/format.h>
 
@@ -27,22 +27,22 @@ std::vector<Entry>& registry() {
 }
 }  // namespace
 
-SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make) {
-  check_registered_name(name, "switch policy");
-  if (!make) throw usage_error(fmt::format("os: switch policy '{}': no factory", name));
-  auto& r = registry();
-  for (const Entry& e : r)
-    if (e.name == name) throw usage_error(fmt::format("os: switch policy '{}' is already registered", name));
-  r.push_back({name, doc, std::move(make)});
-  return SwitchPolicy(static_cast<std::uint16_t>(r.size() - 1));
-}
-
 std::unique_ptr<SwitchPolicyImpl> make_switch_policy(SwitchPolicy p) {
   auto& r = registry();
   if (p.id() >= r.size()) throw usage_error(fmt::format("os: no switch policy number {}", p.id()));
   return r[p.id()].make();
 }
 }  // namespace detail
+
+SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make) {
+  check_registered_name(name, "switch policy");
+  if (!make) throw usage_error(fmt::format("os: switch policy '{}': no factory", name));
+  auto& r = detail::registry();
+  for (const detail::Entry& e : r)
+    if (e.name == name) throw usage_error(fmt::format("os: switch policy '{}' is already registered", name));
+  r.push_back({name, doc, std::move(make)});
+  return SwitchPolicy(static_cast<std::uint16_t>(r.size() - 1));
+}
 
 const char* policy_name(SwitchPolicy p) {
   auto& r = detail::registry();

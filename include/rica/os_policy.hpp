@@ -1,24 +1,27 @@
 #pragma once
-// The interface of a context-switch policy (rica/os.hpp; docs/os.md "Adding a policy").
+// The interface of a context-switch policy (rica/os.hpp; docs/os.md "Adding a policy";
+// docs/extending.md: a policy from user code, one file, no edit of rica).
 //
 // At a switch every node whose owner changes runs the same protocol, driven by the OS driver
-// (runtime/os.cpp) between cycles:
+// (runtime/os/os.cpp) between cycles:
 //   1. order: the switch order reaches the node over the I/O network (a binary broadcast tree over
 //      the outgoing job's node set, io_hop_cycles per level); the driver takes the outgoing job's
-//      application state off the node (Machine::switch_out) and calls Policy::on_order;
-//   2. clear: every cycle the driver asks Policy::clear whether the outgoing job's packets are out
-//      of the network at this node; the policy takes them out (into the save areas) and says from
-//      which cycle the node may restore;
+//      application state off the node and calls SwitchPolicyImpl::on_order;
+//   2. clear: every cycle the driver asks SwitchPolicyImpl::clear whether the outgoing job's
+//      packets are out of the network at this node; the policy takes them out (into the save
+//      areas) and says from which cycle the node may restore;
 //   3. restore: the incoming job's saved packets (they were in the network) and send queue go back
-//      into the node's source queue, the node resumes (Machine::resume).
-// A policy acts on the machine only through Machine's public operations and the save areas; it
-// never writes engine state directly, and a new policy is a new file registered in
-// runtime/os_policies.cpp (no edit of the Machine, the driver or the other policies).
+//      into the node's source queue, and the node resumes.
+// A policy sees the machine only through OsView (read-only figures plus halt and sweep) and the
+// switch through SwitchState: it cannot reach engine state, and a new policy is a new file (a
+// built-in one is one line more in runtime/os/os_policies.cpp).
 //
-// Contract: packets are never dropped: every packet a policy takes out of the network goes to
-// exactly one save area (saved(job, node)), from where the driver restores it when that job runs
-// on that node again; the bookkeeping Machine::net_out/net_in balances across the switch.
+// Contract: packets are never dropped: every packet a policy takes out of the network (sweep) goes
+// to exactly one save area (SwitchState::saved(job, node)), from where the driver restores it
+// when that job runs on that node again; OsView::net_in/net_out balance across the switch.
+// Thread safety: every call here runs on the main thread between cycles, the machine still.
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,10 +29,50 @@
 #include <string>
 #include <vector>
 
-#include "machine.hpp"
 #include "rica/os.hpp"
+#include "rica/packet.hpp"
 
-namespace rica::detail {
+namespace rica {
+
+namespace detail {
+class Machine;
+}
+
+/// What a switch policy may see of the machine and do to it. A view: it owns nothing, and is
+/// valid for the run it was handed out in (constructed by the OS driver).
+class OsView {
+ public:
+  explicit OsView(detail::Machine& m) noexcept : m_(&m) {}
+
+  node_t nodes() const noexcept;
+  node_t pes() const noexcept;
+  port_t ports() const noexcept;
+  class_t classes() const noexcept;
+  /// Words one input buffer holds (one buffer per in-port and class).
+  unsigned buffer_words() const noexcept;
+  /// The longest a packet occupies any link, in cycles.
+  unsigned max_link_cycles() const noexcept;
+  /// The first cycle at which v's out-link `port` is idle (a transmission under way completes).
+  std::uint64_t link_free_at(node_t v, port_t port) const noexcept;
+  /// The node feeding v's in-port q (no_node: none) and that node's out-port of the link.
+  node_t upstream(node_t v, port_t q) const noexcept;
+  port_t upstream_port(node_t v, port_t q) const noexcept;
+  /// Packets of job j that entered / left the network at node v so far.
+  std::uint64_t net_in(unsigned job, node_t v) const noexcept;
+  std::uint64_t net_out(unsigned job, node_t v) const noexcept;
+  bool halted(node_t v) const noexcept;
+
+  /// Halts node v: it injects, delivers and transmits nothing, and no node sends into it (a
+  /// transmission under way completes). The driver resumes it after the restore.
+  void halt(node_t v);
+  /// Takes every packet out of v's input buffers (credits returned upstream, counted as leaving
+  /// the network at v) and hands each to save(p), oldest first per buffer. Returns the count.
+  /// Precondition: v is halted and its inputs frozen (no packet on its way in).
+  std::uint64_t sweep(node_t v, const std::function<void(const Packet&)>& save);
+
+ private:
+  detail::Machine* m_;
+};
 
 /// One node's part in a switch.
 struct NodeSwitch {
@@ -44,8 +87,8 @@ struct NodeSwitch {
 class SwitchState {
  public:
   virtual ~SwitchState() = default;
-  virtual Machine& machine() = 0;
-  virtual const Machine& machine() const = 0;
+  virtual OsView& machine() = 0;
+  virtual const OsView& machine() const = 0;
   virtual const OsConfig& os() const = 0;
   /// First cycle of the switch.
   virtual std::uint64_t started_at() const = 0;
@@ -89,21 +132,16 @@ class SwitchPolicyImpl {
 
 using SwitchPolicyFactory = std::function<std::unique_ptr<SwitchPolicyImpl>()>;
 /// Registers a policy (name, one-line doc); returns its selector. Before any run, single-threaded.
+/// A name already registered, or not a valid name, is a usage_error.
 SwitchPolicy register_switch_policy(const std::string& name, const std::string& doc, SwitchPolicyFactory make);
-std::unique_ptr<SwitchPolicyImpl> make_switch_policy(SwitchPolicy p);
 
 /// Static registration from user code: a namespace-scope
-/// `static rica::detail::SwitchPolicyRegistration reg{"name", "doc", factory};` (docs/extending.md).
+/// `static rica::SwitchPolicyRegistration reg{"name", "doc", factory};` (docs/extending.md).
 struct SwitchPolicyRegistration {
   SwitchPolicyRegistration(const std::string& name, const std::string& doc, SwitchPolicyFactory make)
       : policy(register_switch_policy(name, doc, std::move(make))) {}
   SwitchPolicy policy;
 };
-
-/// The built-in policies (runtime/os_drain.cpp, runtime/os_flush.cpp, runtime/os_drain_pe.cpp).
-std::unique_ptr<SwitchPolicyImpl> make_drain_policy();
-std::unique_ptr<SwitchPolicyImpl> make_flush_policy();
-std::unique_ptr<SwitchPolicyImpl> make_drain_pe_policy();
 
 /// Drain's building blocks, for policies that vary it: node n may sweep (its outputs idle, every
 /// upstream neighbour of the same job ordered, with its link idle one cycle ago); the paper's
@@ -115,4 +153,4 @@ std::uint64_t drain_bound(const SwitchState& s);
 std::uint64_t drain_sweep(SwitchState& s, const NodeSwitch& n, std::uint64_t now, node_t to, std::uint64_t& packets,
                           std::uint64_t& words);
 
-}  // namespace rica::detail
+}  // namespace rica

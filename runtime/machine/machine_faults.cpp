@@ -1,4 +1,4 @@
-// Faults in the machine (runtime/machine.hpp, docs/faults.md): failed nodes at set-up, the
+// Faults in the machine (runtime/machine/machine.hpp, docs/faults.md): failed nodes at set-up, the
 // failure of links and nodes during a cycle-engine run, and the accounting of the packets the
 // faults drop (conservation: injected = delivered + in the network + dropped by faults).
 #include "machine.hpp"

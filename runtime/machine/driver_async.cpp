@@ -1,6 +1,6 @@
 // The async driver in one process: PEs as lightweight units of work run in blocks by oneTBB workers,
 // real time, real concurrency. Scheduling, the step of a node and the block scheduler are the async
-// core's (runtime/async_core.hpp, shared with the driver over MPI ranks); this file adds the start
+// core's (runtime/machine/async_core.hpp, shared with the driver over MPI ranks); this file adds the start
 // and the end of a run.
 //
 // Termination: the number of scheduled blocks is zero only when no PE has work, and it stays zero

@@ -127,7 +127,7 @@ class CycleCrew {
   alignas(64) std::atomic<unsigned> sleepers_{0};
   std::atomic<unsigned> exited_{0};
   std::atomic<bool> stop_{false};
-  /// ThreadSanitizer's start edge (runtime/tsan.hpp): released by start() only, acquired by each
+  /// ThreadSanitizer's start edge (runtime/machine/tsan.hpp): released by start() only, acquired by each
   /// helper first; no helper releases it, so helpers are ordered only by the atomics above.
   char tsan_start_ = 0;
 };

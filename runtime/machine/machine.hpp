@@ -1,8 +1,8 @@
 #pragma once
 // The machine: the emulated nodes' state (link buffers, credits, source queues, counters, the
 // exactly-once record) behind a small set of operations, and the one hop kernel. Drivers decide
-// only order and timing (runtime/driver_async.cpp: real threads; runtime/driver_cycle.cpp: the
-// virtual clock); the OS layer (runtime/os.cpp) acts through the public operations only.
+// only order and timing (runtime/machine/driver_async.cpp: real threads; runtime/machine/driver_cycle.cpp: the
+// virtual clock); the OS layer (runtime/os/os.cpp) acts through the public operations only.
 // Not API: everything here is in rica::detail and may change. docs/runtime.md has the design.
 #include "rica/engine.hpp"
 
@@ -212,7 +212,7 @@ struct JobRt {
   node_t global(node_t l) const noexcept { return global_of.empty() ? l : global_of[l]; }
 };
 
-/// The OS layer's hooks into the cycle engine (runtime/os.cpp). after_cycle and busy run on the
+/// The OS layer's hooks into the cycle engine (runtime/os/os.cpp). after_cycle and busy run on the
 /// main thread between cycles (the machine is still); on_switched_out runs on node v's task.
 struct CycleHook {
   virtual ~CycleHook() = default;
@@ -230,7 +230,6 @@ struct CycleHook {
 };
 
 
-inline constexpr std::uint8_t no_job = 0xff;
 
 /// Saturating 32-bit difference (Packet::queued).
 inline std::uint32_t sat32(std::uint64_t x) noexcept {
@@ -259,10 +258,10 @@ class Machine;
 /// The drivers (friends of Machine: they decide order and timing, and move packets only through
 /// the hop kernel). A third driver (MPI ranks) is a third struct of this shape.
 template <class Own>
-struct AsyncCore;  // the async engine's scheduling and step (runtime/async_core.hpp)
+struct AsyncCore;  // the async engine's scheduling and step (runtime/machine/async_core.hpp)
 struct AsyncDriver;
 struct CycleDriver;
-struct MpiAsyncDriver;  // the async engine over MPI ranks (runtime/driver_mpi_async.cpp)
+struct MpiAsyncDriver;  // the async engine over MPI ranks (runtime/machine/driver_mpi_async.cpp)
 
 /// Runs an allocated machine to the end with the driver cfg.engine names; collects and verifies
 /// every job.
@@ -327,7 +326,7 @@ class Machine {
   /// Cycle engine: cycles a packet of `words` words occupies one of v's out-links.
   unsigned link_cycles(node_t v, unsigned words) const noexcept { return cfg_.link_cycles_words ? words : link_len_[v]; }
   /// The link buffers exceed the caches (4 MB): the drivers then fetch the nodes they are about
-  /// to step ahead in stages (runtime/staged.hpp); below that the stages cost more instructions
+  /// to step ahead in stages (runtime/machine/staged.hpp); below that the stages cost more instructions
   /// than the misses they hide.
   bool buffers_exceed_caches() const noexcept { return double(nodes_) * n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20); }
   /// Cycle engine: the longest a packet occupies any link.
@@ -493,7 +492,7 @@ class Machine {
   void collect(RunStats& st);
   void analyse_stuck(RunStats& st);
   /// Whether this process holds node v's state (always with one process; under mpirun its own
-  /// nodes only: the other ranks' state is never allocated here, runtime/sparse.hpp).
+  /// nodes only: the other ranks' state is never allocated here, runtime/machine/sparse.hpp).
   bool holds(node_t v) const noexcept { return !ranks_ || ranks_->mine(v); }
   /// The async drivers' progress line: packets the applications will send, if they know (0: no
   /// total), and packets delivered so far at the PEs this process holds (any thread, while running).
@@ -539,7 +538,7 @@ class Machine {
   friend struct AsyncDriver;
   friend struct CycleDriver;
   friend struct MpiAsyncDriver;
-  friend struct Ranks;  // the MPI exchange (runtime/driver_mpi.cpp)
+  friend struct Ranks;  // the MPI exchange (runtime/machine/driver_mpi.cpp)
   friend class rica::Context;
   friend RunStats run_prepared(Machine& m);
   friend void drive_cycles(Machine& m, RunStats& st);
@@ -602,7 +601,7 @@ class Machine {
     if (cfg_.packet_spread == 0) return cfg_.packet_words;
     return cfg_.packet_words - cfg_.packet_spread + static_cast<unsigned>(r.below(2 * cfg_.packet_spread + 1));
   }
-  // ---- faults (runtime/machine_faults.cpp) ----
+  // ---- faults (runtime/machine/machine_faults.cpp) ----
   /// Records p as dropped by a fault: counted, its id summed, marked in the exactly-once bitmap
   /// (a packet both delivered and dropped counts as a duplicate).
   void drop(const Packet& p, std::uint64_t& count, std::uint64_t& ids, std::uint64_t& dups);
@@ -669,7 +668,7 @@ class Machine {
   // Per-node tables, indexed by the global node id everywhere. Under mpirun a rank allocates
   // (makes resident) only its own nodes' entries and the ghost entries of its cut links: the
   // input buffers of another rank's node it pushes into, the credits of another rank's producer
-  // feeding its node (runtime/sparse.hpp); the other entries are never touched.
+  // feeding its node (runtime/machine/sparse.hpp); the other entries are never touched.
   SparseArray<PeState> pe_;
   std::unique_ptr<LinkBufferSet> buffers_;  ///< [node * n_buf_ + input]
   SlotCache main_slots_;  ///< the main thread's slots (OS sweeps between cycles)
@@ -701,7 +700,7 @@ class Machine {
   /// Ranks::gather), read by collect() and analyse_stuck(), sorted by (node, input).
   NodeSums sums_;
   std::vector<StuckBuffer> stuck_;
-  /// Under mpirun: which rank steps which node, and the exchange (runtime/ranks.hpp); null with
+  /// Under mpirun: which rank steps which node, and the exchange (runtime/machine/ranks.hpp); null with
   /// one process.
   std::unique_ptr<Ranks> ranks_;
 };
@@ -729,10 +728,10 @@ std::uint64_t Machine::sweep(node_t v, F&& save) {
 }  // namespace rica
 
 namespace rica::detail {
-/// The drivers' entry points (runtime/driver_async.cpp, runtime/driver_cycle.cpp): run the
+/// The drivers' entry points (runtime/machine/driver_async.cpp, runtime/machine/driver_cycle.cpp): run the
 /// machine until it is done or stuck, filling st.wall_s and st.deadlock.
 void drive_async(Machine& m, RunStats& st);
 void drive_cycles(Machine& m, RunStats& st);
-/// The async engine over MPI ranks (runtime/driver_mpi_async.cpp; m.ranks_ set).
+/// The async engine over MPI ranks (runtime/machine/driver_mpi_async.cpp; m.ranks_ set).
 void drive_mpi_async(Machine& m, RunStats& st);
 }  // namespace rica::detail

@@ -3,7 +3,7 @@
 // them when their job runs again. A PE's router saves at its own PE, as in drain.
 //
 // This file is the worked example of docs/os.md "Adding a policy": a new policy is a new file and
-// one line in runtime/os_policies.cpp; it uses only Machine's operations, the switch state and
+// one line in runtime/os/os_policies.cpp; it uses only the OsView, the switch state and
 // drain's building blocks (drain_frozen, drain_bound), with no edit of the Machine, the OS driver
 // or the other policies.
 //
@@ -23,7 +23,7 @@ namespace {
 class DrainToPe final : public SwitchPolicyImpl {
  public:
   std::uint64_t begin(SwitchState& s) override {
-    const Machine& m = s.machine();
+    const OsView& m = s.machine();
     std::uint64_t far = 0, k = 1;
     memory_free_.clear();
     for (unsigned j : s.outgoing()) {
@@ -34,7 +34,7 @@ class DrainToPe final : public SwitchPolicyImpl {
         k = std::max(k, ++senders[near.at(v).first]);
       }
     }
-    const std::uint64_t router = s.words_cost(std::uint64_t{m.ports()} * m.classes() * m.config().buffer_words);
+    const std::uint64_t router = s.words_cost(std::uint64_t{m.ports()} * m.classes() * m.buffer_words());
     return drain_bound(s) + far * m.max_link_cycles() + 2 * (k - 1) * router;
   }
 
@@ -58,7 +58,7 @@ class DrainToPe final : public SwitchPolicyImpl {
   const std::map<node_t, std::pair<node_t, std::uint32_t>>& nearest(const SwitchState& s, unsigned j) {
     auto it = cache_.find(j);
     if (it != cache_.end()) return it->second;
-    const Machine& m = s.machine();
+    const OsView& m = s.machine();
     const auto& set = s.nodes_of(j);
     std::map<node_t, std::pair<node_t, std::uint32_t>> near;
     std::vector<std::uint8_t> in_set(m.nodes(), 0);

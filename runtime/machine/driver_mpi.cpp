@@ -1,4 +1,4 @@
-// The machine over MPI ranks (runtime/ranks.hpp, docs/distributed.md): start-up (rica/distributed.hpp),
+// The machine over MPI ranks (runtime/machine/ranks.hpp, docs/distributed.md): start-up (rica/distributed.hpp),
 // the node split, the cycle engine's per-cycle exchange and the gather onto rank 0 after the run.
 // Only this file includes <mpi.h>; built without MPI (RICA_WITH_MPI=OFF or MPI absent) it keeps
 // the one-process behaviour and make_ranks() always returns nullptr.

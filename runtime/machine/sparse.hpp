@@ -1,6 +1,6 @@
 #pragma once
 // Per-node tables that a process fills only where it owns nodes (a machine over MPI ranks,
-// runtime/ranks.hpp; docs/distributed.md "Memory"). The tables keep their global indexing — the
+// runtime/machine/ranks.hpp; docs/distributed.md "Memory"). The tables keep their global indexing — the
 // hop kernel reads them as in one process, no index map per hop — but their storage is anonymous
 // memory that becomes resident only where written: a rank writes its own nodes' entries (and the
 // few ghost entries its cut links need), so its resident memory follows its share of the machine;

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "tsan.hpp"
+#include "../machine/tsan.hpp"
 
 namespace rica {
 namespace {
@@ -138,7 +138,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
     return l;
   });
   // The fork and the join of parallel_for happen inside libtbb: stated for ThreadSanitizer
-  // (runtime/tsan.hpp); the body is built before the fork.
+  // (runtime/machine/tsan.hpp); the body is built before the fork.
   detail::TsanLoop tsan;
   topo.visit([&](const auto& t) {
     const auto body = [&](std::size_t si) {

@@ -2,7 +2,7 @@
 //
 // Each rank steps only the nodes it owns (Ranks::owner), with its own oneTBB workers, exactly as
 // the one-process AsyncDriver does (blocks of nodes run by workers with block affinity, pending
-// masks, sleeping on full buffers: the async core of runtime/async_core.hpp, with ownership
+// masks, sleeping on full buffers: the async core of runtime/machine/async_core.hpp, with ownership
 // RankNodes). The
 // main thread, which only monitors in one process, is here the rank's **bridge**: the only thread
 // that calls MPI (MPI_THREAD_FUNNELED), it moves packets and credits over the cut links.

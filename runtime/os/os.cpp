@@ -16,6 +16,7 @@
 #include <map>
 #include <numeric>
 
+#include "../machine/machine.hpp"
 #include "os_policy.hpp"
 
 namespace rica {
@@ -38,12 +39,13 @@ namespace {
 /// between cycles, when the machine is still, except on_switched_out (a packet of a job that is
 /// switched out reached its destination), which runs on the destination node's task and writes
 /// only that node's save area. It acts on the machine only through Machine's operations; what
-/// happens to the packets in the network at a switch is the policy's (runtime/os_policy.hpp).
+/// happens to the packets in the network at a switch is the policy's (rica/os_policy.hpp), which
+/// sees the machine only through an OsView.
 class OsDriver final : public CycleHook, public SwitchState {
  public:
   OsDriver(Machine& m, const OsConfig& os, std::vector<std::vector<node_t>> nodes_of,
            std::vector<std::vector<unsigned>> slots, std::vector<JobResult>& results)
-      : m_(m), os_(os), policy_(make_switch_policy(os.policy)), nodes_of_(std::move(nodes_of)),
+      : m_(m), view_(m), os_(os), policy_(make_switch_policy(os.policy)), nodes_of_(std::move(nodes_of)),
         slots_(std::move(slots)), results_(results) {
     const std::size_t J = m_.job_count();
     owner_.assign(slots_.size(), std::vector<std::uint8_t>(m_.nodes(), no_job));
@@ -123,8 +125,8 @@ class OsDriver final : public CycleHook, public SwitchState {
   }
 
   // ---- SwitchState (what the policy sees) ----
-  Machine& machine() override { return m_; }
-  const Machine& machine() const override { return m_; }
+  OsView& machine() override { return view_; }
+  const OsView& machine() const override { return view_; }
   const OsConfig& os() const override { return os_; }
   std::uint64_t started_at() const override { return rec_.at; }
   SwitchRecord& record() override { return rec_; }
@@ -270,6 +272,7 @@ class OsDriver final : public CycleHook, public SwitchState {
   }
 
   Machine& m_;
+  OsView view_;  ///< all a policy sees of m_
   const OsConfig& os_;
   std::unique_ptr<SwitchPolicyImpl> policy_;
   std::vector<std::vector<node_t>> nodes_of_;           // [job]: PEs in local order, then routers
