@@ -11,6 +11,7 @@
 
 #include "rica/app.hpp"
 #include "rica/defaults.hpp"
+#include "rica/observer.hpp"
 #include "rica/topology.hpp"
 
 namespace rica {
@@ -145,8 +146,9 @@ struct RunStats {
 /// Throws usage_error naming the parameter when a configuration value is out of range.
 void validate(const EngineConfig& cfg);
 
-/// Runs `app` on `topology` with the driver cfg.engine names (run_async or run_cycles).
-RunStats run(const Topology& topology, App& app, const EngineConfig& cfg);
+/// Runs `app` on `topology` with the driver cfg.engine names (run_async or run_cycles), watched by
+/// `observers` (rica/observer.hpp: per window of cycles on the cycle engine; not owned).
+RunStats run(const Topology& topology, App& app, const EngineConfig& cfg, Observers observers = {});
 
 /// Runs `app` on `topology` until the application is done and the network is empty, or until a
 /// deadlock is detected (stats.deadlock). Throws usage_error on an invalid configuration.

@@ -133,6 +133,8 @@ std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t
 
 /// Runs the jobs on the cycle engine under the schedule. Throws usage_error for an invalid
 /// configuration (overlapping jobs in a slot, a switching schedule over open partitions, ...).
-OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const EngineConfig& cfg, const OsConfig& os);
+/// `observers` watch the machine per window of cycles (rica/observer.hpp): halts, owners, buffers.
+OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const EngineConfig& cfg, const OsConfig& os,
+                 Observers observers = {});
 
 }  // namespace rica

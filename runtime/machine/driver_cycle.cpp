@@ -312,6 +312,30 @@ struct CycleDriver {
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
 
+  /// The observers (rica/observer.hpp) and where each one's current window began.
+  std::vector<std::uint64_t> obs_from;
+  /// `t` cycles are complete (main thread, between cycles): every observer whose window ended
+  /// by then sees the machine. An idle stretch jumped over joins the window it began in (nothing
+  /// moved in it, so the view at the last boundary is the machine's state then).
+  void observe(std::uint64_t t) {
+    const Observers obs = m.observers();
+    for (std::size_t k = 0; k < obs.size(); ++k) {
+      const std::uint64_t end = t - t % obs[k]->window();
+      if (end <= obs_from[k]) continue;
+      obs[k]->on_window(MachineView(m, end), obs_from[k], end);
+      obs_from[k] = end;
+    }
+  }
+  /// The run ended after `t` cycles: the last, partial windows.
+  void observe_last(std::uint64_t t) {
+    const Observers obs = m.observers();
+    for (std::size_t k = 0; k < obs.size(); ++k)
+      if (t > obs_from[k]) {
+        obs[k]->on_window(MachineView(m, t), obs_from[k], t);
+        obs_from[k] = t;
+      }
+  }
+
   /// The stages of prefetch_node() and how many nodes ahead of the one stepping each runs
   /// (run_staged, runtime/machine/staged.hpp): each reads only what the stage before fetched.
   struct Stage {
@@ -385,6 +409,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   if (first) {
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
     for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
+    obs_from.assign(m.observers().size(), m.cycle_);
     if (ranks)  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
       port_rr.resize(std::size_t{nodes} * m.ports_);
     else
@@ -495,6 +520,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     if (m.hook_) m.hook_->after_cycle(cycle);
     for (node_t v : m.touched_) list(v);
     m.touched_.clear();
+    if (!obs_from.empty()) observe(cycle + 1);
     std::uint64_t progress = 0, delivered = 0;
     for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered, delivered += ts.delivered;
     const bool busy_os = m.hook_ && m.hook_->busy();
@@ -530,6 +556,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       if (w > cycle + 1) {
         st.cycles_skipped += w - cycle - 1;
         jump_to(w);
+        if (!obs_from.empty()) observe(w);
         stalled = 0;
         continue;
       }
@@ -566,6 +593,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     }
   }
   progress_line.finish();
+  if (!obs_from.empty()) observe_last(m.cycle_);
   st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return false;
 }

@@ -658,20 +658,28 @@ void validate(const EngineConfig& cfg) {
 }
 
 namespace detail {
-RunStats run_prepared(Machine& m) {
+RunStats run_prepared(Machine& m, Observers observers) {
   if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
   // Under mpirun the ranks were made by allocate() (each rank allocates its own nodes only);
   // the engine, faults and the application were checked there.
   if (m.ranks_ && m.hook_) dist::require_one_process("the OS layer");
+  if (m.ranks_ && !observers.empty()) dist::require_one_process("observers (rica/observer.hpp)");
+  for (const Observer* o : observers) {
+    if (!o) throw usage_error("run: an observer is null");
+    if (o->window() < 1) throw usage_error("run: an observer's window must be at least 1 cycle");
+  }
+  m.observers_ = observers;
   Ranks* const ranks = m.ranks_.get();
   const bool root = !ranks || ranks->rank == 0;  // the rank that holds the whole state after the run
   RunStats st;
+  for (Observer* o : observers) o->on_start(MachineView(m, 0));
   if (m.cycle_mode_)
     drive_cycles(m, st);
   else if (ranks)
     drive_mpi_async(m, st);
   else
     drive_async(m, st);
+  for (Observer* o : observers) o->on_end(MachineView(m, m.now()));
   if (ranks) ranks->gather(m, st);
   m.collect(st);
   if (root && st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
@@ -779,7 +787,7 @@ Arbitration arbitration_by_name(const std::string& name, const std::string& opti
   throw usage_error(fmt::format("{}: unknown arbitration '{}'; valid: rr (round robin), oldest (age-based)", option, name));
 }
 
-RunStats run(const Topology& topology, App& app, const EngineConfig& cfg) {
+RunStats run(const Topology& topology, App& app, const EngineConfig& cfg, Observers observers) {
   validate(cfg);
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
   if (fail_cycle(topology) && cfg.engine != EngineKind::cycle)
@@ -791,7 +799,7 @@ RunStats run(const Topology& topology, App& app, const EngineConfig& cfg) {
   jobs[0].handlers = setup.handlers();
   jobs[0].size = topology.pes();
   detail::Machine m(topology, std::move(jobs), cfg);
-  return detail::run_prepared(m);
+  return detail::run_prepared(m, observers);
 }
 
 RunStats run_async(const Topology& topology, App& app, const EngineConfig& cfg) {

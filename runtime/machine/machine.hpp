@@ -30,6 +30,7 @@
 #include "rica/assert.hpp"
 #include "rica/faults.hpp"
 #include "rica/link_buffer.hpp"
+#include "rica/observer.hpp"
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
 #include "ranks.hpp"
@@ -264,8 +265,8 @@ struct CycleDriver;
 struct MpiAsyncDriver;  // the async engine over MPI ranks (runtime/machine/driver_mpi_async.cpp)
 
 /// Runs an allocated machine to the end with the driver cfg.engine names; collects and verifies
-/// every job.
-RunStats run_prepared(Machine& m);
+/// every job. `observers` watch it (rica/observer.hpp).
+RunStats run_prepared(Machine& m, Observers observers = {});
 
 /// The machine. Invariants, stated once:
 ///  - conservation: injected == delivered + in buffers + in source queues + held by the OS (saved);
@@ -488,6 +489,20 @@ class Machine {
     arrive(s, v, p, ts);
   }
 
+  // ---- read-only views (rica/observer.hpp's MachineView): exact when the machine is still ----
+  const PeState& pe(node_t v) const noexcept { return pe_[v]; }
+  /// Words held in v's input i, by its producer's credit (0 for an input no link feeds).
+  unsigned words_held(node_t v, std::uint32_t i) const noexcept {
+    if (upstream_[std::size_t{v} * ports_ + i / classes_] == no_node) return 0;
+    return pe_[v].inputs[i].words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]);
+  }
+  /// Every thread's statistics (sum them for the machine's; main thread, between cycles).
+  const std::vector<ThreadStats>& thread_stats() const noexcept { return tstats_; }
+  /// Packets dropped by the main thread's fault application (apply_faults()).
+  std::uint64_t dropped_between_cycles() const noexcept { return dropped_main_; }
+  /// The run's observers (rica/observer.hpp), set by run_prepared().
+  Observers observers() const noexcept { return observers_; }
+
   // ---- after the run (main thread) ----
   void collect(RunStats& st);
   void analyse_stuck(RunStats& st);
@@ -540,7 +555,7 @@ class Machine {
   friend struct MpiAsyncDriver;
   friend struct Ranks;  // the MPI exchange (runtime/machine/driver_mpi.cpp)
   friend class rica::Context;
-  friend RunStats run_prepared(Machine& m);
+  friend RunStats run_prepared(Machine& m, Observers observers);
   friend void drive_cycles(Machine& m, RunStats& st);
 
   /// Removes the head of v's input i (p: its copy). A source-queue packet enters the network here.
@@ -703,6 +718,7 @@ class Machine {
   /// Under mpirun: which rank steps which node, and the exchange (runtime/machine/ranks.hpp); null with
   /// one process.
   std::unique_ptr<Ranks> ranks_;
+  Observers observers_;  ///< not owned; empty: nobody watches (set by run_prepared)
 };
 
 template <class F>

@@ -297,7 +297,8 @@ class OsDriver final : public CycleHook, public SwitchState {
 }  // namespace
 }  // namespace detail
 
-OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const EngineConfig& cfg, const OsConfig& os) {
+OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const EngineConfig& cfg, const OsConfig& os,
+                 Observers observers) {
   validate(cfg);
   if (jobs.empty()) throw usage_error("os: no jobs");
   if (jobs.size() > 64) throw usage_error(fmt::format("os: {} jobs; at most 64", jobs.size()));
@@ -364,7 +365,7 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
   detail::Machine m(topology, std::move(rt), ccfg);
   detail::OsDriver driver(m, os, nodes_of, slots, out.jobs);
   m.set_hook(&driver);
-  out.machine = detail::run_prepared(m);
+  out.machine = detail::run_prepared(m, observers);
   out.switches = driver.switches;
   out.save_peak_packets = driver.save_peak_packets;
   out.save_peak_words = driver.save_peak_words;

@@ -1,0 +1,102 @@
+#pragma once
+// The observer seam (docs/runtime.md "Observing a run"): code that watches a run as it goes —
+// telemetry over time, live figures, checks — without touching the engines. An Observer is
+// called at window boundaries with a read-only MachineView of the node tables and the ledger.
+//
+// Contract:
+//  - cycle engine: on_window(view, begin, end) runs on the main thread between cycles, the machine
+//    still, once per `window()` cycles: [begin, end) is the window that just ended (end - begin ==
+//    window(), except across an idle stretch the engine jumped over, which joins the window it
+//    began in, and the last window of the run, which ends where the run does). Every figure the
+//    view gives is exact at `end`, and identical for any thread count.
+//  - async engine: on_start and on_end only (a view of a running async machine would race with
+//    the node tasks); per-window figures of the async engine are not provided yet.
+//  - under mpirun observers are refused (usage_error): a view would see one rank's nodes only.
+//  - free when unused: with no observer the drivers test one empty list per cycle.
+//  - an observer must not keep the view beyond the call, and must not throw across the engine
+//    (a usage_error it throws ends the run with that error).
+// Thread safety: every call runs on the thread that called rica::run (never concurrently).
+
+#include <cstdint>
+#include <span>
+
+#include "rica/core.hpp"
+
+namespace rica {
+
+namespace detail {
+class Machine;
+}
+class Topology;
+
+/// A read-only view of a machine at a window boundary (valid during the call only).
+class MachineView {
+ public:
+  /// Made by the drivers: the machine `m` as it is at time `now`.
+  MachineView(const detail::Machine& m, std::uint64_t now) noexcept : m_(&m), now_(now) {}
+
+  const Topology& topology() const noexcept;
+  node_t nodes() const noexcept;
+  node_t pes() const noexcept;
+  port_t ports() const noexcept;
+  class_t classes() const noexcept;
+  /// The cycle engine drives the machine (times are cycles; otherwise ns since the start).
+  bool cycle_mode() const noexcept;
+  /// The current time: the end of the window being reported (cycles or ns).
+  std::uint64_t now() const noexcept { return now_; }
+
+  // ---- node tables (per node, link and buffer; cumulative since the start unless "now") ----
+  /// Packets sent over v's out-link `port` so far.
+  std::uint64_t link_packets(node_t v, port_t port) const noexcept;
+  /// Words and packets held now in input buffer (in-port q, class c) of node v.
+  std::uint32_t buffer_words(node_t v, port_t q, class_t c) const noexcept;
+  std::uint64_t buffer_packets(node_t v, port_t q, class_t c) const noexcept;
+  /// Packets waiting now in v's source queue (not yet in the network).
+  std::uint64_t source_queue(node_t v) const noexcept;
+  /// Times a head packet at v found no room downstream, so far.
+  std::uint64_t blocked(node_t v) const noexcept;
+  /// Packets PE v injected / had delivered so far.
+  std::uint64_t injected(node_t v) const noexcept;
+  std::uint64_t delivered(node_t v) const noexcept;
+  /// The job running on node v (no_job: none) and whether the OS holds it (a switch).
+  std::uint8_t job_at(node_t v) const noexcept;
+  bool halted(node_t v) const noexcept;
+
+  // ---- the ledger (whole machine, so far) ----
+  struct Totals {
+    std::uint64_t delivered = 0;    ///< packets delivered
+    std::uint64_t hops = 0;         ///< packet-hops
+    std::uint64_t measured = 0;     ///< deliveries of packets generated after the warm-up
+    std::uint64_t latency_sum = 0;  ///< of the measured deliveries: generation to delivery
+    std::uint64_t net_latency_sum = 0;  ///< of the measured deliveries: entering the network to delivery
+    std::uint64_t dropped = 0;      ///< dropped by faults
+  };
+  Totals totals() const noexcept;
+
+ private:
+  const detail::Machine* m_;
+  std::uint64_t now_;
+};
+
+/// Watches a run (see the contract above). Derive, override what you need, pass to rica::run.
+class Observer {
+ public:
+  /// `window`: cycles per window (cycle engine), >= 1.
+  explicit Observer(std::uint64_t window) : window_(window) {}
+  virtual ~Observer() = default;
+  std::uint64_t window() const noexcept { return window_; }
+  /// Before the first cycle (the machine built, nothing moved).
+  virtual void on_start(const MachineView&) {}
+  /// The window [begin, end) ended.
+  virtual void on_window(const MachineView&, std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
+  /// After the last cycle (the machine drained, or stopped: deadlock, livelock).
+  virtual void on_end(const MachineView&) {}
+
+ private:
+  std::uint64_t window_;
+};
+
+/// The observers of one run (not owned).
+using Observers = std::span<Observer* const>;
+
+}  // namespace rica
