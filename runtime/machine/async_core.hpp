@@ -58,10 +58,21 @@ struct AsyncCore {
   /// Fetch a round's nodes ahead in stages (prefetch_node), else the next node's state only.
   const bool deep;
 
+  /// The nodes' ready masks [node * mask_words + word]: inputs that received a packet since the
+  /// consumer last looked (set by producers with fetch_or, taken by the consumer with exchange; a
+  /// producer that finds its word 0 wakes the node). This engine's own state, not the machine's.
+  lazy_vector<std::atomic<std::uint64_t>> ready_words;
+  std::atomic<std::uint64_t>* ready(node_t v) noexcept { return &ready_words[std::size_t{v} * m.mask_words()]; }
+
   AsyncCore(Machine& mm, Own o) : m(mm), own(o), deep(mm.buffers_exceed_caches()) {
-    block_shift = static_cast<unsigned>(std::countr_zero(m.cfg_.block));
-    block_mask = m.cfg_.block - 1;
-    blocks = std::vector<AsyncBlock>((m.nodes_ + m.cfg_.block - 1) / m.cfg_.block);
+    const std::uint32_t mw = m.mask_words();
+    ready_words = lazy_vector<std::atomic<std::uint64_t>>(std::size_t{m.nodes()} * mw);
+    for (node_t v = 0; v < m.nodes(); ++v)  // only this process's nodes' entries become resident
+      if (m.holds(v))
+        for (std::uint32_t w = 0; w < mw; ++w) ready_words[std::size_t{v} * mw + w].store(0, std::memory_order_relaxed);
+    block_shift = static_cast<unsigned>(std::countr_zero(m.config().block));
+    block_mask = m.config().block - 1;
+    blocks = std::vector<AsyncBlock>((m.nodes() + m.config().block - 1) / m.config().block);
   }
 
   /// The view of the worker running a block: wake-ups of nodes in that block go into `local`
@@ -85,7 +96,7 @@ struct AsyncCore {
     TaskCtx& tc;
     void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake) {
       if (!wake) return;
-      const node_t u = d.m.pe_[v].upstream[i / d.m.classes_];
+      const node_t u = d.m.pe(v).upstream[i / d.m.classes()];
       if (d.own.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
     }
     void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
@@ -149,7 +160,7 @@ struct AsyncCore {
   /// bridge): v's ready bit, and a wake-up if v had none.
   void announce(node_t v, std::uint32_t in) {
     const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-    if (m.ready(v)[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
+    if (ready(v)[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
       signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
   }
   /// Before a run: every PE of this process has work (its first injection opportunity). Workers
@@ -158,7 +169,7 @@ struct AsyncCore {
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       std::uint64_t bits = 0;
       const node_t first = static_cast<node_t>(b << block_shift);
-      for (node_t i = 0; i <= block_mask && first + i < m.pes_; ++i)
+      for (node_t i = 0; i <= block_mask && first + i < m.pes(); ++i)
         if (own.mine(first + i)) bits |= std::uint64_t{1} << i;
       if (bits == 0) continue;
       blocks[b].pending.fetch_or(bits);
@@ -172,16 +183,16 @@ struct AsyncCore {
   /// Returns true when v still has work that does not wait for a wake-up.
   template <class T>
   bool step_pe(const T& t, node_t v, TaskCtx& tc) {
-    PeState& s = m.pe_[v];
+    PeState& s = m.pe(v);
     std::uint64_t* const work = m.work(v);
-    std::atomic<std::uint64_t>* const ready = m.ready(v);
+    std::atomic<std::uint64_t>* const ready = this->ready(v);
     LinkBuffer::Credit* const credits = m.credits(v);
     ThreadStats& ts = tc.ts;
-    const bool is_pe = v < m.pes_;
+    const bool is_pe = v < m.pes();
     if (is_pe) m.app_turn(s, v, true);
-    const std::uint32_t n_buf = m.n_buf_;
+    const std::uint32_t n_buf = m.buffers_per_node();
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
-    const std::uint32_t words = m.mask_words_;
+    const std::uint32_t words = m.mask_words();
     for (std::uint32_t w = 0; w < words; ++w) {  // no read-modify-write (a fence) when nothing arrived
       if (ready[w].load(std::memory_order_relaxed) != 0) work[w] |= ready[w].exchange(0, std::memory_order_acquire);
       tc.blocked[w] = 0;
@@ -189,7 +200,7 @@ struct AsyncCore {
     bool source_blocked = false;
     Policy pol{*this, tc};
     unsigned moves = 0;
-    const unsigned batch = m.cfg_.batch;
+    const unsigned batch = m.config().batch;
     // One head of input idx: moved or delivered (true), or not (empty, or blocked: remembered).
     // Inlined at each call (one per head tried: the call's saves and restores were ~1%).
     auto try_input = [&](std::uint32_t idx) __attribute__((always_inline)) -> bool {
@@ -208,7 +219,7 @@ struct AsyncCore {
       } else {
         LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
         LinkBuffer::Credit& cr = credits[h.out];
-        if (!dst.fits(cr, m.cfg_.buffer_words, head.words)) {
+        if (!dst.fits(cr, m.config().buffer_words, head.words)) {
           ++s.blocked;
           if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
             if (idx < n_buf)
@@ -262,7 +273,7 @@ struct AsyncCore {
     const bool more = moves >= batch;
     for (const auto& [peer, in] : tc.notes) {
       const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-      auto& word = m.ready(peer)[in >> 6];
+      auto& word = this->ready(peer)[in >> 6];
       if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
     }
     tc.notes.clear();
@@ -280,25 +291,25 @@ struct AsyncCore {
   ///  buffer: both lines of each input that has or just got packets (work | ready bits), and the
   ///  source queue's head;
   ///  ring: the front entry of those inputs' index rings;  slot: their head packets.
-  void prefetch_node(node_t v, std::size_t stage) const noexcept {
-    const std::size_t mw = std::size_t{v} * m.mask_words_;
+  void prefetch_node(node_t v, std::size_t stage) noexcept {
+    const std::size_t mw = std::size_t{v} * m.mask_words();
     if (stage == Stage::state) {
-      const char* p = reinterpret_cast<const char*>(&m.pe_[v]);
+      const char* p = reinterpret_cast<const char*>(&m.pe(v));
       __builtin_prefetch(p);
       __builtin_prefetch(p + 64);
       __builtin_prefetch(p + 128);
-      __builtin_prefetch(&m.ready_words_[mw], 1);
-      __builtin_prefetch(&m.work_words_[mw], 1);
-      __builtin_prefetch(&m.credits_[std::size_t{v} * m.n_buf_]);
+      __builtin_prefetch(&ready_words[mw], 1);
+      __builtin_prefetch(m.work(v), 1);
+      __builtin_prefetch(m.credits(v));
       return;
     }
     if (stage == Stage::buffer) {  // the source queue's head (a heap block of its own per PE)
-      const PeState& s = m.pe_[v];
+      const PeState& s = m.pe(v);
       if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
     }
-    std::uint64_t bits = m.work_words_[mw] | m.ready_words_[mw].load(std::memory_order_relaxed);
-    if (m.n_buf_ < 64) bits &= (std::uint64_t{1} << m.n_buf_) - 1;
-    const LinkBuffer* in = m.buffers_->data() + std::size_t{v} * m.n_buf_;
+    std::uint64_t bits = m.work(v)[0] | ready_words[mw].load(std::memory_order_relaxed);
+    if (m.buffers_per_node() < 64) bits &= (std::uint64_t{1} << m.buffers_per_node()) - 1;
+    const LinkBuffer* in = &m.peer_buffer(v, 0);
     for (; bits; bits &= bits - 1) {
       const LinkBuffer& b = in[std::countr_zero(bits)];
       if (stage == Stage::buffer) {
@@ -319,11 +330,11 @@ struct AsyncCore {
     AsyncBlock& blk = blocks[b];
     thread_local std::vector<std::uint64_t> blocked;
     thread_local std::vector<std::pair<node_t, std::uint32_t>> notes;
-    blocked.resize(m.mask_words_);
+    blocked.resize(m.mask_words());
     notes.clear();
     const int slot = tbb::this_task_arena::current_thread_index();
-    if (slot < 0 || static_cast<std::size_t>(slot) >= m.tstats_.size()) std::abort();  // broken invariant
-    TaskCtx tc{b, 0, m.tstats_[static_cast<std::size_t>(slot)], blocked, notes};
+    if (slot < 0 || static_cast<std::size_t>(slot) >= m.thread_stats().size()) std::abort();  // broken invariant
+    TaskCtx tc{b, 0, m.thread_stats()[static_cast<std::size_t>(slot)], blocked, notes};
     const node_t first = static_cast<node_t>(b << block_shift);
     for (int round = 0; round < 8; ++round) {
       std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
@@ -346,7 +357,7 @@ struct AsyncCore {
         run_staged(n, ahead, [&](std::size_t j, std::size_t stage) { prefetch_node(first + order[j], stage); }, step_at);
       else  // the buffers fit in the caches: the next node's state only
         run_staged(n, std::array<std::size_t, 1>{1}, [&](std::size_t j, std::size_t) {
-          __builtin_prefetch(&m.pe_[first + order[j]]);
+          __builtin_prefetch(&m.pe(first + order[j]));
         }, step_at);
     }
     // Still busy after several rounds: yield to other blocks (posted again), stay scheduled.

@@ -17,7 +17,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
 
   template <class T>
   void run(const T& t, RunStats& st) {
-    const EngineConfig& cfg = m.cfg_;
+    const EngineConfig& cfg = m.config();
     const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
     // Workers only (the main thread monitors); allow that many TBB workers process-wide.
     tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
@@ -25,11 +25,11 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     // Arena slot indices run up to max_concurrency (slot 0 may be a master slot even when none is
     // reserved): one ThreadStats per possible slot.
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-    for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
+    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.jobs().size(), {});
     arena = &local_arena;
     start_workers(t, threads);
-    m.clock_.start();
-    const auto t0 = m.clock_.origin();
+    m.clock().start();
+    const auto t0 = m.clock().origin();
     start_pes();
     Progress progress_line("packets delivered", m.expected_sends(), !cfg.progress, false);
     auto last_print = std::chrono::steady_clock::now();
@@ -45,13 +45,13 @@ struct AsyncDriver : AsyncCore<AllNodes> {
       // packets left? Wake every node that holds packets once: a wake-up lost to the unfenced race
       // in LinkBuffer::pop_and_check is recovered here; if nothing moves after that, it's a deadlock.
       std::uint64_t progress = 0;
-      for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered;
+      for (const ThreadStats& ts : m.thread_stats()) progress += ts.hops + ts.delivered;
       bool left = false;
       std::vector<std::uint64_t> wake(blocks.size(), 0);
-      for (node_t v = 0; v < m.nodes_; ++v) {
-        const PeState& q = m.pe_[v];
+      for (node_t v = 0; v < m.nodes(); ++v) {
+        const PeState& q = m.pe(v);
         bool has = q.injq_head != q.injq.size();
-        for (std::uint32_t i = 0; i < m.n_buf_ && !has; ++i) has = !q.inputs[i].empty();
+        for (std::uint32_t i = 0; i < m.buffers_per_node() && !has; ++i) has = !q.inputs[i].empty();
         if (has) {
           left = true;
           wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);

@@ -21,13 +21,16 @@
 
 namespace rica::detail {
 
-struct CycleDriver {
+struct CycleDriver final : LinkClock {
   Machine& m;
   /// Under mpirun: this rank steps only its nodes; effects on other ranks' nodes are shipped
   /// between cycles (runtime/machine/ranks.hpp). Null with one process.
   Ranks* const ranks;
   std::vector<std::pair<node_t, std::uint32_t>> remote_arrivals;
   lazy_vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
+  /// The first cycle at which each out-link is idle [node * ports + port]: written by the sending
+  /// node's step only (its own rows), read by the OS between cycles (link_free_at).
+  lazy_vector<std::uint64_t> busy_until;
   /// The active set, a bitmap over nodes: nodes that may have work this cycle (holding packets,
   /// generating, or held by the OS). `next` collects the next cycle's: bit v is set by v's own step
   /// (v still has work; a 64-node word is stepped by one thread, so no atomics) or between cycles
@@ -51,23 +54,30 @@ struct CycleDriver {
     std::uint64_t cycle;
     std::uint64_t* work;  ///< the stepping node's work mask (Machine::work(v)): only v's own step pops v's inputs
     void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/) {
-      ts.credit_returns.emplace_back(d.m.up_credit_[std::size_t{v} * d.m.n_buf_ + i], words);
-      PeState& s = d.m.pe_[v];
+      ts.credit_returns.emplace_back(d.m.up_credit(v, i), words);
+      PeState& s = d.m.pe(v);
       RICA_ASSERT(work == d.m.work(v), "a pop outside the popping node's step");
       if (s.inputs[i].empty()) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
     }
     void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
       const unsigned len = d.m.link_cycles(v, src.words);
       const unsigned head =
-          d.m.cfg_.timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
+          d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
       p.ready = static_cast<std::uint32_t>(cycle + head);
       p.tail = static_cast<std::uint32_t>(std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head));
-      d.m.busy_until_[std::size_t{v} * d.m.ports_ + port] = p.tail;  // the link carries it until its tail crossed
+      d.busy_until[std::size_t{v} * d.m.ports() + port] = p.tail;  // the link carries it until its tail crossed
     }
     void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
   };
 
-  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks_.get()) {}
+  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks()) { m.os_state().attach_links(this); }
+  ~CycleDriver() { m.os_state().attach_links(nullptr); }
+  CycleDriver(const CycleDriver&) = delete;
+  CycleDriver& operator=(const CycleDriver&) = delete;
+  /// LinkClock (the OS layer's view of the links): main thread, between cycles.
+  std::uint64_t link_free_at(node_t v, port_t port) const noexcept override {
+    return busy_until[std::size_t{v} * m.ports() + port];
+  }
 
   /// A head packet that waits for an output port this cycle.
   struct Cand {
@@ -84,10 +94,10 @@ struct CycleDriver {
   /// Returns true while v has work (packets, a generator, an OS hold).
   template <class T>
   bool step(const T& t, node_t v, ThreadStats& ts, Cand* cand) {
-    if (m.halted_[v]) return true;  // the OS holds this node (drain): nothing moves here
-    PeState& s = m.pe_[v];
-    const std::uint64_t cycle = m.cycle_;
-    const std::uint32_t n_in_all = m.n_buf_ + 1;
+    if (m.os_state().halted(v)) return true;  // the OS holds this node (drain): nothing moves here
+    PeState& s = m.pe(v);
+    const std::uint64_t cycle = m.cycle();
+    const std::uint32_t n_in_all = m.buffers_per_node() + 1;
     if (s.asleep) {  // account for the cycles slept as if stepped idle: skipped turns, round robin
       const std::uint64_t slept = cycle - s.slept_at - 1;
       RICA_ASSERT(slept <= s.gen_skip, "a node slept past its next generator turn");
@@ -96,22 +106,22 @@ struct CycleDriver {
       s.asleep = false;
       --ts.asleep;
     }
-    if (v < m.pes_) m.app_turn(s, v, cycle < m.cfg_.cycles);
-    const std::uint32_t n_buf = m.n_buf_;
+    if (v < m.pes()) m.app_turn(s, v, cycle < m.config().cycles);
+    const std::uint32_t n_buf = m.buffers_per_node();
     const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
     const bool inject = s.injq_head != s.injq.size();
     bool any = inject;
     std::uint64_t* const work = m.work(v);
-    for (std::uint32_t w = 0; w < m.mask_words_ && !any; ++w) any = work[w] != 0;
+    for (std::uint32_t w = 0; w < m.mask_words() && !any; ++w) any = work[w] != 0;
     const std::uint32_t rr = s.rr;
     s.rr = rr + 1 >= n_in ? 0 : rr + 1;
     if (!any) {
-      if (v >= m.pes_ || !s.generating) return false;
-      if (s.gen_skip == 0 || m.hook_) return true;  // it generates next cycle (or the OS may act)
+      if (v >= m.pes() || !s.generating) return false;
+      if (s.gen_skip == 0 || m.os_hooked()) return true;  // it generates next cycle (or the OS may act)
       // Idle until its app's next turn: sleep, waking then (or at the end of the window, where
       // the generator stops), unless an arrival comes first.
       std::uint64_t wake = cycle + s.gen_skip + 1;
-      if (cycle < m.cfg_.cycles) wake = std::min<std::uint64_t>(wake, m.cfg_.cycles);
+      if (cycle < m.config().cycles) wake = std::min<std::uint64_t>(wake, m.config().cycles);
       s.asleep = true;
       s.slept_at = cycle;
       ++ts.asleep;
@@ -146,7 +156,7 @@ struct CycleDriver {
       cand[nc++] = {i, hop, h.inject_ns, false};
     };
     auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
-      for (std::uint32_t w = from >> 6; w < m.mask_words_ && (w << 6) < to; ++w) {
+      for (std::uint32_t w = from >> 6; w < m.mask_words() && (w << 6) < to; ++w) {
         std::uint64_t bits = work[w];
         const std::uint32_t base = w << 6;
         if (from > base) bits &= ~std::uint64_t{0} << (from - base);
@@ -170,7 +180,7 @@ struct CycleDriver {
       scan(0, rr);
     }
     if (nc == 0) return true;
-    if (m.ports_ <= 64) {  // the wanted ports in order; a port one head waits for needs no search
+    if (m.ports() <= 64) {  // the wanted ports in order; a port one head waits for needs no search
       for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {
         const auto p = static_cast<port_t>(std::countr_zero(pw));
         if (ports_shared >> p & 1)
@@ -179,7 +189,7 @@ struct CycleDriver {
           offer(v, p, s, pol, ts, cand[first[p]]);
       }
     } else {
-      for (port_t p = 0; p < m.ports_; ++p)
+      for (port_t p = 0; p < m.ports(); ++p)
         if (ports_wanted >> (p & 63) & 1) arbitrate(v, p, s, ts, pol, cand, nc);
     }
     return true;
@@ -189,13 +199,13 @@ struct CycleDriver {
   /// (blocked for this cycle: the peer is held by a switch, or no room by the credit view).
   bool try_move(node_t v, PeState& s, ThreadStats& ts, Policy& pol, const Cand& c, std::size_t op) {
     const HopPlan& h = c.hop;
-    if (m.halted_[h.peer] || m.epoch_[h.peer] != m.epoch_[v]) return false;  // its inputs are not ready (a switch)
+    if (!m.os_state().accepts(h.peer, v)) return false;  // its inputs are not ready (a switch)
     const Packet& head = m.head(s, c.input);
-    if (!LinkBuffer::fits_cached(m.credits(v)[h.out], m.cfg_.buffer_words, head.words)) {  // no touch of the peer
+    if (!LinkBuffer::fits_cached(m.credits(v)[h.out], m.config().buffer_words, head.words)) {  // no touch of the peer
       ++s.blocked;
       return false;
     }
-    const std::uint32_t n_in = m.n_buf_ + 1;
+    const std::uint32_t n_in = m.buffers_per_node() + 1;
     port_rr[op] = c.input + 1 >= n_in ? 0 : c.input + 1;
     m.move(s, v, c.input, h, ts, pol);
     return true;
@@ -203,17 +213,17 @@ struct CycleDriver {
   /// Output port p of v when only candidate c waits for it: moves it if the link is free and the
   /// packet may (the arbitration below with one candidate).
   void offer(node_t v, port_t p, PeState& s, Policy& pol, ThreadStats& ts, const Cand& c) {
-    const std::size_t op = std::size_t{v} * m.ports_ + p;
-    if (m.busy_until_[op] > m.cycle_) return;
+    const std::size_t op = std::size_t{v} * m.ports() + p;
+    if (busy_until[op] > m.cycle()) return;
     try_move(v, s, ts, pol, c, op);
   }
   /// Output port p of v, if free, takes one waiting head that fits: the first in its own round
   /// robin over the inputs, or the oldest (generation time; ties: round-robin order).
   void arbitrate(node_t v, port_t p, PeState& s, ThreadStats& ts, Policy& pol, Cand* cand, std::uint32_t nc) {
-    const std::uint32_t n_in = m.n_buf_ + 1;
-    const bool oldest = m.cfg_.arbitration == Arbitration::oldest;
-    const std::size_t op = std::size_t{v} * m.ports_ + p;
-    if (m.busy_until_[op] > m.cycle_) return;
+    const std::uint32_t n_in = m.buffers_per_node() + 1;
+    const bool oldest = m.config().arbitration == Arbitration::oldest;
+    const std::size_t op = std::size_t{v} * m.ports() + p;
+    if (busy_until[op] > m.cycle()) return;
     const std::uint32_t prr = port_rr[op];
     for (;;) {
       Cand* best = nullptr;
@@ -235,12 +245,12 @@ struct CycleDriver {
   /// pushed in it enter their consumers' work masks and the active list.
   /// Under mpirun, effects on another rank's nodes go to its batch instead (Ranks::ship*).
   void apply_effects() {
-    for (ThreadStats& ts : m.tstats_) {
+    for (ThreadStats& ts : m.thread_stats()) {
       for (const auto& [ci, words] : ts.credit_returns) {
-        if (ranks && !ranks->mine(ci / m.n_buf_))
+        if (ranks && !ranks->mine(ci / m.buffers_per_node()))
           ranks->ship_credit(m, ci, words);
         else
-          m.credits_[ci].popped_seen += words;
+          m.credit(ci).popped_seen += words;
       }
       for (const auto& [v, i] : ts.arrivals) {
         if (ranks && !ranks->mine(v)) {
@@ -252,15 +262,15 @@ struct CycleDriver {
       ts.credit_returns.clear();
       ts.arrivals.clear();
       for (const auto& wv : ts.wakeups) {
-        if (wv.first - m.cycle_ <= wheel_size) wheel[wv.first % wheel_size].push_back(wv.second);
+        if (wv.first - m.cycle() <= wheel_size) wheel[wv.first % wheel_size].push_back(wv.second);
         else far.push_back(wv);
       }
       ts.wakeups.clear();
       asleep += ts.asleep;
       ts.asleep = 0;
     }
-    // Wake-ups due in the next cycle (m.cycle_ + 1) join its active set.
-    const std::uint64_t next_cycle = m.cycle_ + 1;
+    // Wake-ups due in the next cycle (m.cycle() + 1) join its active set.
+    const std::uint64_t next_cycle = m.cycle() + 1;
     if (next_cycle % wheel_size == 0 && !far.empty()) {
       std::erase_if(far, [&](const std::pair<std::uint64_t, node_t>& wv) {
         if (wv.first >= next_cycle + wheel_size) return false;
@@ -274,31 +284,31 @@ struct CycleDriver {
   }
   /// The earliest pending wake-up (a stale one included: it only steps an idle node), or
   /// no_wake. Between cycles, after apply_effects(): wheel entries then fall in
-  /// [m.cycle_ + 1, m.cycle_ + wheel_size], each bucket's cycle found from its index.
+  /// [m.cycle() + 1, m.cycle() + wheel_size], each bucket's cycle found from its index.
   static constexpr std::uint64_t no_wake = ~std::uint64_t{0};
   std::uint64_t earliest_wake() const {
-    for (std::uint64_t c = m.cycle_ + 1; c <= m.cycle_ + wheel_size; ++c)
+    for (std::uint64_t c = m.cycle() + 1; c <= m.cycle() + wheel_size; ++c)
       if (!wheel[c % wheel_size].empty()) return c;
     std::uint64_t w = no_wake;
     for (const auto& wv : far) w = std::min(w, wv.first);
     return w;
   }
   /// Idle-time skip: no node has work, no packet is anywhere and no OS hook acts, so nothing
-  /// happens before cycle w (<= every pending wake-up, > m.cycle_ + 1). Moves the clock to the
+  /// happens before cycle w (<= every pending wake-up, > m.cycle() + 1). Moves the clock to the
   /// eve of w and lists the nodes due then, exactly as stepping the empty cycles would (a sleeping
   /// node accounts for the cycles it slept when it wakes). The wheel is laid out anew for the
   /// new position: its entries with their cycles, then every wake-up within wheel_size of it.
   void jump_to(std::uint64_t w) {
-    RICA_ASSERT(w > m.cycle_ + 1 && w <= earliest_wake(), "a jump past a pending wake-up");
+    RICA_ASSERT(w > m.cycle() + 1 && w <= earliest_wake(), "a jump past a pending wake-up");
     RICA_ASSERT(std::none_of(next.begin(), next.end(), [](std::uint64_t x) { return x != 0; }),
                 "a jump while a node has work");
-    for (std::uint64_t c = m.cycle_ + 1; c <= m.cycle_ + wheel_size; ++c) {
+    for (std::uint64_t c = m.cycle() + 1; c <= m.cycle() + wheel_size; ++c) {
       for (node_t v : wheel[c % wheel_size]) far.emplace_back(c, v);
       wheel[c % wheel_size].clear();
     }
-    m.cycle_ = w - 1;
+    m.set_cycle(w - 1);
     std::erase_if(far, [&](const std::pair<std::uint64_t, node_t>& wv) {
-      if (wv.first - m.cycle_ > wheel_size) return false;
+      if (wv.first - m.cycle() > wheel_size) return false;
       wheel[wv.first % wheel_size].push_back(wv.second);
       return true;
     });
@@ -307,7 +317,7 @@ struct CycleDriver {
     due.clear();
   }
   void arrived(node_t v, std::uint32_t i) {
-    m.work_words_[std::size_t{v} * m.mask_words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
+    m.work(v)[i >> 6] |= std::uint64_t{1} << (i & 63);
     list(v);
   }
   void list(node_t v) noexcept { next[v >> 6] |= std::uint64_t{1} << (v & 63); }
@@ -350,26 +360,26 @@ struct CycleDriver {
   ///  route: the buffers those heads will be pushed into.
   template <class T>
   void prefetch_node(const T& t, node_t v, std::size_t stage) const noexcept {
-    const std::size_t vb = std::size_t{v} * m.n_buf_, vp = std::size_t{v} * m.ports_;
+    const std::size_t vp = std::size_t{v} * m.ports();
     if (stage == Stage::state) {
-      const char* s = reinterpret_cast<const char*>(&m.pe_[v]);
+      const char* s = reinterpret_cast<const char*>(&m.pe(v));
       __builtin_prefetch(s);
       __builtin_prefetch(s + 64);
       __builtin_prefetch(s + 128);
-      __builtin_prefetch(&m.work_words_[std::size_t{v} * m.mask_words_]);
-      __builtin_prefetch(&m.credits_[vb], 1);
-      __builtin_prefetch(&m.up_credit_[vb]);
-      __builtin_prefetch(&m.busy_until_[vp], 1);
-      __builtin_prefetch(&m.link_packets_[vp], 1);
+      __builtin_prefetch(m.work(v));
+      __builtin_prefetch(m.credits(v), 1);
+      __builtin_prefetch(m.up_credits(v));
+      __builtin_prefetch(&busy_until[vp], 1);
+      __builtin_prefetch(m.link_packets(v), 1);
       __builtin_prefetch(&port_rr[vp], 1);
       return;
     }
     if (stage == Stage::buffer) {  // the source queue's head (a heap block of its own per PE)
-      const PeState& s = m.pe_[v];
+      const PeState& s = m.pe(v);
       if (s.injq_head < s.injq.size()) __builtin_prefetch(&s.injq[s.injq_head]);
     }
-    std::uint64_t bits = m.work_words_[std::size_t{v} * m.mask_words_];
-    LinkBuffer* in = m.buffers_->data() + vb;
+    std::uint64_t bits = m.work(v)[0];
+    const LinkBuffer* in = &m.peer_buffer(v, 0);
     for (; bits; bits &= bits - 1) {
       const LinkBuffer& b = in[std::countr_zero(bits)];
       if (stage == Stage::buffer) {  // both lines: the producer's index (empty()) and the consumer's
@@ -389,7 +399,7 @@ struct CycleDriver {
     }
   }
 
-  /// Runs cycles from m.cycle_ until the machine is done or stuck (false), or until cycle
+  /// Runs cycles from m.cycle() until the machine is done or stuck (false), or until cycle
   /// `stop_at` is about to start (true: the caller changes the machine, e.g. faults, and calls
   /// run again, possibly with another topology type, to continue).
   template <class T>
@@ -399,8 +409,8 @@ struct CycleDriver {
 
 template <class T>
 bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
-  const EngineConfig& cfg = m.cfg_;
-  const node_t nodes = m.nodes_;
+  const EngineConfig& cfg = m.config();
+  const node_t nodes = m.nodes();
   const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena local_arena(static_cast<int>(threads));
@@ -408,12 +418,15 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   started = true;
   if (first) {
     m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-    for (ThreadStats& ts : m.tstats_) ts.job.assign(m.jobs_.size(), {});
-    obs_from.assign(m.observers().size(), m.cycle_);
-    if (ranks)  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
-      port_rr.resize(std::size_t{nodes} * m.ports_);
-    else
-      port_rr.assign(std::size_t{nodes} * m.ports_, 0);
+    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.job_count(), {});
+    obs_from.assign(m.observers().size(), m.cycle());
+    if (ranks) {  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
+      port_rr.resize(std::size_t{nodes} * m.ports());
+      busy_until.resize(std::size_t{nodes} * m.ports());
+    } else {
+      port_rr.assign(std::size_t{nodes} * m.ports(), 0);
+      busy_until.assign(std::size_t{nodes} * m.ports(), 0);
+    }
   }
   const unsigned max_len = m.max_link_cycles();
   // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
@@ -437,17 +450,16 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     active.assign(words, 0);
     next.assign(words, 0);
     for (node_t v = 0; v < nodes; ++v)
-      if ((!ranks || ranks->mine(v)) && (v < m.pes_ || m.pe_[v].injq_head != m.pe_[v].injq.size())) list(v);
+      if ((!ranks || ranks->mine(v)) && (v < m.pes() || m.pe(v).injq_head != m.pe(v).injq.size())) list(v);
   }
-  for (node_t v : m.touched_) list(v);  // nodes changed between the calls (faults; one process only)
-  m.touched_.clear();
+  m.os_state().take_touched([&](node_t v) { list(v); });  // nodes changed between the calls (faults; one process only)
   // Under mpirun the machine's state is the union of every rank's: these ask all ranks.
   auto packets_left = [&] { return ranks ? ranks->any(m.packets_left()) : m.packets_left(); };
   auto generating = [&] { return ranks ? ranks->any(m.generating()) : m.generating(); };
   std::size_t active_nodes = 0;
   auto slot = [&]() -> std::size_t {
     const int k = tbb::this_task_arena::current_thread_index();
-    if (k < 0 || static_cast<std::size_t>(k) >= m.tstats_.size()) std::abort();  // broken invariant
+    if (k < 0 || static_cast<std::size_t>(k) >= m.thread_stats().size()) std::abort();  // broken invariant
     return static_cast<std::size_t>(k);
   };
   // The nodes of a chunk are stepped in order, with their state fetched ahead in stages, so the
@@ -457,11 +469,11 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   // packet-hops/s; on 1K PEs they cost ~10% (the next node's state is fetched instead).
   const bool deep = m.buffers_exceed_caches();
   auto step_words = [&](std::size_t lo, std::size_t hi) {
-    ThreadStats& ts = m.tstats_[slot()];
+    ThreadStats& ts = m.thread_stats()[slot()];
     thread_local std::vector<node_t> order;
     thread_local std::vector<Cand> cand;
     order.clear();
-    if (cand.size() < std::size_t{m.n_buf_} + 1) cand.resize(std::size_t{m.n_buf_} + 1);
+    if (cand.size() < std::size_t{m.buffers_per_node()} + 1) cand.resize(std::size_t{m.buffers_per_node()} + 1);
     for (std::size_t w = lo; w < hi; ++w)
       for (std::uint64_t bits = active[w]; bits; bits &= bits - 1)
         order.push_back(static_cast<node_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits))));
@@ -474,8 +486,8 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
                  step_at);
     } else {  // the next node's state only
       run_staged(order.size(), std::array<std::size_t, 1>{1}, [&](std::size_t j, std::size_t) {
-        __builtin_prefetch(&m.pe_[order[j]]);
-        __builtin_prefetch(&m.work_words_[std::size_t{order[j]} * m.mask_words_]);
+        __builtin_prefetch(&m.pe(order[j]));
+        __builtin_prefetch(m.work(order[j]));
       }, step_at);
     }
   };
@@ -492,15 +504,14 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     crew.start(local_arena, threads, helpers, [&](unsigned k) {
       step_words(words * k / threads, words * (k + 1) / threads);
     });
-  for (;; ++m.cycle_) {
-    const std::uint64_t cycle = m.cycle_;
+  for (;; m.set_cycle(m.cycle() + 1)) {
+    const std::uint64_t cycle = m.cycle();
     if (cycle == stop_at) {
       progress_line.finish();
       st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return true;
     }
-    if (cycle == cfg.cycles)
-      for (JobRt& j : m.jobs_) j.app->window_closed();
+    if (cycle == cfg.cycles) m.close_window();
     active.swap(next);
     std::fill(next.begin(), next.end(), 0);
     active_nodes = 0;
@@ -517,19 +528,19 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     // The next cycle's active set: nodes that still have work (set by their steps), then new
     // arrivals and nodes the OS touched.
     apply_effects();
-    if (m.hook_) m.hook_->after_cycle(cycle);
-    for (node_t v : m.touched_) list(v);
-    m.touched_.clear();
+    CycleHook* const hook = m.os_state().hook();
+    if (hook) hook->after_cycle(cycle);
+    m.os_state().take_touched([&](node_t v) { list(v); });
     if (!obs_from.empty()) observe(cycle + 1);
     std::uint64_t progress = 0, delivered = 0;
-    for (const ThreadStats& ts : m.tstats_) progress += ts.hops + ts.delivered, delivered += ts.delivered;
-    const bool busy_os = m.hook_ && m.hook_->busy();
+    for (const ThreadStats& ts : m.thread_stats()) progress += ts.hops + ts.delivered, delivered += ts.delivered;
+    const bool busy_os = hook && hook->busy();
     bool work_next = false;  // some node has work next cycle
     for (std::uint64_t w : next) work_next = work_next || w != 0;
     bool any_next = work_next || asleep > 0;  // a sleeping generator has work to come
     // The first cycle anything can happen here: the next, unless the network is idle and only
     // sleeping generators are left (then their earliest wake-up; no_wake when nothing is left).
-    std::uint64_t idle_until = work_next || m.hook_ ? cycle + 1 : asleep > 0 ? earliest_wake() : no_wake;
+    std::uint64_t idle_until = work_next || hook ? cycle + 1 : asleep > 0 ? earliest_wake() : no_wake;
     if (ranks) {  // the batches of this cycle out and in; the loop's decisions from global sums
       const Ranks::Sums sum =
           ranks->exchange(m, {progress, delivered, any_next, idle_until}, remote_arrivals);
@@ -544,7 +555,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     last_progress = progress;
     // The end: no node has work (nothing generates, nothing is left anywhere) and the OS is done.
     if (!any_next && !busy_os) {
-      ++m.cycle_;
+      m.set_cycle(m.cycle() + 1);
       break;
     }
     // Idle until a generator wakes: jump over the empty cycles (never past the end of the
@@ -567,7 +578,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       ++undelivered;
     last_delivered = delivered;
     if (undelivered > livelock_limit && packets_left()) {
-      ++m.cycle_;
+      m.set_cycle(m.cycle() + 1);
       st.deadlock = true;
       st.deadlock_report = fmt::format(
           "livelock: packets keep moving but none was delivered in the last {} cycles with moves ({} packet-hops "
@@ -575,10 +586,10 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
           undelivered, progress - delivered - hops_at_delivery, cycle_at_delivery);
       break;
     }
-    if (m.hook_ && m.hook_->holding()) stalled = 0;
+    if (hook && hook->holding()) stalled = 0;
     if (stalled > quick_limit && (stalled > stall_limit || !generating())) {
       if (packets_left()) {  // packets left and nothing can move them: deadlock
-        ++m.cycle_;
+        m.set_cycle(m.cycle() + 1);
         st.deadlock = true;
         break;
       }
@@ -588,21 +599,21 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
         std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
       last_print = std::chrono::steady_clock::now();
       std::uint64_t hops = 0;
-      for (const ThreadStats& ts : m.tstats_) hops += ts.hops;
+      for (const ThreadStats& ts : m.thread_stats()) hops += ts.hops;
       progress_line.update(cycle, fmt::format("{} packets delivered, {} packet-hops", delivered, hops));
     }
   }
   progress_line.finish();
-  if (!obs_from.empty()) observe_last(m.cycle_);
+  if (!obs_from.empty()) observe_last(m.cycle());
   st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return false;
 }
 
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
-  if (m.fault_at_) {  // dynamic faults: the base's routing until then (runtime/machine/machine_faults.cpp)
+  if (const std::uint64_t at = m.faults_pending_at()) {  // dynamic faults: the base's routing until then
     bool stopped = false;  // (faults come with deterministic routing only: checked by run())
-    m.faulty_->base().visit([&](const auto& t) { stopped = d.run(t, st, m.fault_at_); });
+    m.fault_base().visit([&](const auto& t) { stopped = d.run(t, st, at); });
     if (!stopped) return;  // done (or stuck) before the faults
     m.apply_faults();
   }

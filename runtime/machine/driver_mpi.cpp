@@ -239,18 +239,18 @@ void Ranks::ship(Machine& m, node_t v, std::uint32_t in) {
   auto& out = out_packets_[owner[v]];
   while (!b.empty()) {
     out.push_back({v, in, b.front()});
-    b.pop_and_check(m.main_slots_);
+    b.pop_and_check(m.main_slots());
     ++cross_hops;
   }
 }
 
 void Ranks::ship_credit(Machine& m, std::uint32_t ci, std::uint32_t words) {
-  out_credits_[owner[ci / m.n_buf_]].push_back({ci, words});
+  out_credits_[owner[ci / m.buffers_per_node()]].push_back({ci, words});
 }
 
 Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived) {
-  if (abort_cycle >= 0 && m.cycle_ == static_cast<std::uint64_t>(abort_cycle))
-    dist::abort(4, fmt::format("rica: rank {}: aborting at cycle {} (test hook RICA_TEST_ABORT_RANK)", rank, m.cycle_));
+  if (abort_cycle >= 0 && m.cycle() == static_cast<std::uint64_t>(abort_cycle))
+    dist::abort(4, fmt::format("rica: rank {}: aborting at cycle {} (test hook RICA_TEST_ABORT_RANK)", rank, m.cycle()));
   constexpr int H = 7;  // header per destination: packets, credits, progress, delivered, any, total out, idle until
   std::vector<std::uint64_t> hout(std::size_t{size} * H), hin(std::size_t{size} * H);
   std::uint64_t total = 0;
@@ -314,13 +314,13 @@ Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair
       PacketMsg pm;
       std::memcpy(&pm, p, P);
       RICA_ASSERT(mine(pm.v), "a packet for a node of another rank");
-      m.pe_[pm.v].inputs[pm.in].push(m.credits_[m.up_credit_[std::size_t{pm.v} * m.n_buf_ + pm.in]], pm.p, m.main_slots_);
+      m.pe(pm.v).inputs[pm.in].push(m.credit(m.up_credit(pm.v, pm.in)), pm.p, m.main_slots());
       arrived.emplace_back(pm.v, pm.in);
     }
     for (std::uint64_t k = 0; k < h[1]; ++k, p += C) {
       CreditMsg c;
       std::memcpy(&c, p, C);
-      m.credits_[c.ci].popped_seen += c.words;
+      m.credit(c.ci).popped_seen += c.words;
     }
   }
   return s;
@@ -343,11 +343,11 @@ constexpr int kGatherTag = 12;
 }  // namespace
 
 void Ranks::gather(Machine& m, RunStats& st) {
-  const bool tracing = !m.traces_.empty();
+  const bool tracing = !m.traces().empty();
   // The exactly-once record: or over the ranks (each packet is delivered at its destination's rank).
-  if (!m.bitmap_.empty()) {
-    std::vector<std::uint64_t> bits(m.bitmap_.size()), sum(rank == 0 ? m.bitmap_.size() : 0);
-    for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = m.bitmap_[k].load(std::memory_order_relaxed);
+  if (!m.delivered_bitmap().empty()) {
+    std::vector<std::uint64_t> bits(m.delivered_bitmap().size()), sum(rank == 0 ? m.delivered_bitmap().size() : 0);
+    for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = m.delivered_bitmap()[k].load(std::memory_order_relaxed);
     for (std::size_t off = 0; off < bits.size(); off += std::size_t{1} << 28) {  // int counts
       const int n = static_cast<int>(std::min<std::size_t>(bits.size() - off, std::size_t{1} << 28));
       check(MPI_Reduce(bits.data() + off, rank == 0 ? sum.data() + off : nullptr, n, MPI_UINT64_T, MPI_BOR, 0,
@@ -355,13 +355,13 @@ void Ranks::gather(Machine& m, RunStats& st) {
             "MPI_Reduce");
     }
     if (rank == 0)
-      for (std::size_t k = 0; k < sum.size(); ++k) m.bitmap_[k].store(sum[k], std::memory_order_relaxed);
+      for (std::size_t k = 0; k < sum.size(); ++k) m.delivered_bitmap()[k].store(sum[k], std::memory_order_relaxed);
   }
   // Each rank's figures: sums, non-empty buffers, per-node counters, traces, application
   // results, statistics. Rank 0 takes them in one rank at a time (its transient memory is one
   // rank's message), straight into st's tables: no rank ever holds another's node state.
-  m.sums_ = {};
-  m.stuck_.clear();
+  m.node_sums() = {};
+  m.stuck_buffers().clear();
   // Messages from a rank: node records (node, counters, link counts, trace rows, application
   // results) ended by no_node, in pieces of about kChunk bytes (so that neither side ever holds
   // a whole rank's records), the last piece followed by the rank's sums, stuck buffers and
@@ -369,7 +369,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
   constexpr std::size_t kChunk = std::size_t{4} << 20;
   if (rank != 0) {
     Writer w;
-    m.node_figures(st, m.sums_);  // st's tables stay empty here: sums and stuck buffers only
+    m.node_figures(st, m.node_sums());  // st's tables stay empty here: sums and stuck buffers only
     auto send = [&] {
       if (w.bytes.size() > 0x7fffffff)
         dist::abort(1, fmt::format("rica: rank {}: more than 2 GB in one message", rank));
@@ -378,34 +378,34 @@ void Ranks::gather(Machine& m, RunStats& st) {
       w.bytes.clear();
     };
     w.put(std::uint8_t{0});
-    for (node_t v = 0; v < m.nodes_; ++v) {
+    for (node_t v = 0; v < m.nodes(); ++v) {
       if (!mine(v)) continue;
       if (w.bytes.size() >= kChunk) {
         w.put(no_node);
         send();
         w.put(std::uint8_t{0});
       }
-      const PeState& s = m.pe_[v];
+      const PeState& s = m.pe(v);
       w.put(v);
       w.put(s.injected);
       w.put(s.delivered);
       w.put(s.forwarded);
       w.put(s.blocked);
-      w.append(m.link_packets(v), sizeof(std::uint64_t) * m.ports_);
-      if (tracing && v < m.pes_) w.put_vector(m.traces_[v]);
-      for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
+      w.append(m.link_packets(v), sizeof(std::uint64_t) * m.ports());
+      if (tracing && v < m.pes()) w.put_vector(m.traces()[v]);
+      for (std::size_t j = 0; j < m.jobs().size(); ++j) {
         // The application's results of this PE (App::pe_result), for rank 0's verify().
-        const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
-        if (local != no_node) w.put_string(m.jobs_[j].app->pe_result(local));
+        const node_t local = v < m.pes() ? m.jobs()[j].local(v) : no_node;
+        if (local != no_node) w.put_string(m.jobs()[j].app->pe_result(local));
       }
     }
     w.put(no_node);  // end of the nodes
     w.bytes[0] = 1;  // the last message: the rank's sums and statistics follow
-    w.put(m.sums_);
-    w.put_vector(m.stuck_);
+    w.put(m.node_sums());
+    w.put_vector(m.stuck_buffers());
     ThreadStats t;
-    t.job.assign(m.jobs_.size(), {});
-    for (const ThreadStats& ts : m.tstats_) t.add(ts);
+    t.job.assign(m.jobs().size(), {});
+    for (const ThreadStats& ts : m.thread_stats()) t.add(ts);
     w.put(Scalars{t.delivered, t.hops, t.duplicates, t.beyond_bitmap, t.measured, t.delivered_in_window, t.lat_sum,
                   t.lat_max, t.net_lat_sum, t.net_lat_max, t.hops_max, t.sum_delivered_ids, t.hop_sum});
     w.put_vector(t.hop_hist);
@@ -420,8 +420,8 @@ void Ranks::gather(Machine& m, RunStats& st) {
     return;
   }
   m.size_tables(st);
-  m.node_figures(st, m.sums_);
-  Machine::NodeSums& sums = m.sums_;
+  m.node_figures(st, m.node_sums());
+  Machine::NodeSums& sums = m.node_sums();
   std::uint64_t total_cross = cross_hops;
   std::vector<std::uint64_t> rss(size, 0);
   std::vector<double> wait(size, 0), wall(size, 0);
@@ -440,23 +440,23 @@ void Ranks::gather(Machine& m, RunStats& st) {
       Reader r{buf.data(), buf.data() + buf.size()};
       last = r.get<std::uint8_t>() != 0;
       for (node_t v = r.get<node_t>(); v != no_node; v = r.get<node_t>()) {
-        if (v >= m.nodes_) throw std::logic_error("rica: MPI gather: a node beyond the machine");
+        if (v >= m.nodes()) throw std::logic_error("rica: MPI gather: a node beyond the machine");
         const auto injected = r.get<std::uint64_t>();
         const auto delivered = r.get<std::uint64_t>();
-        if (v < m.pes_) st.pe_injected[v] = injected, st.pe_delivered[v] = delivered;
+        if (v < m.pes()) st.pe_injected[v] = injected, st.pe_delivered[v] = delivered;
         st.pe_forwarded[v] = r.get<std::uint64_t>();
         st.pe_blocked[v] = r.get<std::uint64_t>();
-        for (port_t p = 0; p < m.ports_; ++p) st.link_packets[std::size_t{v} * m.ports_ + p] = r.get<std::uint64_t>();
-        if (tracing && v < m.pes_) m.traces_[v] = r.get_vector<Machine::TraceRow>();
-        for (std::size_t j = 0; j < m.jobs_.size(); ++j) {
-          const node_t local = v < m.pes_ ? m.jobs_[j].local(v) : no_node;
-          if (local != no_node) m.jobs_[j].app->merge_pe_result(local, r.get_string());
+        for (port_t p = 0; p < m.ports(); ++p) st.link_packets[std::size_t{v} * m.ports() + p] = r.get<std::uint64_t>();
+        if (tracing && v < m.pes()) m.traces()[v] = r.get_vector<Machine::TraceRow>();
+        for (std::size_t j = 0; j < m.jobs().size(); ++j) {
+          const node_t local = v < m.pes() ? m.jobs()[j].local(v) : no_node;
+          if (local != no_node) m.jobs()[j].app->merge_pe_result(local, r.get_string());
         }
       }
       if (!last) continue;
       sums += r.get<Machine::NodeSums>();
       const auto stuck = r.get_vector<Machine::StuckBuffer>();
-      m.stuck_.insert(m.stuck_.end(), stuck.begin(), stuck.end());
+      m.stuck_buffers().insert(m.stuck_buffers().end(), stuck.begin(), stuck.end());
       const auto sc = r.get<Scalars>();
       ThreadStats t;
       t.delivered = sc.delivered;
@@ -476,7 +476,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
       t.lat_hist = r.get_vector<std::uint64_t>();
       t.net_lat_hist = r.get_vector<std::uint64_t>();
       t.job = r.get_vector<ThreadStats::JobFigures>();
-      m.tstats_.push_back(std::move(t));
+      m.thread_stats().push_back(std::move(t));
       total_cross += r.get<std::uint64_t>();
       wait[src] = r.get<double>();
       wall[src] = r.get<double>();
@@ -484,7 +484,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
     }
   }
   buf = {};
-  std::sort(m.stuck_.begin(), m.stuck_.end(), [](const Machine::StuckBuffer& a, const Machine::StuckBuffer& b) {
+  std::sort(m.stuck_buffers().begin(), m.stuck_buffers().end(), [](const Machine::StuckBuffer& a, const Machine::StuckBuffer& b) {
     return a.v != b.v ? a.v < b.v : a.in < b.in;
   });
   cross_hops = total_cross;

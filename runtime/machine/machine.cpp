@@ -65,7 +65,7 @@ void Machine::send(PeState& s, node_t src, node_t dst, handler_t h, std::uint64_
 }
 
 void Machine::app_turn_slow(PeState& s, node_t v, bool window_open) {
-  const std::uint8_t jid = node_job_[v];
+  const std::uint8_t jid = os_.job_at(v);
   if (jid == no_job) return;
   const JobRt& j = jobs_[jid];
   Context ctx(*this, s, j.local(v), v, jid);
@@ -125,7 +125,7 @@ void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
     jf.hops += p.hops;
   }
   const node_t local = j.local(v);
-  if (v >= pes_ || local == no_node || node_job_[v] != p.job) ++jf.misdelivered;  // never: a bug if seen
+  if (v >= pes_ || local == no_node || os_.job_at(v) != p.job) ++jf.misdelivered;  // never: a bug if seen
   if (p.handler < j.handlers.size() && local != no_node) {
     Context ctx(*this, s, local, v, p.job);
     j.handlers[p.handler](ctx, p);
@@ -137,8 +137,7 @@ void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
 // ---- OS operations ------------------------------------------------------------------------------
 
 void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t now) {
-  node_job_[v] = j;
-  touched_.push_back(v);
+  os_.set_job(v, j);
   if (v >= pes_) return;
   PeState& s = pe_[v];
   s.started = st.started;
@@ -150,8 +149,7 @@ void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t
 
 PeAppState Machine::switch_out(node_t v) {
   PeAppState st;
-  touched_.push_back(v);
-  node_job_[v] = no_job;
+  os_.set_job(v, no_job);
   PeState& s = pe_[v];
   st.injq.assign(s.injq.begin() + static_cast<std::ptrdiff_t>(s.injq_head), s.injq.end());
   s.injq.clear();
@@ -170,7 +168,7 @@ PeAppState Machine::switch_out(node_t v) {
 
 void Machine::requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now) {
   PeState& s = pe_[v];
-  touched_.push_back(v);
+  os_.touch(v);
   for (Packet& p : packets) {
     p.cls = 0;  // a fresh self-route from here: the class bound still holds
     p.ready = p.tail = static_cast<std::uint32_t>(now);
@@ -317,11 +315,6 @@ void Machine::allocate() {
   fill(link_packets_, ports_, std::uint64_t{0});
   pe_.build(nodes_, [&](std::size_t v) { return holds(static_cast<node_t>(v)); });
   mask_words_ = static_cast<std::uint32_t>((nbuf / nodes_ + 63) / 64);
-  ready_words_ = lazy_vector<std::atomic<std::uint64_t>>(std::size_t{nodes_} * mask_words_);
-  for (node_t v = 0; v < nodes_; ++v)
-    if (holds(v))
-      for (std::uint32_t w = 0; w < mask_words_; ++w)
-        ready_words_[std::size_t{v} * mask_words_ + w].store(0, std::memory_order_relaxed);
   fill(work_words_, mask_words_, std::uint64_t{0});
   fill(up_credit_, n_buf_, std::uint32_t{0});
   topo_.visit([&](const auto& t) {
@@ -343,9 +336,7 @@ void Machine::allocate() {
     s.rng = Rng(mix(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes_;
   }
-  node_job_.assign(nodes_, no_job);
-  halted_.assign(nodes_, 0);
-  epoch_.assign(nodes_, 0);
+  os_.reset(nodes_);
   net_in_.resize(jobs_.size() * nodes_);
   net_out_.resize(jobs_.size() * nodes_);
   for (std::size_t j = 0; j < jobs_.size(); ++j)
@@ -354,9 +345,9 @@ void Machine::allocate() {
   if (jobs_.size() > 1) job_link_.assign(jobs_.size() * nodes_ * ports_, 0);
   for (std::size_t j = 0; j < jobs_.size(); ++j)
     for (node_t l = 0; l < jobs_[j].size; ++l)
-      if (node_job_[jobs_[j].global(l)] == no_job) node_job_[jobs_[j].global(l)] = static_cast<std::uint8_t>(j);
+      if (os_.job_at(jobs_[j].global(l)) == no_job) os_.set_job(jobs_[j].global(l), static_cast<std::uint8_t>(j), false);
   for (node_t v = 0; v < pes_; ++v)  // a PE with no job is idle (another rank's PEs are not held here)
-    if (holds(v)) pe_[v].generating = node_job_[v] != no_job;
+    if (holds(v)) pe_[v].generating = os_.job_at(v) != no_job;
   // Exact exactly-once check: bits per source = the most any PE may send over all its jobs.
   if (jobs_.size() == 1) {  // every PE of the one job may send k: no per-PE table needed
     bitmap_k_ = jobs_[0].size ? jobs_[0].app->max_sends_per_pe() : 0;
@@ -373,7 +364,6 @@ void Machine::allocate() {
   if (bitmap_k_ && static_cast<double>(bitmap_k_) * pes_ > 8e9) bitmap_k_ = 0;  // > 1 GB: checksum instead
   if (bitmap_k_) bitmap_ = std::vector<std::atomic<std::uint64_t>>((bitmap_k_ * pes_ + 63) / 64);
   if (cycle_mode_) {  // link time per sending node: fixed, or its in-degree + out-degree (MDCE)
-    fill(busy_until_, ports_, std::uint64_t{0});
     link_len_.assign(nodes_, cfg_.link_cycles ? cfg_.link_cycles : 0);
     if (!cfg_.link_cycles) {
       std::vector<std::uint32_t> in(nodes_, 0);
@@ -482,7 +472,7 @@ void Machine::collect(RunStats& st) {
   st.blocked += sums_.blocked;
   st.in_network += sums_.in_network;
   const bool generating = sums_.generating != 0;
-  if (hook_) st.in_network += hook_->held();  // held by the OS (a run stopped mid-switch)
+  if (os_.hook()) st.in_network += os_.hook()->held();  // held by the OS (a run stopped mid-switch)
   ThreadStats all;  // every thread's figures
   for (const ThreadStats& ts : tstats_) all.add(ts);
   std::uint64_t dropped_ids = 0;
@@ -659,21 +649,21 @@ void validate(const EngineConfig& cfg) {
 
 namespace detail {
 RunStats run_prepared(Machine& m, Observers observers) {
-  if (!m.cfg_.trace.empty()) m.traces_.resize(m.pes_);
+  if (!m.config().trace.empty()) m.traces().resize(m.pes());
   // Under mpirun the ranks were made by allocate() (each rank allocates its own nodes only);
   // the engine, faults and the application were checked there.
-  if (m.ranks_ && m.hook_) dist::require_one_process("the OS layer");
-  if (m.ranks_ && !observers.empty()) dist::require_one_process("observers (rica/observer.hpp)");
+  if (m.ranks() && m.os_hooked()) dist::require_one_process("the OS layer");
+  if (m.ranks() && !observers.empty()) dist::require_one_process("observers (rica/observer.hpp)");
   for (const Observer* o : observers) {
     if (!o) throw usage_error("run: an observer is null");
     if (o->window() < 1) throw usage_error("run: an observer's window must be at least 1 cycle");
   }
-  m.observers_ = observers;
-  Ranks* const ranks = m.ranks_.get();
+  m.set_observers(observers);
+  Ranks* const ranks = m.ranks();
   const bool root = !ranks || ranks->rank == 0;  // the rank that holds the whole state after the run
   RunStats st;
   for (Observer* o : observers) o->on_start(MachineView(m, 0));
-  if (m.cycle_mode_)
+  if (m.cycle_mode())
     drive_cycles(m, st);
   else if (ranks)
     drive_mpi_async(m, st);
@@ -684,16 +674,16 @@ RunStats run_prepared(Machine& m, Observers observers) {
   m.collect(st);
   if (root && st.deadlock && st.deadlock_report.empty()) m.analyse_stuck(st);
   std::string error;  // rank 0's failure to write, shared so that every rank ends alike
-  if (root && !m.cfg_.trace.empty()) {
+  if (root && !m.config().trace.empty()) {
     try {
-      m.write_trace(m.cfg_.trace);
+      m.write_trace(m.config().trace);
     } catch (const usage_error& e) {
       if (!ranks) throw;
       error = e.what();
     }
   }
   st.app_ok = !st.deadlock;
-  for (JobRt& j : m.jobs_) {
+  for (JobRt& j : m.jobs()) {
     if (!st.app_ok || !root) break;
     if (st.dropped_by_faults) {  // dropped packets never reach the application: its own count cannot balance
       st.app_message = fmt::format("application check not applicable: {} packets dropped by faults (the exactly-once "
@@ -703,7 +693,7 @@ RunStats run_prepared(Machine& m, Observers observers) {
     std::string why;
     if (!j.app->verify(why)) {
       st.app_ok = false;
-      st.app_message = m.jobs_.size() > 1 ? fmt::format("job {}: {}", &j - m.jobs_.data(), why) : why;
+      st.app_message = m.job_count() > 1 ? fmt::format("job {}: {}", &j - m.jobs().data(), why) : why;
     }
   }
   if (ranks) {

@@ -33,6 +33,7 @@
 #include "rica/observer.hpp"
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
+#include "os_state.hpp"
 #include "ranks.hpp"
 #include "sparse.hpp"
 
@@ -96,7 +97,8 @@ class RunClock {
 /// Everything one PE (or router-only node) owns. Only the PE's own task touches it while the
 /// machine runs, except the input LinkBuffers' producer side (upstream tasks) and `delivered_now`
 /// (read by the progress monitor). Its credits, work and ready masks and link counters are rows
-/// of the machine's tables, found from the node id (Machine::credits(v), work(v), ready(v)).
+/// of the machine's tables, found from the node id (Machine::credits(v), work(v); the async
+/// engine's ready masks are its own, AsyncCore::ready(v)).
 /// Layout: what every step and hop reads or writes fills the first cache line (the state is
 /// aligned to it); what a blocked head, a wake-up, a generation, a delivery or the OS needs comes
 /// after.
@@ -213,22 +215,6 @@ struct JobRt {
   node_t global(node_t l) const noexcept { return global_of.empty() ? l : global_of[l]; }
 };
 
-/// The OS layer's hooks into the cycle engine (runtime/os/os.cpp). after_cycle and busy run on the
-/// main thread between cycles (the machine is still); on_switched_out runs on node v's task.
-struct CycleHook {
-  virtual ~CycleHook() = default;
-  /// Cycle `cycle` has finished: switches advance here.
-  virtual void after_cycle(std::uint64_t cycle) = 0;
-  /// Work the engine cannot see (saved packets and contexts, switches under way).
-  virtual bool busy() const = 0;
-  /// A switch is under way: nodes may be held for a long time, so a stall is not a deadlock.
-  virtual bool holding() const = 0;
-  /// A packet of a job switched out at v reached v, its destination: the OS saves it (flush).
-  virtual void on_switched_out(node_t v, const Packet& p) = 0;
-  /// Packets the OS holds outside the machine (save areas, switched-out send queues): counted
-  /// with the network's in conservation.
-  virtual std::uint64_t held() const = 0;
-};
 
 
 
@@ -256,8 +242,8 @@ struct PeAppState {
 };
 
 class Machine;
-/// The drivers (friends of Machine: they decide order and timing, and move packets only through
-/// the hop kernel). A third driver (MPI ranks) is a third struct of this shape.
+/// The drivers decide order and timing and change the machine only through its operations (the
+/// hop kernel, the drivers' operations, the OS part's); none is a friend of Machine.
 template <class Own>
 struct AsyncCore;  // the async engine's scheduling and step (runtime/machine/async_core.hpp)
 struct AsyncDriver;
@@ -305,7 +291,7 @@ class Machine {
 
   // ---- OS operations: main thread, between cycles, the machine still ----
   /// The job whose application runs on node v (no_job: none).
-  std::uint8_t job_at(node_t v) const noexcept { return node_job_[v]; }
+  std::uint8_t job_at(node_t v) const noexcept { return os_.job_at(v); }
   /// Job j's application takes PE v: its saved state (send queue, generator) moves in; its
   /// queued packets may leave from cycle `now` on. Switch nodes only change owner.
   void switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t now);
@@ -313,17 +299,10 @@ class Machine {
   /// node then runs nothing.
   PeAppState switch_out(node_t v);
   /// A halted node injects, delivers and transmits nothing, and no node sends into it.
-  void halt(node_t v) {
-    halted_[v] = 1;
-    touched_.push_back(v);
-  }
-  bool halted(node_t v) const noexcept { return halted_[v] != 0; }
+  void halt(node_t v) { os_.halt(v); }
+  bool halted(node_t v) const noexcept { return os_.halted(v); }
   /// Resumes v in switch epoch `e`: nodes send only to neighbours of their own epoch.
-  void resume(node_t v, std::uint32_t e) {
-    halted_[v] = 0;
-    epoch_[v] = e;
-    touched_.push_back(v);
-  }
+  void resume(node_t v, std::uint32_t e) { os_.resume(v, e); }
   /// Cycle engine: cycles a packet of `words` words occupies one of v's out-links.
   unsigned link_cycles(node_t v, unsigned words) const noexcept { return cfg_.link_cycles_words ? words : link_len_[v]; }
   /// The link buffers exceed the caches (4 MB): the drivers then fetch the nodes they are about
@@ -332,8 +311,8 @@ class Machine {
   bool buffers_exceed_caches() const noexcept { return double(nodes_) * n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20); }
   /// Cycle engine: the longest a packet occupies any link.
   unsigned max_link_cycles() const noexcept { return max_link_len_; }
-  /// Cycle engine: the first cycle at which v's out-link `port` is idle.
-  std::uint64_t link_free_at(node_t v, port_t port) const noexcept { return busy_until_[std::size_t{v} * ports_ + port]; }
+  /// Cycle engine: the first cycle at which v's out-link `port` is idle (the cycle driver's).
+  std::uint64_t link_free_at(node_t v, port_t port) const noexcept { return os_.link_free_at(v, port); }
   /// The node feeding v's in-port q (no_node: none) and that node's out-port of the link.
   node_t upstream(node_t v, port_t q) const noexcept { return upstream_[std::size_t{v} * ports_ + q]; }
   port_t upstream_port(node_t v, port_t q) const noexcept {
@@ -362,8 +341,11 @@ class Machine {
   std::uint64_t job_link_packets(std::size_t j, node_t v, port_t port) const noexcept {
     return job_link_.empty() ? 0 : job_link_[(j * nodes_ + v) * ports_ + port];
   }
-  void set_hook(CycleHook* h) noexcept { hook_ = h; }
-  bool os_hooked() const noexcept { return hook_ != nullptr; }
+  void set_hook(CycleHook* h) noexcept { os_.set_hook(h); }
+  bool os_hooked() const noexcept { return os_.hook() != nullptr; }
+  /// The OS part (runtime/machine/os_state.hpp): owners, halts, epochs, the hook.
+  OsState& os_state() noexcept { return os_; }
+  const OsState& os_state() const noexcept { return os_; }
 
   // ---- the hop kernel (the node's own task) ----
   /// Where the head packet p at v goes next.
@@ -435,7 +417,6 @@ class Machine {
   /// with exchange; a producer that finds its word 0 wakes the PE); link_packets: [out_port].
   LinkBuffer::Credit* credits(node_t v) noexcept { return &credits_[std::size_t{v} * n_buf_]; }
   std::uint64_t* work(node_t v) noexcept { return &work_words_[std::size_t{v} * mask_words_]; }
-  std::atomic<std::uint64_t>* ready(node_t v) noexcept { return &ready_words_[std::size_t{v} * mask_words_]; }
   std::uint64_t* link_packets(node_t v) noexcept { return &link_packets_[std::size_t{v} * ports_]; }
   const std::uint64_t* link_packets(node_t v) const noexcept { return &link_packets_[std::size_t{v} * ports_]; }
   /// The same without reading v's state: every node's inputs are one block of n_buf_ buffers in
@@ -500,8 +481,9 @@ class Machine {
   const std::vector<ThreadStats>& thread_stats() const noexcept { return tstats_; }
   /// Packets dropped by the main thread's fault application (apply_faults()).
   std::uint64_t dropped_between_cycles() const noexcept { return dropped_main_; }
-  /// The run's observers (rica/observer.hpp), set by run_prepared().
+  /// The run's observers (rica/observer.hpp), set by run_prepared() before the drivers run.
   Observers observers() const noexcept { return observers_; }
+  void set_observers(Observers o) noexcept { observers_ = o; }
 
   // ---- after the run (main thread) ----
   void collect(RunStats& st);
@@ -546,17 +528,10 @@ class Machine {
     class_t cls;
   };
   void write_trace(const std::string& path);
+  NodeSums& node_sums() noexcept { return sums_; }
+  std::vector<StuckBuffer>& stuck_buffers() noexcept { return stuck_; }
 
  private:
-  template <class Own>
-  friend struct AsyncCore;
-  friend struct AsyncDriver;
-  friend struct CycleDriver;
-  friend struct MpiAsyncDriver;
-  friend struct Ranks;  // the MPI exchange (runtime/machine/driver_mpi.cpp)
-  friend class rica::Context;
-  friend RunStats run_prepared(Machine& m, Observers observers);
-  friend void drive_cycles(Machine& m, RunStats& st);
 
   /// Removes the head of v's input i (p: its copy). A source-queue packet enters the network here.
   template <class D>
@@ -591,18 +566,21 @@ class Machine {
       drop(p, ts.dropped, ts.dropped_ids, ts.duplicates);
       return;
     }
-    if (hook_ && node_job_[v] != p.job) {
-      hook_->on_switched_out(v, p);
+    if (os_.hook() && os_.job_at(v) != p.job) {
+      os_.hook()->on_switched_out(v, p);
       return;
     }
     deliver(s, v, p, ts);
   }
+
+ public:
+  // ---- the drivers' operations: they decide order and timing; state changes only through these ----
   /// PE v's application turn: start() once, then an injection opportunity while the window is
   /// open (always, in the async engine); once it closes the PE generates no more.
   /// The common turn, inline: a started PE of a job that is not generating, or that skips this
   /// opportunity (drawn already), costs a few loads instead of a Context (app_turn_slow()).
   void app_turn(PeState& s, node_t v, bool window_open) {
-    if (s.started && node_job_[v] != no_job) {
+    if (s.started && os_.job_at(v) != no_job) {
       if (!s.generating) return;
       if (window_open && s.gen_skip) {
         --s.gen_skip;
@@ -611,6 +589,53 @@ class Machine {
     }
     app_turn_slow(s, v, window_open);
   }
+  /// The injection window closed (cycle engine, at cfg.cycles): every application is told.
+  void close_window() {
+    for (JobRt& j : jobs_) j.app->window_closed();
+  }
+  /// The current cycle (cycle engine; main thread, between cycles).
+  void set_cycle(std::uint64_t c) noexcept { cycle_ = c; }
+  /// The async engine's clock (started by its driver).
+  RunClock& clock() noexcept { return clock_; }
+  /// Buffer inputs per node (ports x classes); source_input() is this number.
+  std::uint32_t buffers_per_node() const noexcept { return n_buf_; }
+  /// Words of a node's work / ready masks (one bit per buffer input).
+  std::uint32_t mask_words() const noexcept { return mask_words_; }
+  PeState& pe(node_t v) noexcept { return pe_[v]; }
+  /// Credit index (into credit()) of the producer feeding v's input i.
+  std::uint32_t up_credit(node_t v, std::uint32_t i) const noexcept { return up_credit_[std::size_t{v} * n_buf_ + i]; }
+  const std::uint32_t* up_credits(node_t v) const noexcept { return &up_credit_[std::size_t{v} * n_buf_]; }
+  LinkBuffer::Credit& credit(std::uint32_t ci) noexcept { return credits_[ci]; }
+  /// The main thread's packet slots (sweeps, MPI bridges).
+  SlotCache& main_slots() noexcept { return main_slots_; }
+  std::vector<ThreadStats>& thread_stats() noexcept { return tstats_; }
+  // The ledger's records, for the MPI gather (Ranks::gather merges every rank's into rank 0's).
+  struct TraceRow {
+    node_t src, dst;
+    std::uint32_t seq;
+    std::uint16_t hops;
+    std::uint8_t words;
+    std::uint64_t inject, enter, deliver;
+  };
+  std::vector<std::vector<TraceRow>>& traces() noexcept { return traces_; }  ///< [PE], empty: no trace
+  std::vector<std::atomic<std::uint64_t>>& delivered_bitmap() noexcept { return bitmap_; }
+  std::vector<JobRt>& jobs() noexcept { return jobs_; }
+  /// Under mpirun, which rank steps which node and the exchange; null with one process.
+  Ranks* ranks() const noexcept { return ranks_.get(); }
+  /// Dynamic faults pending at this cycle (0: none): the driver runs the base topology until then,
+  /// calls apply_faults(), and continues on the faulty one.
+  std::uint64_t faults_pending_at() const noexcept { return fault_at_; }
+  const Topology& fault_base() const noexcept { return faulty_->base(); }
+  /// The async engine's drain check: v holds a packet in a buffer or its source queue.
+  bool holds_packets(node_t v) const noexcept {
+    const PeState& q = pe_[v];
+    if (q.injq_head != q.injq.size()) return true;
+    for (std::uint32_t i = 0; i < n_buf_; ++i)
+      if (!q.inputs[i].empty()) return true;
+    return false;
+  }
+
+ private:
   void app_turn_slow(PeState& s, node_t v, bool window_open);
   unsigned draw_words(Rng& r) const noexcept {
     if (cfg_.packet_spread == 0) return cfg_.packet_words;
@@ -623,6 +648,8 @@ class Machine {
   /// Reads the fault set of a FaultyTopology: static faults take effect now (failed nodes run
   /// nothing), dynamic ones are remembered for apply_faults(). Called by allocate().
   void setup_faults();
+
+ public:
   /// Dynamic faults at cycle fault_at_ (main thread, between cycles, the machine still): failed
   /// nodes stop and lose their packets (buffers and source queue), packets in buffers fed by a
   /// failed link are lost, all counted as dropped by the faults; from now on packets for a
@@ -639,14 +666,16 @@ class Machine {
   void node_figures(RunStats& st, NodeSums& sums);
   /// st's per-PE and per-link tables at the machine's size, zero.
   void size_tables(RunStats& st) const;
-  void allocate();
-  /// Under mpirun: refuses (exit 2) what cannot run over ranks yet, before anything is allocated.
-  void check_ranks_supported() const;
   /// One ThreadStats per arena slot (+1), each with a slot cache on the machine's packet pool.
   void make_thread_stats(std::size_t n) {
     tstats_ = std::vector<ThreadStats>(n);
     for (ThreadStats& ts : tstats_) ts.slots.attach(buffers_->pool());
   }
+
+ private:
+  void allocate();
+  /// Under mpirun: refuses (exit 2) what cannot run over ranks yet, before anything is allocated.
+  void check_ranks_supported() const;
   /// Refuses (usage_error, exit 2) a machine whose estimated footprint exceeds the memory this
   /// process may still use.
   /// `held`: the nodes whose state this process allocates (all of them in one process).
@@ -664,21 +693,10 @@ class Machine {
   RunClock clock_;
   bool cycle_mode_ = false;
   std::uint64_t cycle_ = 0;  ///< cycle engine: the current cycle (written between cycles only)
-  /// The job whose application runs on each node now (no_job: none). Written between cycles only.
-  std::vector<std::uint8_t> node_job_;
-  std::vector<std::uint8_t> halted_;   ///< written between cycles only
-  std::vector<std::uint32_t> epoch_;   ///< the switch at which each node last resumed
+  OsState os_;  ///< owners, halts, epochs, touched nodes, the OS hook (os_state.hpp)
   /// [job * nodes + v]: packets that entered / left the network at v. Written by v's task only.
   lazy_vector<std::uint64_t> net_in_, net_out_;
   std::vector<std::uint64_t> job_link_;  ///< [(job * nodes + v) * ports + port], more than one job
-  CycleHook* hook_ = nullptr;
-  struct TraceRow {
-    node_t src, dst;
-    std::uint32_t seq;
-    std::uint16_t hops;
-    std::uint8_t words;
-    std::uint64_t inject, enter, deliver;
-  };
   std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task
   // Per-node tables, indexed by the global node id everywhere. Under mpirun a rank allocates
   // (makes resident) only its own nodes' entries and the ghost entries of its cut links: the
@@ -691,18 +709,13 @@ class Machine {
   lazy_vector<node_t> upstream_;          // [node * ports + in_port]
   lazy_vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
   lazy_vector<std::uint64_t> link_packets_;
-  lazy_vector<std::atomic<std::uint64_t>> ready_words_;
   lazy_vector<std::uint64_t> work_words_;
   std::uint32_t mask_words_ = 1;  // words of a PE's ready/work masks
   std::uint64_t bitmap_k_ = 0;    // bits per source PE (0: checksum mode)
   std::vector<std::atomic<std::uint64_t>> bitmap_;
   std::vector<ThreadStats> tstats_;  // [arena slot]
-  lazy_vector<std::uint64_t> busy_until_;  // cycle engine: [node * ports + out_port]
   std::vector<std::uint32_t> link_len_;    // cycle engine: cycles per packet on v's links
   unsigned max_link_len_ = 1;
-  /// Nodes the OS acted on since the driver last looked (the cycle driver adds them to its active
-  /// list). Main thread only.
-  std::vector<node_t> touched_;
   // ---- faults ----
   const FaultyTopology* faulty_ = nullptr;  ///< topo_'s fault set, if it has one
   std::uint64_t fault_at_ = 0;              ///< dynamic faults: the cycle they happen at (0: none pending)

@@ -25,7 +25,7 @@ void Machine::setup_faults() {
   dead_.assign(nodes_, 0);
   for (node_t v : faulty_->failed_nodes()) {
     dead_[v] = 1;
-    node_job_[v] = no_job;  // a failed PE runs nothing: it neither sends nor receives
+    os_.set_job(v, no_job, false);  // a failed PE runs nothing: it neither sends nor receives
     if (v < pes_) pe_[v].generating = false;
   }
 }
@@ -57,8 +57,7 @@ void Machine::apply_faults() {
     s.injq.clear();
     s.injq_head = 0;
     s.generating = false;
-    node_job_[v] = no_job;
-    touched_.push_back(v);
+    os_.set_job(v, no_job);
   }
   // Packets on a failed link: those in the buffers it feeds (a packet crossing a link sits in the
   // downstream buffer from the cycle it left; docs/runtime.md).
@@ -68,12 +67,12 @@ void Machine::apply_faults() {
       const Link l = f.out_link(v, p);
       if (!l.present() || dead_[l.peer]) continue;
       for (class_t c = 0; c < classes_; ++c) empty_input(l.peer, static_cast<std::uint32_t>(l.in_port) * classes_ + c);
-      touched_.push_back(l.peer);
+      os_.touch(l.peer);
     }
   // Nodes holding packets for a failed PE drop them when they reach the head (arrive()); wake
   // every node that holds anything so it looks again under the new routing.
   for (node_t v = 0; v < nodes_; ++v)
-    if (!dead_[v]) touched_.push_back(v);
+    if (!dead_[v]) os_.touch(v);
 }
 
 void Machine::collect_faults(RunStats& st, const ThreadStats& all, std::uint64_t& dropped_ids) const {
