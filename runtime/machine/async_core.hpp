@@ -163,6 +163,15 @@ struct AsyncCore {
     if (ready(v)[in >> 6].fetch_or(bit, std::memory_order_acq_rel) == 0)
       signal_remote(v >> block_shift, std::uint64_t{1} << (v & block_mask));
   }
+  /// Wakes every node of this process that holds packets (no task runs): a wake-up lost to the
+  /// unfenced race in LinkBuffer::pop_and_check is recovered by this.
+  void kick() {
+    std::vector<std::uint64_t> wake(blocks.size(), 0);
+    for (node_t v = 0; v < m.nodes(); ++v)
+      if (own.mine(v) && m.holds_packets(v)) wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (wake[b]) signal_remote(b, wake[b]);
+  }
   /// Before a run: every PE of this process has work (its first injection opportunity). Workers
   /// may already run and have scheduled a block: the same protocol as signal().
   void start_pes() {

@@ -9,6 +9,7 @@
 // network empty, or packets remain that nothing can move — a deadlock, reported with the full
 // buffers and the waiting cycle.
 #include "async_core.hpp"
+#include "run_frame.hpp"
 
 namespace rica::detail {
 
@@ -18,18 +19,11 @@ struct AsyncDriver : AsyncCore<AllNodes> {
   template <class T>
   void run(const T& t, RunStats& st) {
     const EngineConfig& cfg = m.config();
-    const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-    // Workers only (the main thread monitors); allow that many TBB workers process-wide.
-    tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
-    tbb::task_arena local_arena(static_cast<int>(threads), 0);
-    // Arena slot indices run up to max_concurrency (slot 0 may be a master slot even when none is
-    // reserved): one ThreadStats per possible slot.
-    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.jobs().size(), {});
-    arena = &local_arena;
-    start_workers(t, threads);
+    RunFrame frame(m, RunFrame::Main::monitors);
+    arena = &frame.arena();
+    start_workers(t, frame.threads());
     m.clock().start();
-    const auto t0 = m.clock().origin();
+    frame.start_clock(m.clock().origin());
     start_pes();
     Progress progress_line("packets delivered", m.expected_sends(), !cfg.progress, false);
     auto last_print = std::chrono::steady_clock::now();
@@ -46,27 +40,14 @@ struct AsyncDriver : AsyncCore<AllNodes> {
       // in LinkBuffer::pop_and_check is recovered here; if nothing moves after that, it's a deadlock.
       std::uint64_t progress = 0;
       for (const ThreadStats& ts : m.thread_stats()) progress += ts.hops + ts.delivered;
-      bool left = false;
-      std::vector<std::uint64_t> wake(blocks.size(), 0);
-      for (node_t v = 0; v < m.nodes(); ++v) {
-        const PeState& q = m.pe(v);
-        bool has = q.injq_head != q.injq.size();
-        for (std::uint32_t i = 0; i < m.buffers_per_node() && !has; ++i) has = !q.inputs[i].empty();
-        if (has) {
-          left = true;
-          wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);
-        }
-      }
-      if (!left || progress == progress_at_kick) break;
+      if (!m.packets_left() || progress == progress_at_kick) break;
       progress_at_kick = progress;
-      for (std::size_t b = 0; b < blocks.size(); ++b)
-        if (wake[b]) signal_remote(b, wake[b]);
+      kick();
     }
-    const auto t1 = std::chrono::steady_clock::now();
+    frame.stop_clock(st);
     progress_line.finish();
-    st.wall_s = std::chrono::duration<double>(t1 - t0).count();
     stop_workers();
-    local_arena.terminate();
+    frame.arena().terminate();
     arena = nullptr;
   }
 };

@@ -16,6 +16,7 @@
 // latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
 #include "cycle_crew.hpp"
 #include "machine.hpp"
+#include "run_frame.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
 
@@ -411,14 +412,12 @@ template <class T>
 bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   const EngineConfig& cfg = m.config();
   const node_t nodes = m.nodes();
-  const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-  tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads);
-  tbb::task_arena local_arena(static_cast<int>(threads));
   const bool first = !started;
   started = true;
+  RunFrame frame(m, RunFrame::Main::steps, first);
+  const unsigned threads = frame.threads();
+  tbb::task_arena& local_arena = frame.arena();
   if (first) {
-    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.job_count(), {});
     obs_from.assign(m.observers().size(), m.cycle());
     if (ranks) {  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
       port_rr.resize(std::size_t{nodes} * m.ports());
@@ -434,10 +433,9 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   // may free a path), a generous bound instead.
   const std::uint64_t quick_limit = 2ull * max_len + 4;
   const std::uint64_t stall_limit = std::max<std::uint64_t>(2000, 200ull * max_len);
-  const auto t0 = std::chrono::steady_clock::now();
   // Cycles of the injection window; the drain after it counts on past the total (no ETA then).
   Progress progress_line("cycles", cfg.cycles, !cfg.progress || (ranks && ranks->rank != 0), false);
-  auto last_print = t0;
+  auto last_print = std::chrono::steady_clock::now();
   std::uint64_t last_progress = 0, stalled = 0;
   // Livelock guard: packets keep moving (an OS policy may move them around for ever) but none is
   // delivered in this many cycles that moved a packet, while packets are left: stop and report
@@ -508,7 +506,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
     const std::uint64_t cycle = m.cycle();
     if (cycle == stop_at) {
       progress_line.finish();
-      st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      frame.stop_clock(st);
       return true;
     }
     if (cycle == cfg.cycles) m.close_window();
@@ -605,7 +603,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   }
   progress_line.finish();
   if (!obs_from.empty()) observe_last(m.cycle());
-  st.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  frame.stop_clock(st);
   return false;
 }
 

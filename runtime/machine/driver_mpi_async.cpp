@@ -38,6 +38,7 @@
 // State of another rank's node touched here: only its input buffers fed by this rank's nodes (the
 // outboxes, through peer_buffer) and the credits of its producers feeding this rank's nodes.
 #include "async_core.hpp"
+#include "run_frame.hpp"
 
 #ifdef RICA_HAVE_MPI
 #define OMPI_SKIP_MPICXX 1
@@ -247,41 +248,13 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     return any;
   }
 
-  /// True when some node of this rank holds packets (exact when no task runs).
-  bool packets_left_here() const {
-    for (node_t v = 0; v < m.nodes(); ++v) {
-      if (!rk.mine(v)) continue;
-      const PeState& q = m.pe(v);
-      if (q.injq_head != q.injq.size()) return true;
-      for (std::uint32_t i = 0; i < m.buffers_per_node(); ++i)
-        if (!q.inputs[i].empty()) return true;
-    }
-    return false;
-  }
-  /// Wakes every node of this rank that holds packets (no task runs).
-  void kick() {
-    std::vector<std::uint64_t> wake(blocks.size(), 0);
-    for (node_t v = 0; v < m.nodes(); ++v) {
-      if (!rk.mine(v)) continue;
-      const PeState& q = m.pe(v);
-      bool has = q.injq_head != q.injq.size();
-      for (std::uint32_t i = 0; i < m.buffers_per_node() && !has; ++i) has = !q.inputs[i].empty();
-      if (has) wake[v >> block_shift] |= std::uint64_t{1} << (v & block_mask);
-    }
-    for (std::size_t b = 0; b < blocks.size(); ++b)
-      if (wake[b]) signal_remote(b, wake[b]);
-  }
 
   template <class T>
   void run(const T& t, RunStats& st) {
     const EngineConfig& cfg = m.config();
-    const unsigned threads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-    tbb::global_control workers(tbb::global_control::max_allowed_parallelism, threads + 1);
-    tbb::task_arena local_arena(static_cast<int>(threads), 0);
-    m.make_thread_stats(static_cast<std::size_t>(threads) + 1);
-    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.jobs().size(), {});
-    arena = &local_arena;
-    start_workers(t, threads);
+    RunFrame frame(m, RunFrame::Main::monitors);
+    arena = &frame.arena();
+    start_workers(t, frame.threads());
     check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
     out_packets.assign(rk.size, {});
     out_credits.assign(rk.size, {});
@@ -289,7 +262,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     m.clock().start();
     check(MPI_Barrier(comm), "MPI_Barrier");
     m.clock().rebase();  // every rank's time 0 at the barrier's end
-    const auto t0 = m.clock().origin();
+    frame.start_clock(m.clock().origin());
     start_pes();  // this rank's PEs
     // Waves: [0] data messages sent, [1] received, [2] ranks active, [3] ranks with packets left,
     // [4] progress (hops + deliveries) of the passive ranks, [5] packets delivered (as of the
@@ -323,7 +296,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
         wave_in[0] = sent;
         wave_in[1] = received;
         wave_in[2] = passive ? 0 : 1;
-        wave_in[3] = passive && packets_left_here() ? 1 : 0;
+        wave_in[3] = passive && m.packets_left() ? 1 : 0;  // this rank's nodes
         wave_in[4] = progress;
         wave_in[5] = delivered_here;
         check(MPI_Iallreduce(wave_in, wave_out, W, MPI_UINT64_T, MPI_SUM, comm, &wave), "MPI_Iallreduce");
@@ -368,9 +341,8 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
         std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 200u)));
       }
     }
-    const auto t1 = std::chrono::steady_clock::now();
+    frame.stop_clock(st);
     progress_line.finish();
-    st.wall_s = std::chrono::duration<double>(t1 - t0).count();
     while (!sending.empty()) {  // every batch was received (sent = received): these complete
       check(MPI_Wait(&sending.front().req, MPI_STATUS_IGNORE), "MPI_Wait");
       sending.pop_front();
@@ -379,7 +351,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
     check(MPI_Allreduce(&sent, &rk.batches, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
     check(MPI_Comm_free(&comm), "MPI_Comm_free");
     stop_workers();
-    local_arena.terminate();
+    frame.arena().terminate();
     arena = nullptr;
   }
 };

@@ -184,13 +184,8 @@ ThreadStats::JobFigures Machine::job_figures(std::size_t j) const {
 }
 
 bool Machine::packets_left() const {
-  for (node_t v = 0; v < nodes_; ++v) {
-    if (!holds(v)) continue;  // another rank's (Ranks::any asks every rank)
-    const PeState& q = pe_[v];
-    if (q.injq_head != q.injq.size()) return true;
-    for (std::uint32_t i = 0; i < n_buf_; ++i)
-      if (!q.inputs[i].empty()) return true;
-  }
+  for (node_t v = 0; v < nodes_; ++v)
+    if (holds(v) && holds_packets(v)) return true;  // another rank's: Ranks::any asks every rank
   return false;
 }
 
