@@ -20,6 +20,7 @@
 
 #include "block_scheduler.hpp"
 #include "machine.hpp"
+#include "node_step.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
 
@@ -243,37 +244,18 @@ struct AsyncCore {
       ++moves;
       return true;
     };
-    // The inputs in [from, to) with work and not blocked, in order; false once the batch is used.
+    // Passes over the inputs with work and not blocked, round robin from s.rr with the source queue
+    // in turn, until the batch is used or a pass moved nothing.
     bool progressed = false;
-    auto pass = [&](std::uint32_t from, std::uint32_t to) {
-      for (std::uint32_t w = from >> 6; w < words && (w << 6) < to; ++w) {
-        const std::uint32_t base = w << 6;
-        std::uint64_t bits = work[w] & ~tc.blocked[w];
-        if (from > base) bits &= ~std::uint64_t{0} << (from - base);
-        if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
-        for (; bits; bits &= bits - 1) {
-          if (moves >= batch) return false;
-          progressed |= try_input(base + static_cast<std::uint32_t>(std::countr_zero(bits)));
-        }
-      }
-      return moves < batch;
-    };
     while (moves < batch) {
       progressed = false;
       const std::uint32_t rr = s.rr;
-      if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64, no shift by 64
-        // The same order on one mask word. Inputs below rr are untouched until the source's
-        // turn, so one snapshot serves both parts.
-        const std::uint64_t avail = work[0] & ~tc.blocked[0], below = (std::uint64_t{1} << rr) - 1;
-        for (std::uint64_t bits = avail & ~below; bits && moves < batch; bits &= bits - 1)
-          progressed |= try_input(static_cast<std::uint32_t>(std::countr_zero(bits)));
-        if (moves < batch && !source_blocked) progressed |= try_input(n_buf);
-        for (std::uint64_t bits = avail & below; bits && moves < batch; bits &= bits - 1)
-          progressed |= try_input(static_cast<std::uint32_t>(std::countr_zero(bits)));
-      } else {
-        if (pass(rr, n_buf) && !source_blocked) progressed |= try_input(n_buf);
-        if (moves < batch) pass(0, rr);
-      }
+      visit_round_robin(
+          n_buf, words, rr, !source_blocked, [&](std::uint32_t w) { return work[w] & ~tc.blocked[w]; },
+          [&](std::uint32_t i) __attribute__((always_inline)) {
+            progressed |= try_input(i);
+            return moves < batch;
+          });
       s.rr = rr + 1 >= n_in ? 0 : rr + 1;
       if (!progressed) break;
     }
@@ -318,18 +300,8 @@ struct AsyncCore {
     }
     std::uint64_t bits = m.work(v)[0] | ready_words[mw].load(std::memory_order_relaxed);
     if (m.buffers_per_node() < 64) bits &= (std::uint64_t{1} << m.buffers_per_node()) - 1;
-    const LinkBuffer* in = &m.peer_buffer(v, 0);
-    for (; bits; bits &= bits - 1) {
-      const LinkBuffer& b = in[std::countr_zero(bits)];
-      if (stage == Stage::buffer) {
-        __builtin_prefetch(&b);
-        __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
-      } else if (stage == Stage::ring) {
-        b.prefetch_front_index();
-      } else {
-        b.prefetch_front();
-      }
-    }
+    prefetch_inputs(&m.peer_buffer(v, 0), bits,
+                    stage == Stage::buffer ? InputStage::buffer : stage == Stage::ring ? InputStage::ring : InputStage::slot);
   }
 
   /// One run of a scheduled block: up to 8 rounds over its pending nodes, then yield (post it

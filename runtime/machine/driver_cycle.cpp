@@ -16,6 +16,7 @@
 // latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
 #include "cycle_crew.hpp"
 #include "machine.hpp"
+#include "node_step.hpp"
 #include "run_frame.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -156,30 +157,12 @@ struct CycleDriver final : LinkClock {
       first[hop.port & 63] = static_cast<std::uint16_t>(nc);
       cand[nc++] = {i, hop, h.inject_ns, false};
     };
-    auto scan = [&](std::uint32_t from, std::uint32_t to) {  // set bits of the work mask in [from, to)
-      for (std::uint32_t w = from >> 6; w < m.mask_words() && (w << 6) < to; ++w) {
-        std::uint64_t bits = work[w];
-        const std::uint32_t base = w << 6;
-        if (from > base) bits &= ~std::uint64_t{0} << (from - base);
-        if (to < base + 64) bits &= (std::uint64_t{1} << (to - base)) - 1;
-        while (bits) {
-          const std::uint32_t i = base + static_cast<std::uint32_t>(std::countr_zero(bits));
-          bits &= bits - 1;
+    visit_round_robin(
+        n_buf, m.mask_words(), rr, inject, [&](std::uint32_t w) { return work[w]; },
+        [&](std::uint32_t i) __attribute__((always_inline)) {
           consider(i);
-        }
-      }
-    };
-    if (n_buf < 64) {  // one mask word (nearly every machine): rr <= n_buf < 64
-      // The same order on one snapshot of the mask: considering input i changes bit i only.
-      const std::uint64_t bits = work[0], below = (std::uint64_t{1} << rr) - 1;
-      for (std::uint64_t b = bits & ~below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
-      if (inject) consider(n_buf);
-      for (std::uint64_t b = bits & below; b; b &= b - 1) consider(static_cast<std::uint32_t>(std::countr_zero(b)));
-    } else {
-      scan(rr, n_buf);
-      if (inject) consider(n_buf);
-      scan(0, rr);
-    }
+          return true;
+        });
     if (nc == 0) return true;
     if (m.ports() <= 64) {  // the wanted ports in order; a port one head waits for needs no search
       for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {
@@ -381,22 +364,19 @@ struct CycleDriver final : LinkClock {
     }
     std::uint64_t bits = m.work(v)[0];
     const LinkBuffer* in = &m.peer_buffer(v, 0);
-    for (; bits; bits &= bits - 1) {
+    if (stage != Stage::route) {
+      prefetch_inputs(in, bits,
+                      stage == Stage::buffer ? InputStage::buffer : stage == Stage::ring ? InputStage::ring : InputStage::slot);
+      return;
+    }
+    for (; bits; bits &= bits - 1) {  // the route stage: the buffers the heads will be pushed into
       const LinkBuffer& b = in[std::countr_zero(bits)];
-      if (stage == Stage::buffer) {  // both lines: the producer's index (empty()) and the consumer's
-        __builtin_prefetch(&b);
-        __builtin_prefetch(reinterpret_cast<const char*>(&b) + 64);
-      } else if (stage == Stage::ring) {
-        b.prefetch_front_index();
-      } else if (stage == Stage::slot) {
-        b.prefetch_front();
-      } else if (!b.empty()) {
-        const HopPlan h = m.plan(t, v, b.front());
-        if (h.delivers) continue;
-        const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(h.peer, h.in));
-        __builtin_prefetch(pb, 1);
-        __builtin_prefetch(pb + 64);
-      }
+      if (b.empty()) continue;
+      const HopPlan h = m.plan(t, v, b.front());
+      if (h.delivers) continue;
+      const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(h.peer, h.in));
+      __builtin_prefetch(pb, 1);
+      __builtin_prefetch(pb + 64);
     }
   }
 
