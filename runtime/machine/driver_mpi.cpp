@@ -343,11 +343,11 @@ constexpr int kGatherTag = 12;
 }  // namespace
 
 void Ranks::gather(Machine& m, RunStats& st) {
-  const bool tracing = !m.traces().empty();
+  const bool tracing = !m.ledger().traces().empty();
   // The exactly-once record: or over the ranks (each packet is delivered at its destination's rank).
-  if (!m.delivered_bitmap().empty()) {
-    std::vector<std::uint64_t> bits(m.delivered_bitmap().size()), sum(rank == 0 ? m.delivered_bitmap().size() : 0);
-    for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = m.delivered_bitmap()[k].load(std::memory_order_relaxed);
+  if (!m.ledger().id_words().empty()) {
+    std::vector<std::uint64_t> bits(m.ledger().id_words().size()), sum(rank == 0 ? m.ledger().id_words().size() : 0);
+    for (std::size_t k = 0; k < bits.size(); ++k) bits[k] = m.ledger().id_words()[k].load(std::memory_order_relaxed);
     for (std::size_t off = 0; off < bits.size(); off += std::size_t{1} << 28) {  // int counts
       const int n = static_cast<int>(std::min<std::size_t>(bits.size() - off, std::size_t{1} << 28));
       check(MPI_Reduce(bits.data() + off, rank == 0 ? sum.data() + off : nullptr, n, MPI_UINT64_T, MPI_BOR, 0,
@@ -355,13 +355,13 @@ void Ranks::gather(Machine& m, RunStats& st) {
             "MPI_Reduce");
     }
     if (rank == 0)
-      for (std::size_t k = 0; k < sum.size(); ++k) m.delivered_bitmap()[k].store(sum[k], std::memory_order_relaxed);
+      for (std::size_t k = 0; k < sum.size(); ++k) m.ledger().id_words()[k].store(sum[k], std::memory_order_relaxed);
   }
   // Each rank's figures: sums, non-empty buffers, per-node counters, traces, application
   // results, statistics. Rank 0 takes them in one rank at a time (its transient memory is one
   // rank's message), straight into st's tables: no rank ever holds another's node state.
-  m.node_sums() = {};
-  m.stuck_buffers().clear();
+  m.ledger().sums() = {};
+  m.ledger().stuck().clear();
   // Messages from a rank: node records (node, counters, link counts, trace rows, application
   // results) ended by no_node, in pieces of about kChunk bytes (so that neither side ever holds
   // a whole rank's records), the last piece followed by the rank's sums, stuck buffers and
@@ -369,7 +369,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
   constexpr std::size_t kChunk = std::size_t{4} << 20;
   if (rank != 0) {
     Writer w;
-    m.node_figures(st, m.node_sums());  // st's tables stay empty here: sums and stuck buffers only
+    m.node_figures(st, m.ledger().sums());  // st's tables stay empty here: sums and stuck buffers only
     auto send = [&] {
       if (w.bytes.size() > 0x7fffffff)
         dist::abort(1, fmt::format("rica: rank {}: more than 2 GB in one message", rank));
@@ -392,7 +392,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
       w.put(s.forwarded);
       w.put(s.blocked);
       w.append(m.link_packets(v), sizeof(std::uint64_t) * m.ports());
-      if (tracing && v < m.pes()) w.put_vector(m.traces()[v]);
+      if (tracing && v < m.pes()) w.put_vector(m.ledger().traces()[v]);
       for (std::size_t j = 0; j < m.jobs().size(); ++j) {
         // The application's results of this PE (App::pe_result), for rank 0's verify().
         const node_t local = v < m.pes() ? m.jobs()[j].local(v) : no_node;
@@ -401,8 +401,8 @@ void Ranks::gather(Machine& m, RunStats& st) {
     }
     w.put(no_node);  // end of the nodes
     w.bytes[0] = 1;  // the last message: the rank's sums and statistics follow
-    w.put(m.node_sums());
-    w.put_vector(m.stuck_buffers());
+    w.put(m.ledger().sums());
+    w.put_vector(m.ledger().stuck());
     ThreadStats t;
     t.job.assign(m.jobs().size(), {});
     for (const ThreadStats& ts : m.thread_stats()) t.add(ts);
@@ -420,8 +420,8 @@ void Ranks::gather(Machine& m, RunStats& st) {
     return;
   }
   m.size_tables(st);
-  m.node_figures(st, m.node_sums());
-  Machine::NodeSums& sums = m.node_sums();
+  m.node_figures(st, m.ledger().sums());
+  NodeSums& sums = m.ledger().sums();
   std::uint64_t total_cross = cross_hops;
   std::vector<std::uint64_t> rss(size, 0);
   std::vector<double> wait(size, 0), wall(size, 0);
@@ -447,16 +447,16 @@ void Ranks::gather(Machine& m, RunStats& st) {
         st.pe_forwarded[v] = r.get<std::uint64_t>();
         st.pe_blocked[v] = r.get<std::uint64_t>();
         for (port_t p = 0; p < m.ports(); ++p) st.link_packets[std::size_t{v} * m.ports() + p] = r.get<std::uint64_t>();
-        if (tracing && v < m.pes()) m.traces()[v] = r.get_vector<Machine::TraceRow>();
+        if (tracing && v < m.pes()) m.ledger().traces()[v] = r.get_vector<TraceRow>();
         for (std::size_t j = 0; j < m.jobs().size(); ++j) {
           const node_t local = v < m.pes() ? m.jobs()[j].local(v) : no_node;
           if (local != no_node) m.jobs()[j].app->merge_pe_result(local, r.get_string());
         }
       }
       if (!last) continue;
-      sums += r.get<Machine::NodeSums>();
-      const auto stuck = r.get_vector<Machine::StuckBuffer>();
-      m.stuck_buffers().insert(m.stuck_buffers().end(), stuck.begin(), stuck.end());
+      sums += r.get<NodeSums>();
+      const auto stuck = r.get_vector<StuckBuffer>();
+      m.ledger().stuck().insert(m.ledger().stuck().end(), stuck.begin(), stuck.end());
       const auto sc = r.get<Scalars>();
       ThreadStats t;
       t.delivered = sc.delivered;
@@ -484,7 +484,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
     }
   }
   buf = {};
-  std::sort(m.stuck_buffers().begin(), m.stuck_buffers().end(), [](const Machine::StuckBuffer& a, const Machine::StuckBuffer& b) {
+  std::sort(m.ledger().stuck().begin(), m.ledger().stuck().end(), [](const StuckBuffer& a, const StuckBuffer& b) {
     return a.v != b.v ? a.v < b.v : a.in < b.in;
   });
   cross_hops = total_cross;

@@ -90,31 +90,12 @@ void Machine::deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
   const std::uint64_t lat = t_now - p.inject_ns;
   const std::uint64_t net = lat >= p.queued ? lat - p.queued : 0;
   const bool measured = p.inject_ns >= cfg_.warmup;  // warm-up packets count for conservation only
-  if (measured) {
-    ++ts.measured;
-    ts.lat_sum += lat;
-    ts.lat_max = std::max(ts.lat_max, lat);
-    ts.net_lat_sum += net;
-    ts.net_lat_max = std::max(ts.net_lat_max, net);
-    ++ts.lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
-    ++ts.net_lat_hist[std::min<unsigned>(lat_bucket(net), 64 * 8 - 1)];
-    ++ts.hop_hist[std::min<unsigned>(p.hops, 255)];  // the last bucket collects 255 and more
-    ts.hop_sum += p.hops;
-    ts.hops_max = std::max<unsigned>(ts.hops_max, p.hops);
-  }
+  if (measured) ts.measure(p, lat, net);
   if (cycle_mode_ && t_now >= cfg_.warmup && t_now < cfg_.cycles) ++ts.delivered_in_window;
-  if (!traces_.empty()) traces_[v].push_back({p.src, p.dst, p.seq, p.hops, p.words, p.inject_ns, p.inject_ns + p.queued, t_now});
+  if (ledger_.tracing()) ledger_.trace(v, {p.src, p.dst, p.seq, p.hops, p.words, p.inject_ns, p.inject_ns + p.queued, t_now});
   ++ts.delivered;
   ts.sum_delivered_ids += packet_id(p);
-  if (bitmap_k_) {
-    if (p.seq >= bitmap_k_) {
-      ++ts.beyond_bitmap;
-    } else {
-      const std::uint64_t bit = std::uint64_t{p.src} * bitmap_k_ + p.seq;
-      const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
-      if (bitmap_[bit / 64].fetch_or(mask, std::memory_order_relaxed) & mask) ++ts.duplicates;
-    }
-  }
+  if (ledger_.mark(p, ts.beyond_bitmap)) ++ts.duplicates;
   const JobRt& j = jobs_[p.job];
   ThreadStats::JobFigures& jf = ts.job[p.job];
   ++jf.delivered;
@@ -177,11 +158,7 @@ void Machine::requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now)
   packets.clear();
 }
 
-ThreadStats::JobFigures Machine::job_figures(std::size_t j) const {
-  ThreadStats::JobFigures f;
-  for (const ThreadStats& ts : tstats_) f += ts.job[j];
-  return f;
-}
+ThreadStats::JobFigures Machine::job_figures(std::size_t j) const { return ledger_.job_figures(j); }
 
 bool Machine::packets_left() const {
   for (node_t v = 0; v < nodes_; ++v)
@@ -332,20 +309,16 @@ void Machine::allocate() {
     s.generating = v < pes_;
   }
   os_.reset(nodes_);
-  net_in_.resize(jobs_.size() * nodes_);
-  net_out_.resize(jobs_.size() * nodes_);
-  for (std::size_t j = 0; j < jobs_.size(); ++j)
-    for (node_t v = 0; v < nodes_; ++v)
-      if (holds(v)) net_in_[j * nodes_ + v] = net_out_[j * nodes_ + v] = 0;
-  if (jobs_.size() > 1) job_link_.assign(jobs_.size() * nodes_ * ports_, 0);
+  ledger_.allocate(nodes_, ports_, jobs_.size(), [&](node_t v) { return holds(v); });
   for (std::size_t j = 0; j < jobs_.size(); ++j)
     for (node_t l = 0; l < jobs_[j].size; ++l)
       if (os_.job_at(jobs_[j].global(l)) == no_job) os_.set_job(jobs_[j].global(l), static_cast<std::uint8_t>(j), false);
   for (node_t v = 0; v < pes_; ++v)  // a PE with no job is idle (another rank's PEs are not held here)
     if (holds(v)) pe_[v].generating = os_.job_at(v) != no_job;
   // Exact exactly-once check: bits per source = the most any PE may send over all its jobs.
+  std::uint64_t bitmap_k = 0;
   if (jobs_.size() == 1) {  // every PE of the one job may send k: no per-PE table needed
-    bitmap_k_ = jobs_[0].size ? jobs_[0].app->max_sends_per_pe() : 0;
+    bitmap_k = jobs_[0].size ? jobs_[0].app->max_sends_per_pe() : 0;
   } else {
     std::vector<std::uint64_t> bound(pes_, 0);
     bool known = true;
@@ -354,10 +327,10 @@ void Machine::allocate() {
       known = known && k > 0;
       for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
     }
-    bitmap_k_ = known ? *std::max_element(bound.begin(), bound.end()) : 0;
+    bitmap_k = known ? *std::max_element(bound.begin(), bound.end()) : 0;
   }
-  if (bitmap_k_ && static_cast<double>(bitmap_k_) * pes_ > 8e9) bitmap_k_ = 0;  // > 1 GB: checksum instead
-  if (bitmap_k_) bitmap_ = std::vector<std::atomic<std::uint64_t>>((bitmap_k_ * pes_ + 63) / 64);
+  if (bitmap_k && static_cast<double>(bitmap_k) * pes_ > 8e9) bitmap_k = 0;  // > 1 GB: checksum instead
+  ledger_.record_ids(bitmap_k, pes_);
   if (cycle_mode_) {  // link time per sending node: fixed, or its in-degree + out-degree (MDCE)
     link_len_.assign(nodes_, cfg_.link_cycles ? cfg_.link_cycles : 0);
     if (!cfg_.link_cycles) {
@@ -383,7 +356,7 @@ void Machine::allocate() {
 
 void Machine::write_trace(const std::string& path) {
   std::vector<TraceRow> rows;
-  for (auto& r : traces_) rows.insert(rows.end(), r.begin(), r.end());
+  for (auto& r : ledger_.traces()) rows.insert(rows.end(), r.begin(), r.end());
   std::sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) {
     return std::tie(a.deliver, a.dst, a.src, a.seq) < std::tie(b.deliver, b.dst, b.src, b.seq);
   });
@@ -437,7 +410,7 @@ void Machine::node_figures(RunStats& st, NodeSums& sums) {
       const bool fed = upstream_[std::size_t{v} * ports_ + i / classes_] != no_node;
       const unsigned held = fed ? b.words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]) : 0;
       const Packet& h = b.front();
-      stuck_.push_back({v, i, b.size(), held, h.dst, h.cls});
+      ledger_.stuck().push_back({v, i, b.size(), held, h.dst, h.cls});
     }
     sums.in_network += s.injq.size() - s.injq_head;
     for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) sums.in_net_ids += packet_id(s.injq[i]);
@@ -458,18 +431,18 @@ void Machine::collect(RunStats& st) {
   if (ranks_ && ranks_->rank != 0) return;
   if (!ranks_) {  // one process; under mpirun Ranks::gather() did this, over every rank (rank 0)
     size_tables(st);
-    sums_ = {};
-    stuck_.clear();
-    node_figures(st, sums_);
+    ledger_.sums() = {};
+    ledger_.stuck().clear();
+    node_figures(st, ledger_.sums());
   }
-  st.injected += sums_.injected;
-  st.forwarded += sums_.forwarded;
-  st.blocked += sums_.blocked;
-  st.in_network += sums_.in_network;
-  const bool generating = sums_.generating != 0;
+  st.injected += ledger_.sums().injected;
+  st.forwarded += ledger_.sums().forwarded;
+  st.blocked += ledger_.sums().blocked;
+  st.in_network += ledger_.sums().in_network;
+  const bool generating = ledger_.sums().generating != 0;
   if (os_.hook()) st.in_network += os_.hook()->held();  // held by the OS (a run stopped mid-switch)
   ThreadStats all;  // every thread's figures
-  for (const ThreadStats& ts : tstats_) all.add(ts);
+  for (const ThreadStats& ts : ledger_.threads()) all.add(ts);
   std::uint64_t dropped_ids = 0;
   collect_faults(st, all, dropped_ids);
   const std::uint64_t sum_ids = all.sum_delivered_ids, beyond = all.beyond_bitmap;
@@ -515,11 +488,10 @@ void Machine::collect(RunStats& st) {
     st.net_latency_p99 = quantile(net_lat, st.net_latency_max, 0.99);
   }
   // Exactly-once: every injected (src, seq) delivered once.
-  const std::uint64_t sum_injected_ids = sums_.injected_ids, in_net_ids = sums_.in_net_ids;
-  if (bitmap_k_ && beyond == 0) {
+  const std::uint64_t sum_injected_ids = ledger_.sums().injected_ids, in_net_ids = ledger_.sums().in_net_ids;
+  if (ledger_.bitmap_k() && beyond == 0) {
     st.verify_method = "bitmap";
-    std::uint64_t distinct = 0;
-    for (const auto& w : bitmap_) distinct += static_cast<std::uint64_t>(std::popcount(w.load()));
+    const std::uint64_t distinct = ledger_.distinct_marked();
     // Dropped packets are marked in the bitmap too: distinct = delivered + dropped.
     st.lost = st.injected - std::min(st.injected, distinct + st.in_network);
     st.conservation_ok = st.injected == st.delivered + st.in_network + st.dropped_by_faults && st.duplicates == 0 &&
@@ -559,13 +531,13 @@ void Machine::analyse_stuck(RunStats& st) {
   const std::uint32_t nb = static_cast<std::uint32_t>(ports_) * classes_;
   constexpr std::uint64_t none = ~std::uint64_t{0};
   auto id = [&](node_t v, std::uint32_t i) { return std::uint64_t{v} * nb + i; };
-  const std::size_t n = stuck_.size();
-  std::vector<std::uint64_t> waits(n, none);  // [k]: the buffer id stuck_[k]'s head waits on
+  const std::size_t n = ledger_.stuck().size();
+  std::vector<std::uint64_t> waits(n, none);  // [k]: the buffer id ledger_.stuck()[k]'s head waits on
   std::uint64_t full = 0, stuck_packets = 0;
   std::string full_list;
   topo_.visit([&](const auto& t) {
     for (std::size_t k = 0; k < n; ++k) {
-      const StuckBuffer& b = stuck_[k];
+      const StuckBuffer& b = ledger_.stuck()[k];
       stuck_packets += b.packets;
       // Adaptive routing: a stuck head waits on its escape hop (every candidate is full).
       const Hop h = cfg_.routing == Routing::deterministic
@@ -577,7 +549,7 @@ void Machine::analyse_stuck(RunStats& st) {
       waits[k] = id(l.peer, static_cast<std::uint32_t>(l.in_port) * classes_ + nc);
     }
   });
-  for (const StuckBuffer& b : stuck_)
+  for (const StuckBuffer& b : ledger_.stuck())
     if (b.held + min_words_ > cfg_.buffer_words) {
       ++full;
       if (full <= 16)
@@ -588,9 +560,9 @@ void Machine::analyse_stuck(RunStats& st) {
   // Find a cycle by walking the (functional) wait graph from every waiting buffer; a walk ends
   // at an empty buffer (not in stuck_: it waits on nothing).
   auto index_of = [&](std::uint64_t buffer) -> std::size_t {
-    const auto it = std::lower_bound(stuck_.begin(), stuck_.end(), buffer,
+    const auto it = std::lower_bound(ledger_.stuck().begin(), ledger_.stuck().end(), buffer,
                                      [&](const StuckBuffer& b, std::uint64_t x) { return id(b.v, b.in) < x; });
-    return it != stuck_.end() && id(it->v, it->in) == buffer ? static_cast<std::size_t>(it - stuck_.begin()) : n;
+    return it != ledger_.stuck().end() && id(it->v, it->in) == buffer ? static_cast<std::size_t>(it - ledger_.stuck().begin()) : n;
   };
   std::vector<std::uint8_t> color(n, 0);
   std::string wait_cycle;
@@ -607,10 +579,10 @@ void Machine::analyse_stuck(RunStats& st) {
       auto it = std::find(path.begin(), path.end(), cur);
       std::size_t shown = 0;
       for (; it != path.end() && shown < 32; ++it, ++shown) {
-        const StuckBuffer& b = stuck_[*it];
+        const StuckBuffer& b = ledger_.stuck()[*it];
         wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo_.label(b.v), b.in / classes_, b.in % classes_);
       }
-      const StuckBuffer& b = stuck_[cur];
+      const StuckBuffer& b = ledger_.stuck()[cur];
       wait_cycle += fmt::format("{} (in-port {}, class {})", topo_.label(b.v), b.in / classes_, b.in % classes_);
     }
     for (auto p : path) color[p] = 2;
@@ -644,7 +616,7 @@ void validate(const EngineConfig& cfg) {
 
 namespace detail {
 RunStats run_prepared(Machine& m, Observers observers) {
-  if (!m.config().trace.empty()) m.traces().resize(m.pes());
+  if (!m.config().trace.empty()) m.ledger().start_trace(m.pes());
   // Under mpirun the ranks were made by allocate() (each rank allocates its own nodes only);
   // the engine, faults and the application were checked there.
   if (m.ranks() && m.os_hooked()) dist::require_one_process("the OS layer");

@@ -33,6 +33,7 @@
 #include "rica/observer.hpp"
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
+#include "ledger.hpp"
 #include "os_state.hpp"
 #include "ranks.hpp"
 #include "sparse.hpp"
@@ -130,79 +131,6 @@ struct alignas(64) PeState {
   std::atomic<std::uint64_t> delivered_now{0};  // progress monitor's view
 };
 static_assert(offsetof(PeState, blocked) == 64, "PeState: a step's and a hop's fields in one cache line");
-
-/// Per worker-thread statistics, merged after the run (no shared counter on the packet path).
-/// Indexed by the worker's slot in the arena; each on its own cache lines.
-struct alignas(64) ThreadStats {
-  std::uint64_t delivered = 0, hops = 0, duplicates = 0, beyond_bitmap = 0;
-  std::uint64_t measured = 0;           // deliveries of packets generated after the warm-up
-  std::uint64_t delivered_in_window = 0;  // cycle engine: deliveries during [warmup, cycles)
-  std::uint64_t lat_sum = 0, lat_max = 0;
-  std::uint64_t net_lat_sum = 0, net_lat_max = 0;  // from entering the network to delivery
-  unsigned hops_max = 0;
-  std::uint64_t sum_delivered_ids = 0;  // checksum of delivered (src, seq)
-  std::uint64_t dropped = 0, dropped_ids = 0;  // faults: packets for a failed PE dropped (count, checksum)
-  std::uint64_t hop_sum = 0;            // links crossed by the measured deliveries
-  std::vector<std::uint64_t> hop_hist = std::vector<std::uint64_t>(256, 0);
-  std::vector<std::uint64_t> lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
-  std::vector<std::uint64_t> net_lat_hist = std::vector<std::uint64_t>(64 * 8, 0);
-  /// Per job (rica/os.hpp): deliveries, measured deliveries, their latency and hop sums, max latency.
-  struct JobFigures {
-    std::uint64_t delivered = 0, measured = 0, lat_sum = 0, lat_max = 0, hops = 0, misdelivered = 0;
-    JobFigures& operator+=(const JobFigures& b) noexcept {
-      delivered += b.delivered, measured += b.measured, lat_sum += b.lat_sum, hops += b.hops;
-      misdelivered += b.misdelivered;
-      lat_max = std::max(lat_max, b.lat_max);
-      return *this;
-    }
-  };
-  std::vector<JobFigures> job;
-  /// Adds x's figures (counts, sums, maxima, histograms, per-job figures) to these; the cycle
-  /// engine's effect lists and the slot cache are not figures and stay as they are.
-  void add(const ThreadStats& x) {
-    delivered += x.delivered, hops += x.hops, duplicates += x.duplicates, beyond_bitmap += x.beyond_bitmap;
-    measured += x.measured, delivered_in_window += x.delivered_in_window;
-    lat_sum += x.lat_sum, net_lat_sum += x.net_lat_sum, hop_sum += x.hop_sum;
-    lat_max = std::max(lat_max, x.lat_max), net_lat_max = std::max(net_lat_max, x.net_lat_max);
-    hops_max = std::max(hops_max, x.hops_max);
-    sum_delivered_ids += x.sum_delivered_ids, dropped += x.dropped, dropped_ids += x.dropped_ids;
-    for (std::size_t i = 0; i < hop_hist.size(); ++i) hop_hist[i] += x.hop_hist[i];
-    for (std::size_t i = 0; i < lat_hist.size(); ++i) lat_hist[i] += x.lat_hist[i];
-    for (std::size_t i = 0; i < net_lat_hist.size(); ++i) net_lat_hist[i] += x.net_lat_hist[i];
-    if (job.size() < x.job.size()) job.resize(x.job.size());
-    for (std::size_t j = 0; j < x.job.size(); ++j) job[j] += x.job[j];
-  }
-  // Cycle engine: effects on other nodes' state, applied by the main thread between cycles (so
-  // no decision in a cycle depends on how far another thread got in it).
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> credit_returns;  // (credit index, words)
-  std::vector<std::pair<node_t, std::uint32_t>> arrivals;                // (node, input index)
-  std::vector<std::pair<std::uint64_t, node_t>> wakeups;                 // (cycle, node) to wake
-  std::int64_t asleep = 0;                                               // nodes put to sleep - woken
-  SlotCache slots;  ///< this thread's free packet slots (rica/link_buffer.hpp)
-};
-
-
-inline std::uint64_t mix(std::uint64_t x) noexcept {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-inline std::uint64_t packet_id(const Packet& p) noexcept { return mix((std::uint64_t{p.src} << 32) | p.seq); }
-
-/// Log-linear latency bucket: 8 sub-buckets per power of two.
-inline unsigned lat_bucket(std::uint64_t ns) noexcept {
-  if (ns < 8) return static_cast<unsigned>(ns);
-  const unsigned msb = 63u - static_cast<unsigned>(std::countl_zero(ns));
-  return msb * 8 + static_cast<unsigned>((ns >> (msb - 3)) & 7u);
-}
-inline double lat_bucket_mid(unsigned b) noexcept {
-  if (b < 8) return b;
-  const unsigned msb = b / 8, sub = b % 8;
-  const double lo = std::ldexp(8.0 + sub, static_cast<int>(msb) - 3);
-  return lo + std::ldexp(0.5, static_cast<int>(msb) - 3);
-}
 
 /// A job as the engine runs it: an application on a set of PEs it numbers 0..size-1.
 struct JobRt {
@@ -326,8 +254,8 @@ class Machine {
   /// the network afresh (class 0, a new self-route).
   void requeue(node_t v, std::vector<Packet>& packets, std::uint64_t now);
   /// Packets of job j that entered / left the network at node v so far.
-  std::uint64_t net_in(std::size_t j, node_t v) const noexcept { return net_in_[j * nodes_ + v]; }
-  std::uint64_t net_out(std::size_t j, node_t v) const noexcept { return net_out_[j * nodes_ + v]; }
+  std::uint64_t net_in(std::size_t j, node_t v) const noexcept { return ledger_.net_in(j, v); }
+  std::uint64_t net_out(std::size_t j, node_t v) const noexcept { return ledger_.net_out(j, v); }
   /// PE v: started, not generating, nothing in its source queue.
   bool pe_idle(node_t v) const noexcept {
     const PeState& s = pe_[v];
@@ -339,7 +267,7 @@ class Machine {
   ThreadStats::JobFigures job_figures(std::size_t j) const;
   /// Packets of job j over v's out-link `port` (only with more than one job).
   std::uint64_t job_link_packets(std::size_t j, node_t v, port_t port) const noexcept {
-    return job_link_.empty() ? 0 : job_link_[(j * nodes_ + v) * ports_ + port];
+    return ledger_.job_link_packets(j, v, port);
   }
   void set_hook(CycleHook* h) noexcept { os_.set_hook(h); }
   bool os_hooked() const noexcept { return os_.hook() != nullptr; }
@@ -458,7 +386,7 @@ class Machine {
       ++s.forwarded;
     }
     ++link_packets(v)[h.port];
-    if (!job_link_.empty()) ++job_link_[(std::size_t{job} * nodes_ + v) * ports_ + h.port];
+    ledger_.carried(job, v, h.port);
     ++ts.hops;
     d.pushed(h.peer, h.in);
   }
@@ -478,9 +406,12 @@ class Machine {
     return pe_[v].inputs[i].words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]);
   }
   /// Every thread's statistics (sum them for the machine's; main thread, between cycles).
-  const std::vector<ThreadStats>& thread_stats() const noexcept { return tstats_; }
+  const std::vector<ThreadStats>& thread_stats() const noexcept { return ledger_.threads(); }
   /// Packets dropped by the main thread's fault application (apply_faults()).
-  std::uint64_t dropped_between_cycles() const noexcept { return dropped_main_; }
+  std::uint64_t dropped_between_cycles() const noexcept { return ledger_.main_drops().count; }
+  /// The ledger part (runtime/machine/ledger.hpp): statistics, the exactly-once record, traces.
+  Ledger& ledger() noexcept { return ledger_; }
+  const Ledger& ledger() const noexcept { return ledger_; }
   /// The run's observers (rica/observer.hpp), set by run_prepared() before the drivers run.
   Observers observers() const noexcept { return observers_; }
   void set_observers(Observers o) noexcept { observers_ = o; }
@@ -505,31 +436,8 @@ class Machine {
     return d;
   }
 
-  /// collect()'s sums over the nodes this process holds (under mpirun rank 0 adds every rank's).
-  struct NodeSums {
-    std::uint64_t injected = 0, forwarded = 0, blocked = 0, in_network = 0;
-    std::uint64_t injected_ids = 0;  ///< sum of packet_id over every packet the PEs injected
-    std::uint64_t in_net_ids = 0;    ///< the same over the packets still in source queues
-    std::uint64_t generating = 0;    ///< PEs still generating
-    NodeSums& operator+=(const NodeSums& o) noexcept {
-      injected += o.injected, forwarded += o.forwarded, blocked += o.blocked, in_network += o.in_network;
-      injected_ids += o.injected_ids, in_net_ids += o.in_net_ids, generating += o.generating;
-      return *this;
-    }
-  };
-  /// A non-empty input buffer (the deadlock analysis): node, input, packets, words held, and
-  /// the head's destination and class.
-  struct StuckBuffer {
-    node_t v;
-    std::uint32_t in;
-    std::uint64_t packets;
-    std::uint32_t held;
-    node_t dst;
-    class_t cls;
-  };
   void write_trace(const std::string& path);
-  NodeSums& node_sums() noexcept { return sums_; }
-  std::vector<StuckBuffer>& stuck_buffers() noexcept { return stuck_; }
+
 
  private:
 
@@ -548,7 +456,7 @@ class Machine {
   /// Removes the head of v's source queue (a packet of job `job`): it enters the network.
   void pop_source(PeState& s, node_t v, std::uint8_t job) noexcept {
     s.pop_injection();
-    ++net_in_[std::size_t{job} * nodes_ + v];
+    ledger_.entered(job, v);
   }
   /// Removes the head of v's buffer input i (not the source queue) and tells the driver.
   template <class D>
@@ -561,7 +469,7 @@ class Machine {
   void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts);
   /// Delivery at v's node: to the running job, or to the OS when the packet's job is switched out.
   void arrive(PeState& s, node_t v, const Packet& p, ThreadStats& ts) {
-    ++net_out_[std::size_t{p.job} * nodes_ + v];
+    ledger_.left(p.job, v);
     if (!dead_.empty() && dead_[p.dst]) {  // for a failed PE (the faults' routing "delivers" it here)
       drop(p, ts.dropped, ts.dropped_ids, ts.duplicates);
       return;
@@ -608,17 +516,8 @@ class Machine {
   LinkBuffer::Credit& credit(std::uint32_t ci) noexcept { return credits_[ci]; }
   /// The main thread's packet slots (sweeps, MPI bridges).
   SlotCache& main_slots() noexcept { return main_slots_; }
-  std::vector<ThreadStats>& thread_stats() noexcept { return tstats_; }
-  // The ledger's records, for the MPI gather (Ranks::gather merges every rank's into rank 0's).
-  struct TraceRow {
-    node_t src, dst;
-    std::uint32_t seq;
-    std::uint16_t hops;
-    std::uint8_t words;
-    std::uint64_t inject, enter, deliver;
-  };
-  std::vector<std::vector<TraceRow>>& traces() noexcept { return traces_; }  ///< [PE], empty: no trace
-  std::vector<std::atomic<std::uint64_t>>& delivered_bitmap() noexcept { return bitmap_; }
+  std::vector<ThreadStats>& thread_stats() noexcept { return ledger_.threads(); }
+
   std::vector<JobRt>& jobs() noexcept { return jobs_; }
   /// Under mpirun, which rank steps which node and the exchange; null with one process.
   Ranks* ranks() const noexcept { return ranks_.get(); }
@@ -662,15 +561,12 @@ class Machine {
   bool generating() const;
   /// The per-node figures of the nodes this process holds: their entries of st's per-PE and
   /// per-link tables (sized by the caller), their sums into `sums`, their non-empty buffers into
-  /// stuck_.
+  /// the ledger's stuck buffers.
   void node_figures(RunStats& st, NodeSums& sums);
   /// st's per-PE and per-link tables at the machine's size, zero.
   void size_tables(RunStats& st) const;
   /// One ThreadStats per arena slot (+1), each with a slot cache on the machine's packet pool.
-  void make_thread_stats(std::size_t n) {
-    tstats_ = std::vector<ThreadStats>(n);
-    for (ThreadStats& ts : tstats_) ts.slots.attach(buffers_->pool());
-  }
+  void make_thread_stats(std::size_t n) { ledger_.make_threads(n, buffers_->pool(), jobs_.size()); }
 
  private:
   void allocate();
@@ -694,10 +590,7 @@ class Machine {
   bool cycle_mode_ = false;
   std::uint64_t cycle_ = 0;  ///< cycle engine: the current cycle (written between cycles only)
   OsState os_;  ///< owners, halts, epochs, touched nodes, the OS hook (os_state.hpp)
-  /// [job * nodes + v]: packets that entered / left the network at v. Written by v's task only.
-  lazy_vector<std::uint64_t> net_in_, net_out_;
-  std::vector<std::uint64_t> job_link_;  ///< [(job * nodes + v) * ports + port], more than one job
-  std::vector<std::vector<TraceRow>> traces_;  // [PE], filled by the PE's own task
+  Ledger ledger_;  ///< statistics, exactly-once record, net in/out, traces (ledger.hpp)
   // Per-node tables, indexed by the global node id everywhere. Under mpirun a rank allocates
   // (makes resident) only its own nodes' entries and the ghost entries of its cut links: the
   // input buffers of another rank's node it pushes into, the credits of another rank's producer
@@ -711,9 +604,6 @@ class Machine {
   lazy_vector<std::uint64_t> link_packets_;
   lazy_vector<std::uint64_t> work_words_;
   std::uint32_t mask_words_ = 1;  // words of a PE's ready/work masks
-  std::uint64_t bitmap_k_ = 0;    // bits per source PE (0: checksum mode)
-  std::vector<std::atomic<std::uint64_t>> bitmap_;
-  std::vector<ThreadStats> tstats_;  // [arena slot]
   std::vector<std::uint32_t> link_len_;    // cycle engine: cycles per packet on v's links
   unsigned max_link_len_ = 1;
   // ---- faults ----
@@ -723,11 +613,6 @@ class Machine {
   /// [node]: failed (packets for it are dropped). Empty while no node or link has failed; written
   /// by the main thread between cycles only.
   std::vector<std::uint8_t> dead_;
-  std::uint64_t dropped_main_ = 0, dropped_main_ids_ = 0, dropped_main_dups_ = 0;  ///< drops by apply_faults()
-  /// After the run: the sums and non-empty buffers of every node (rank 0: of every rank's, by
-  /// Ranks::gather), read by collect() and analyse_stuck(), sorted by (node, input).
-  NodeSums sums_;
-  std::vector<StuckBuffer> stuck_;
   /// Under mpirun: which rank steps which node, and the exchange (runtime/machine/ranks.hpp); null with
   /// one process.
   std::unique_ptr<Ranks> ranks_;
@@ -744,7 +629,7 @@ std::uint64_t Machine::sweep(node_t v, F&& save) {
       Packet p = b.front();
       b.pop_and_check(main_slots_);
       credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
-      ++net_out_[std::size_t{p.job} * nodes_ + v];  // left the network here
+      ledger_.left(p.job, v);  // left the network here
       save(p);
       ++packets;
     }

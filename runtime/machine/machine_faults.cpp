@@ -8,11 +8,8 @@ namespace rica::detail {
 void Machine::drop(const Packet& p, std::uint64_t& count, std::uint64_t& ids, std::uint64_t& dups) {
   ++count;
   ids += packet_id(p);
-  if (bitmap_k_ && p.seq < bitmap_k_) {
-    const std::uint64_t bit = std::uint64_t{p.src} * bitmap_k_ + p.seq;
-    const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
-    if (bitmap_[bit / 64].fetch_or(mask, std::memory_order_relaxed) & mask) ++dups;
-  }
+  std::uint64_t beyond = 0;  // an id beyond the record: checked by checksums only
+  if (ledger_.mark(p, beyond)) ++dups;
 }
 
 void Machine::setup_faults() {
@@ -36,7 +33,8 @@ void Machine::apply_faults() {
   faults_applied_ = cycle_;
   fault_at_ = 0;
   dead_.assign(nodes_, 0);
-  auto lose = [&](const Packet& p) { drop(p, dropped_main_, dropped_main_ids_, dropped_main_dups_); };
+  Ledger::MainDrops& lost = ledger_.main_drops();
+  auto lose = [&](const Packet& p) { drop(p, lost.count, lost.ids, lost.dups); };
   // Empties v's input i: each packet leaves the network there, dropped; its credit goes back.
   auto empty_input = [&](node_t v, std::uint32_t i) {
     LinkBuffer& b = pe_[v].inputs[i];
@@ -44,7 +42,7 @@ void Machine::apply_faults() {
       const Packet p = b.front();
       b.pop_and_check(main_slots_);
       credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
-      ++net_out_[std::size_t{p.job} * nodes_ + v];
+      ledger_.left(p.job, v);
       lose(p);
     }
     work(v)[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
@@ -76,9 +74,10 @@ void Machine::apply_faults() {
 }
 
 void Machine::collect_faults(RunStats& st, const ThreadStats& all, std::uint64_t& dropped_ids) const {
-  st.dropped_by_faults = dropped_main_ + all.dropped;
-  dropped_ids = dropped_main_ids_ + all.dropped_ids;
-  st.duplicates += dropped_main_dups_;
+  const Ledger::MainDrops& lost = ledger_.main_drops();
+  st.dropped_by_faults = lost.count + all.dropped;
+  dropped_ids = lost.ids + all.dropped_ids;
+  st.duplicates += lost.dups;
   st.fault_cycle = faults_applied_;
 }
 

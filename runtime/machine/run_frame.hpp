@@ -32,7 +32,6 @@ class RunFrame {
     // Arena slot indices run up to max_concurrency (slot 0 may be a master slot even when none is
     // reserved): one ThreadStats per possible slot.
     m.make_thread_stats(static_cast<std::size_t>(threads_) + 1);
-    for (ThreadStats& ts : m.thread_stats()) ts.job.assign(m.job_count(), {});
   }
   RunFrame(const RunFrame&) = delete;
   RunFrame& operator=(const RunFrame&) = delete;
