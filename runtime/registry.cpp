@@ -152,7 +152,8 @@ Topology make_hyperx(const SpecArgs& a) {
 }
 Topology make_slimfly(const SpecArgs& a) {
   const unsigned q = a.uint("q");
-  const unsigned k = (3 * q - (q % 4 == 1 ? 1 : -1)) / 2;  // router degree; SlimFlyTopology checks q
+  const int d = q % 4 == 1 ? 1 : q % 4 == 3 ? -1 : 0;
+  const unsigned k = static_cast<unsigned>((3 * static_cast<long>(q) - d) / 2);  // router degree; the type checks q
   return certified(SlimFlyTopology(q, a.has("p") ? a.uint("p") : (k + 1) / 2, explicit_classes(a, "slimfly")), a,
                    "slimfly");
 }
@@ -295,7 +296,7 @@ std::vector<TopologyEntry> build_entries() {
        "shape", make_hyperx},
       {"slimfly", "Slim Fly: MMS diameter-2 graph of 2q^2 routers, p terminals (PEs) each; minimal routing, 2 classes",
        "slimfly:q=5",
-       {{"q", "prime, q mod 4 in {1,3}, 3..31", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d"},
+       {{"q", "prime power 3..31", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d, d in {-1,0,1}"},
         {"p", "1..1024", "ceil(k'/2)", "terminals (PEs) per router; default half the router degree k'"},
         {"classes", "1..2", "2",
          "buffer classes; given, the channel dependency check runs (pes x nodes <= 2^24) and refuses too few"}},

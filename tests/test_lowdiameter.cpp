@@ -192,12 +192,13 @@ TEST(HyperX, SizesDegreesAndDiameterEqualsDimensions) {
 }
 
 TEST(SlimFly, MmsGraphSizesDegreeAndDiameterTwo) {
-  // q = 4w + d: routers 2q^2, degree (3q - d)/2 (q = 5: the Hoffman-Singleton graph, 50 routers of degree 7).
-  for (unsigned q : {3u, 5u, 7u, 11u, 13u}) {
-    const int d = q % 4 == 1 ? 1 : -1;
+  // q = 4w + d: routers 2q^2, degree (3q - d)/2 (q = 5: the Hoffman-Singleton graph, 50 routers of
+  // degree 7); primes and prime powers (4, 8, 16: d = 0; 9, 25: d = 1; 27: d = -1).
+  for (unsigned q : {3u, 4u, 5u, 7u, 8u, 9u, 11u, 13u, 16u, 25u, 27u}) {
+    const int d = q % 4 == 1 ? 1 : q % 4 == 3 ? -1 : 0;
     const Topology t = TopologyRegistry::parse("slimfly:q=" + std::to_string(q));
     const auto& sf = std::get<SlimFlyTopology>(t.variant());
-    const unsigned k = (3 * q - d) / 2;
+    const unsigned k = static_cast<unsigned>((3 * static_cast<int>(q) - d) / 2);
     EXPECT_EQ(sf.routers(), 2 * q * q);
     EXPECT_EQ(sf.router_degree(), k);
     EXPECT_EQ(sf.p(), (k + 1) / 2);
@@ -216,7 +217,7 @@ TEST(SlimFly, MmsGraphSizesDegreeAndDiameterTwo) {
 
 TEST(LowDiameter, SymmetryGivesTheAllPairsFigures) {
   for (const char* spec : {"dragonfly:h=2,arrangement=relative", "dragonfly:h=2,p=1,a=3,arrangement=relative",
-                           "hyperx:3x4,T=2", "slimfly:q=5,p=2", "slimfly:q=7,p=1"}) {
+                           "hyperx:3x4,T=2", "slimfly:q=5,p=2", "slimfly:q=7,p=1", "slimfly:q=4,p=2", "slimfly:q=9,p=1"}) {
     const Topology t = TopologyRegistry::parse(spec);
     MetricsOptions all;
     all.force_all_pairs = true;
@@ -234,15 +235,16 @@ TEST(LowDiameter, SymmetryGivesTheAllPairsFigures) {
 
 TEST(LowDiameter, ChannelDependencyCertificateWithTheDerivedClasses) {
   for (const char* spec : {"dragonfly:h=1", "dragonfly:h=2", "dragonfly:h=2,arrangement=relative", "dragonfly:h=3,p=1",
-                           "hyperx:4x4,T=2", "hyperx:3x3x3,T=1", "slimfly:q=3", "slimfly:q=5", "slimfly:q=7,p=2"}) {
+                           "hyperx:4x4,T=2", "hyperx:3x3x3,T=1", "slimfly:q=3", "slimfly:q=5", "slimfly:q=7,p=2", "slimfly:q=4", "slimfly:q=8,p=2", "slimfly:q=9,p=2"}) {
     const Topology t = TopologyRegistry::parse(spec);
     test::expect_consistent_links(t);
     const auto st = test::trace_pairs(t, test::all_pairs(t), true);
     EXPECT_TRUE(test::acyclic(st.deps)) << spec;
     EXPECT_EQ(st.max_class + 1, t.buffer_classes()) << spec;  // every class is needed by some route
     // Explicit classes run the construction-time certificate and accept the derived count.
-    if (std::string(spec).rfind("hyperx", 0) != 0)
+    if (std::string(spec).rfind("hyperx", 0) != 0) {
       EXPECT_NO_THROW(TopologyRegistry::parse(std::string(spec) + ",classes=2")) << spec;
+    }
   }
 }
 
@@ -257,10 +259,9 @@ TEST(LowDiameter, AShortClassCountIsRefusedWithTheCycle) {
       EXPECT_NE(m.find("the routing can deadlock: a cycle of"), std::string::npos) << m;
       EXPECT_NE(m.find("classes=1"), std::string::npos) << m;
     }
-    // The independent check agrees: the collapsed routing's dependency graph has a cycle.
   }
   // Out of range: one line naming the parameter.
-  for (const char* spec : {"dragonfly:h=2,classes=3", "slimfly:q=5,classes=0", "slimfly:q=9", "slimfly:q=4",
+  for (const char* spec : {"dragonfly:h=2,classes=3", "slimfly:q=5,classes=0", "slimfly:q=6", "slimfly:q=2",
                            "slimfly:q=37", "dragonfly:h=0", "hyperx:1x4", "hyperx:4,T=0", "dragonfly:h=2,arrangement=x"}) {
     try {
       (void)TopologyRegistry::parse(spec);

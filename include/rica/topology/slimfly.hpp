@@ -12,8 +12,10 @@
 
 namespace rica {
 
-/// MMS graph for a prime q = 4w + d, d in {1, -1} (q >= 3; prime powers are not built): xi the
-/// least primitive element of F_q; X the even powers of xi and X' the odd ones (d = 1), or
+/// MMS graph for a prime power q = 4w + d, d in {1, 0, -1}, 3 <= q <= 31: xi a primitive element
+/// of F_q (the least primitive root for a prime; the class of x modulo the first primitive
+/// polynomial for q = 4, 8, 9, 16, 25, 27); X the even powers of xi and X' the odd ones (d = 1);
+/// X = {xi^0, xi^2, ..., xi^(q-2)}, X' = {xi^1, xi^3, ..., xi^(q-1)} (d = 0); or
 /// X = {xi^0, xi^2, ..., xi^(2w-2)} u {xi^(2w-1), xi^(2w+1), ..., xi^(4w-3)} and
 /// X' = {xi^1, xi^3, ..., xi^(2w-1)} u {xi^(2w), ..., xi^(4w-2)} (d = -1). Routers (0, x, y) and
 /// (1, m, c), x, y, m, c in F_q: (0,x,y) ~ (0,x,y') iff y - y' in X; (1,m,c) ~ (1,m,c') iff
@@ -35,7 +37,7 @@ namespace rica {
 /// show that the channel dependency check refuses it).
 class SlimFlyTopology {
  public:
-  /// q a prime with q mod 4 in {1, 3}, 3 <= q <= 31; p >= 1; classes 0 = derived (2), else 1..2.
+  /// q a prime power, 3 <= q <= 31; p >= 1; classes 0 = derived (2), else 1..2.
   SlimFlyTopology(unsigned q, unsigned p, unsigned classes = 0);
 
   node_t nodes() const noexcept { return pes_ + routers_; }
