@@ -17,6 +17,9 @@ DragonflyTopology::DragonflyTopology(unsigned a, unsigned p, unsigned h, Dragonf
   g_ = static_cast<unsigned>(g);
   routers_ = static_cast<node_t>(g * a);
   pes_ = routers_ * p;
+  div_a_ = detail::FastDiv(a);
+  div_p_ = detail::FastDiv(p);
+  div_h_ = detail::FastDiv(h);
   if (pes_ < 2)
     throw usage_error("dragonfly: at least 2 terminals are needed (a * p * (a * h + 1) >= 2)");
   const class_t derived = derived_classes();

@@ -22,12 +22,15 @@ HyperXTopology::HyperXTopology(const Shape& dims, unsigned terminals) : t_(termi
   for (unsigned i = 0; i < ndims_; ++i) {
     s_[i] = dims[i];
     stride_[i] = stride;
+    div_s_[i] = detail::FastDiv(dims[i]);
+    div_stride_[i] = detail::FastDiv(stride);
     base_[i] = base;
     stride *= dims[i];
     base = static_cast<port_t>(base + dims[i] - 1);
   }
   routers_ = stride;
   pes_ = routers_ * t_;
+  div_t_ = detail::FastDiv(t_);
   ports_ = base;
 }
 

@@ -69,21 +69,22 @@ class DragonflyTopology {
   DragonflyArrangement arrangement() const noexcept { return arr_; }
   /// Group reached by global link l of group G.
   unsigned global_target(unsigned G, unsigned l) const noexcept {
-    if (relative()) return (G + l + 1) % g_;
+    if (relative()) return G + l + 1 >= g_ ? G + l + 1 - g_ : G + l + 1;
     return l < G ? l : l + 1;
   }
   /// Index of the global link of group G that leads to group t != G.
   unsigned global_link_to(unsigned G, unsigned t) const noexcept {
-    if (relative()) return (t + g_ - G - 1) % g_;
+    if (relative()) return t > G ? t - G - 1 : t + g_ - G - 1;
     return t < G ? t : t - 1;
   }
 
  private:
   bool relative() const noexcept { return arr_ == DragonflyArrangement::relative; }
   port_t local_port(unsigned i, unsigned to) const noexcept {
-    return static_cast<port_t>(p_ + (to + a_ - i - 1) % a_);
+    return static_cast<port_t>(p_ + (to > i ? to - i - 1 : to + a_ - i - 1));
   }
   unsigned a_, p_, h_, g_;
+  detail::FastDiv div_a_{}, div_p_{}, div_h_{};  ///< no div instruction per hop
   node_t routers_, pes_;
   DragonflyArrangement arr_;
   class_t classes_;
@@ -92,29 +93,33 @@ class DragonflyTopology {
 // ---- inline hot paths ------------------------------------------------------------------------
 
 inline Link DragonflyTopology::out_link(node_t v, port_t q) const noexcept {
-  if (v < pes_) return q == 0 ? Link{pes_ + v / p_, static_cast<port_t>(v % p_)} : Link{};
+  if (v < pes_) {
+    const node_t r = div_p_(v);
+    return q == 0 ? Link{pes_ + r, static_cast<port_t>(v - r * p_)} : Link{};
+  }
   if (v >= nodes() || q >= ports()) return {};
   const node_t r = v - pes_;
   if (q < p_) return {r * p_ + q, 0};
-  const unsigned G = r / a_, i = r % a_;
+  const unsigned G = div_a_(r), i = r - G * a_;
   if (q < p_ + a_ - 1) {
-    const unsigned j = q - p_, to = (i + j + 1) % a_;
+    const unsigned j = q - p_, to = i + j + 1 >= a_ ? i + j + 1 - a_ : i + j + 1;
     return {pes_ + G * a_ + to, local_port(to, i)};
   }
   const unsigned l = i * h_ + (q - p_ - (a_ - 1)), t = global_target(G, l), back = global_link_to(t, G);
-  return {pes_ + t * a_ + back / h_, static_cast<port_t>(p_ + a_ - 1 + back % h_)};
+  const unsigned owner = div_h_(back);
+  return {pes_ + t * a_ + owner, static_cast<port_t>(p_ + a_ - 1 + back - owner * h_)};
 }
 
 inline Hop DragonflyTopology::route(node_t cur, node_t dst, class_t cls) const noexcept {
   if (cur < pes_) return cur == dst ? Hop::deliver() : Hop::forward(0, 0);
-  const node_t r = cur - pes_, dr = dst / p_;
-  if (r == dr) return Hop::forward(static_cast<port_t>(dst % p_), cls);
-  const unsigned G = r / a_, i = r % a_, dG = dr / a_;
-  if (G == dG) return Hop::forward(local_port(i, dr % a_), cls);
-  const unsigned l = global_link_to(G, dG), owner = l / h_;
+  const node_t r = cur - pes_, dr = div_p_(dst);
+  if (r == dr) return Hop::forward(static_cast<port_t>(dst - dr * p_), cls);
+  const unsigned G = div_a_(r), i = r - G * a_, dG = div_a_(dr);
+  if (G == dG) return Hop::forward(local_port(i, dr - dG * a_), cls);
+  const unsigned l = global_link_to(G, dG), owner = div_h_(l);
   if (owner != i) return Hop::forward(local_port(i, owner), cls);
   const class_t next = cls + 1u < classes_ ? static_cast<class_t>(cls + 1) : static_cast<class_t>(classes_ - 1);
-  return Hop::forward(static_cast<port_t>(p_ + a_ - 1 + l % h_), next);
+  return Hop::forward(static_cast<port_t>(p_ + a_ - 1 + l - owner * h_), next);
 }
 
 }  // namespace rica

@@ -45,11 +45,16 @@ class HyperXTopology {
   unsigned terminals() const noexcept { return t_; }
   node_t routers() const noexcept { return routers_; }
   /// Coordinate i of router r (0-based router index).
-  node_t coord(node_t r, unsigned i) const noexcept { return r / stride_[i] % s_[i]; }
+  node_t coord(node_t r, unsigned i) const noexcept {
+    const node_t x = div_stride_[i](r);
+    return x - div_s_[i](x) * s_[i];
+  }
 
  private:
   std::array<node_t, max_dims> s_{}, stride_{};
   std::array<port_t, max_dims> base_{};
+  std::array<detail::FastDiv, max_dims> div_s_{}, div_stride_{};  ///< no div instruction per hop
+  detail::FastDiv div_t_{};
   unsigned ndims_ = 0, t_ = 1;
   node_t routers_ = 1, pes_ = 1;
   port_t ports_ = 1;
@@ -58,23 +63,26 @@ class HyperXTopology {
 // ---- inline hot paths ------------------------------------------------------------------------
 
 inline Link HyperXTopology::out_link(node_t v, port_t q) const noexcept {
-  if (v < pes_) return q == 0 ? Link{pes_ + v / t_, static_cast<port_t>(v % t_)} : Link{};
+  if (v < pes_) {
+    const node_t r = div_t_(v);
+    return q == 0 ? Link{pes_ + r, static_cast<port_t>(v - r * t_)} : Link{};
+  }
   if (v >= nodes() || q >= ports_) return {};
   const node_t r = v - pes_;
   if (q < t_) return {r * t_ + q, 0};
   unsigned i = 0;
   while (i + 1 < ndims_ && q >= base_[i + 1]) ++i;
-  const node_t o = q - base_[i] + 1, c = coord(r, i), c2 = (c + o) % s_[i];
+  const node_t o = q - base_[i] + 1, c = coord(r, i), c2 = c + o >= s_[i] ? c + o - s_[i] : c + o;
   return {pes_ + r + (c2 - c) * stride_[i], static_cast<port_t>(base_[i] + (s_[i] - o) - 1)};
 }
 
 inline Hop HyperXTopology::route(node_t cur, node_t dst, class_t /*cls*/) const noexcept {
   if (cur < pes_) return cur == dst ? Hop::deliver() : Hop::forward(0, 0);
-  const node_t r = cur - pes_, dr = dst / t_;
-  if (r == dr) return Hop::forward(static_cast<port_t>(dst % t_), 0);
+  const node_t r = cur - pes_, dr = div_t_(dst);
+  if (r == dr) return Hop::forward(static_cast<port_t>(dst - dr * t_), 0);
   for (unsigned i = 0;; ++i) {
     const node_t c = coord(r, i), d = coord(dr, i);
-    if (c != d) return Hop::forward(static_cast<port_t>(base_[i] + (d + s_[i] - c) % s_[i] - 1), 0);
+    if (c != d) return Hop::forward(static_cast<port_t>(base_[i] + (d > c ? d - c : d + s_[i] - c) - 1), 0);
   }
 }
 
