@@ -62,6 +62,9 @@ RICA_ROUTE_BENCH(shuffle_10, "shuffle:10");
 RICA_ROUTE_BENCH(msn_32x32, "msn:32x32");
 RICA_ROUTE_BENCH(omega_10, "omega:10");
 RICA_ROUTE_BENCH(fattree_10, "fattree:10");
+RICA_ROUTE_BENCH(dragonfly_4, "dragonfly:4");
+RICA_ROUTE_BENCH(hyperx_16x16, "hyperx:16x16,T=4");
+RICA_ROUTE_BENCH(slimfly_11, "slimfly:q=11");
 RICA_ROUTE_BENCH(product_torus_debruijn, "product:torus:8x8*debruijn:4");
 RICA_ROUTE_BENCH(hier_mesh_debruijn, "hier:mesh:4x4/debruijn:6");
 

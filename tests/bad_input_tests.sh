@@ -336,6 +336,21 @@ bad "routing 'adaptive' is not offered by 'file:data/directed_ring4.txt'; offere
 bad "at=CYCLE with --routing adaptive" run torus:4x4 --engine cycle --faults links=1,at=10 --routing adaptive
 bad "parameter 'route' = 'bogus' is not one of: minimal, paper" topo mxx:16,route=bogus
 bad "route' = paper needs N <= 1024" topo mxx:2048,route=paper
+# Today's low-diameter families (docs/topologies.md): parameters named; a short class count refused
+# with the cycle the channel dependency check found.
+bad "dragonfly: parameter 'h' = 0 is out of range [1, 1024]" topo dragonfly:h=0
+bad "dragonfly: parameter 'arrangement' = 'palm' is not one of: absolute, relative" topo dragonfly:2,arrangement=palm
+bad "dragonfly: parameter 'classes' = 3 is out of range [1, 2]" topo dragonfly:2,classes=3
+bad "dragonfly: classes=1: the routing can deadlock: a cycle of" topo dragonfly:2,classes=1
+bad "dragonfly: parameter 'classes' = 1 is below the 2 minimal routing needs" run dragonfly:8,classes=1
+bad "hyperx: parameter 'shape[1]' = 1 is out of range [2, 4096]" topo hyperx:4x1
+bad "hyperx: parameter 'T' = 0 is out of range [1, 4096]" run hyperx:4x4,T=0
+bad "slimfly: parameter 'q' = 6 must be a prime power 4w + d" topo slimfly:q=6
+bad "slimfly: parameter 'q' = 37 is out of range [3, 31]" topo slimfly:37
+bad "slimfly: parameter 'classes' = 0 is out of range [1, 2]" topo slimfly:5,classes=0
+bad "slimfly: classes=1: the routing can deadlock: a cycle of" run slimfly:q=5,classes=1
+good topo dragonfly:h=2,classes=2 --quiet
+good topo slimfly:q=5,classes=2 --quiet
 bad "--faults" os torus:4x4 --faults links=x
 bad "its jobs need every PE" os torus:4x4 --faults nodes=1 --packets 5
 bad "at=CYCLE does not apply to rica os" os torus:4x4 --faults links=1,at=10 --packets 5

@@ -47,6 +47,10 @@ fattree_adaptive|0|fattree:4 --rate 0.05 --cycles 1500 --routing adaptive
 product|0|product:torus:4*mesh:3x2 --rate 0.03 --cycles 1500
 hier|0|hier:mesh:3x3/debruijn:3 --rate 0.01 --cycles 1500
 file|0|file:$FILE --rate 0.03 --cycles 1500 --routing adaptive
+dragonfly|0|dragonfly:h=2 --rate 0.1 --cycles 1500
+dragonfly_relative_saturated|0|dragonfly:h=2,arrangement=relative --rate 1 --packets 20 --cycles 3000 --threads 2
+hyperx|0|hyperx:4x4,T=2 --rate 0.1 --cycles 1500 --traffic bitcomp
+slimfly|0|slimfly:q=5 --rate 0.1 --cycles 1500 --traffic hotspot
 faults_static|0|torus:8x8 --rate 0.03 --cycles 2000 --faults links=3
 faults_adaptive|0|mesh:6x6 --rate 0.03 --cycles 2000 --faults links=2 --routing adaptive
 faults_timed|0|torus:8x8 --rate 0.02 --cycles 6000 --faults nodes=1,at=2000 --seed 3
@@ -61,6 +65,9 @@ async_torus|torus:16x16 --rate 0.2 --packets 50 --threads 2
 async_cccb_adaptive|cccb:n=3 --rate 0.3 --packets 40 --threads 2 --routing adaptive
 async_faults|torus:8x8 --rate 0.2 --packets 40 --faults links=4
 async_sort|mesh:8x8 --app sort --threads 2
+async_dragonfly|dragonfly:h=2 --rate 1 --packets 40 --threads 2
+async_hyperx|hyperx:4x4,T=4 --rate 1 --packets 40 --threads 2
+async_slimfly|slimfly:q=5 --rate 1 --packets 40 --threads 2
 "
 
 # The figures of a run's JSON: what must not change (wall-clock, memory, paths, provenance out).

@@ -99,7 +99,7 @@ std::vector<Case> family_cases() {
                         "mdce:B=1,C=1,P=2,n=3", "mxx:16", "mesh8:6", "torus8:7", "mesh:6x5", "torus:4x4x4",
                         "hypercube:6", "debruijn:6", "debruijn:5,route=shift", "ubruijn:6", "shuffle:6",
                         "msn:8x8", "omega:6", "fattree:6", "product:torus:3x3*debruijn:3",
-                        "hier:mesh:3x3/debruijn:3"})
+                        "hier:mesh:3x3/debruijn:3", "dragonfly:h=2", "hyperx:4x4,T=2", "slimfly:q=3"})
     for (unsigned th : {1u, 2u}) v.push_back({s, th});
   return v;
 }
@@ -272,7 +272,8 @@ namespace {
 const char* const pattern_families[] = {
     "cbanyan:n=4", "ccc:n=3", "dce:n=4,delta=2", "cb2:n=2", "cccb:n=3", "mxx:16", "mesh8:4", "torus8:5",
     "mesh:4x4", "torus:4x4x2", "hypercube:5", "debruijn:5", "ubruijn:4", "shuffle:4", "msn:4x4", "omega:4",
-    "fattree:4", "product:torus:3x3*debruijn:2", "hier:mesh:2x2/debruijn:3"};
+    "fattree:4", "product:torus:3x3*debruijn:2", "hier:mesh:2x2/debruijn:3", "dragonfly:h=1,p=2",
+    "hyperx:4x2,T=2", "slimfly:q=3,p=1"};
 
 TEST(EngineTraffic, EveryFamilyUnderEveryApplicablePattern) {
   unsigned runs = 0;

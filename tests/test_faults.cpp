@@ -84,7 +84,8 @@ void check_rerouting(const Topology& t) {
 TEST(Faults, ReroutingDeliversEverySurvivingPairDeadlockFree) {
   const char* specs[] = {"torus:4x4",  "mesh:5x4",   "torus:3x4x2", "hypercube:4",  "debruijn:5", "ubruijn:5",
                          "mxx:16",     "mesh8:6",    "cbanyan:n=3", "dce:n=4,delta=2", "comega:n=3", "fattree:4",
-                         "shuffle:5",  "cccb:n=3",   "mdce:B=1,C=1,P=2,n=3"};
+                         "shuffle:5",  "cccb:n=3",   "mdce:B=1,C=1,P=2,n=3", "dragonfly:h=2", "hyperx:3x3,T=1",
+                         "slimfly:q=3,p=1"};
   for (const char* spec : specs) {
     const Topology base = TopologyRegistry::parse(spec);
     unsigned checked = 0;

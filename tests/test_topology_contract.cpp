@@ -25,7 +25,9 @@ const char* const small_specs[] = {
     "ubruijn:6,route=minshift", "ubruijn:5,improved=1", "ubruijn:6,route=simple", "ubruijn:5,improved=1,route=simple",
     "ubruijn:2,route=simple", "comega:n=3", "comega:n=4", "comega:n=3,S=5", "comega:n=4,S=6", "comega:n=2,S=4", "comega:n=2,S=3", "shuffle:6", "msn:6x6", "msn:4x8", "omega:5",
     "fattree:5", "product:torus:3x3*debruijn:3", "product:cbanyan:n=2*ccc:n=2", "hier:mesh:3x3/debruijn:3",
-    "hier:torus:3x3/cbanyan:n=2/iface=4"};
+    "hier:torus:3x3/cbanyan:n=2/iface=4", "dragonfly:h=1", "dragonfly:h=2", "dragonfly:h=2,arrangement=relative",
+    "dragonfly:h=2,p=1,a=3", "dragonfly:h=3,a=1", "hyperx:4x4,T=2", "hyperx:2x3x2,T=1", "hyperx:5", "slimfly:q=3",
+    "slimfly:q=5,p=2"};
 
 class SmallTopology : public ::testing::TestWithParam<const char*> {};
 

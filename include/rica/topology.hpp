@@ -16,11 +16,14 @@
 #include "rica/topology/cube.hpp"
 #include "rica/topology/dce.hpp"
 #include "rica/topology/debruijn.hpp"
+#include "rica/topology/dragonfly.hpp"
 #include "rica/topology/faulty.hpp"
+#include "rica/topology/hyperx.hpp"
 #include "rica/topology/indirect.hpp"
 #include "rica/topology/mdce.hpp"
 #include "rica/topology/neighbor8.hpp"
 #include "rica/topology/periodic.hpp"
+#include "rica/topology/slimfly.hpp"
 #include "rica/topology/table.hpp"
 #include "rica/topology/user.hpp"
 
@@ -31,7 +34,8 @@ class Topology {
   using variant_type =
       std::variant<DceTopology, CircularOmegaTopology, MdceTopology, CubeTopology, HypercubeTopology, Neighbor8Topology,
                    PeriodicTopology, DeBruijnTopology, OmegaTopology, FatTreeTopology, GraphTopology,
-                   ProductTopology, HierTopology, UserTopology, FaultyTopology>;
+                   ProductTopology, HierTopology, UserTopology, FaultyTopology, DragonflyTopology,
+                   HyperXTopology, SlimFlyTopology>;
 
   template <TopologyModel T>
   Topology(T t) : v_(std::move(t)) {}  // NOLINT(google-explicit-constructor): value-like wrapper

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "cdg.hpp"
+
 namespace rica {
 namespace {
 
@@ -116,6 +118,45 @@ Topology make_msn(const SpecArgs& a) {
 }
 Topology make_omega(const SpecArgs& a) { return OmegaTopology(a.uint("n")); }
 Topology make_fattree(const SpecArgs& a) { return FatTreeTopology(a.uint("n")); }
+/// `classes=K` given: the channel dependency check runs on the built network (when pes x nodes
+/// <= 2^24) and refuses a K whose dependency graph has a cycle, naming the cycle.
+/// An explicit `classes=K` (0 is refused here: the constructors take 0 for the derived count).
+unsigned explicit_classes(const SpecArgs& a, const char* name) {
+  if (!a.has("classes")) return 0;
+  const unsigned k = a.uint("classes");
+  detail::check_range(name, "classes", k, 1, 2);
+  return k;
+}
+template <class T>
+Topology certified(const T& t, const SpecArgs& a, const char* name) {
+  if (!a.has("classes")) return t;
+  if (std::uint64_t{t.pes()} * t.nodes() <= UserTopology::check_auto_limit) {
+    detail::certify_routing(t, fmt::format("{}: classes={}", name, t.buffer_classes()));
+  } else if (t.buffer_classes() < t.derived_classes()) {
+    throw usage_error(fmt::format("{}: parameter 'classes' = {} is below the {} minimal routing needs (the channel "
+                                  "dependency check runs up to pes x nodes = 2^24; this network is larger)",
+                                  name, t.buffer_classes(), t.derived_classes()));
+  }
+  return t;
+}
+Topology make_dragonfly(const SpecArgs& a) {
+  const unsigned h = a.uint("h");
+  const unsigned p = a.has("p") ? a.uint("p") : h, ra = a.has("a") ? a.uint("a") : 2 * h;
+  const auto arr = a.choice("arrangement", {"absolute", "relative"}) == 1 ? DragonflyArrangement::relative
+                                                                           : DragonflyArrangement::absolute;
+  return certified(DragonflyTopology(ra, p, h, arr, explicit_classes(a, "dragonfly")), a, "dragonfly");
+}
+Topology make_hyperx(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  return HyperXTopology(s, a.has("T") ? a.uint("T") : (s.empty() ? 1 : s[0]));
+}
+Topology make_slimfly(const SpecArgs& a) {
+  const unsigned q = a.uint("q");
+  const int d = q % 4 == 1 ? 1 : q % 4 == 3 ? -1 : 0;
+  const unsigned k = static_cast<unsigned>((3 * static_cast<long>(q) - d) / 2);  // router degree; the type checks q
+  return certified(SlimFlyTopology(q, a.has("p") ? a.uint("p") : (k + 1) / 2, explicit_classes(a, "slimfly")), a,
+                   "slimfly");
+}
 Topology make_product(const SpecArgs& a) {
   const auto parts = split_top(a.raw(), '*', "product");
   if (parts.size() != 2 || parts[0].empty() || parts[1].empty())
@@ -235,6 +276,31 @@ std::vector<TopologyEntry> build_entries() {
        {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega},
       {"fattree", "binary fat tree (2-ary n-tree, router-only switches)", "fattree:10",
        {{"n", "1..22", "", "levels: 2^n PEs"}}, "n", make_fattree},
+      {"dragonfly", "dragonfly (Kim et al. 2008): a*h+1 groups of a routers, p terminals (PEs) and h global links "
+                    "per router; minimal local-global-local routing, 2 classes",
+       "dragonfly:h=4",
+       {{"h", "1..1024", "", "global links per router"},
+        {"p", "1..1024", "h", "terminals (PEs) per router"},
+        {"a", "1..1024", "2h", "routers per group (g = a*h + 1 groups, one global link between every two)"},
+        {"arrangement", "absolute|relative", "absolute",
+         "global links: absolute = consecutive (group G's link l to group l, or l+1 from G on); relative = "
+         "palmtree (to group G+l+1 mod g)"},
+        {"classes", "1..2", "2 (1 if a = 1)",
+         "buffer classes; given, the channel dependency check runs (pes x nodes <= 2^24) and refuses too few"}},
+       "h", make_dragonfly},
+      {"hyperx", "HyperX / flattened butterfly: S1 x ... x SL routers, fully connected in each dimension (K = 1), "
+                 "T terminals (PEs) each; dimension order, 1 class",
+       "hyperx:8x8,T=8",
+       {{"shape", "S1xS2[x...], each 2..4096", "", "routers per dimension, first fastest"},
+        {"T", "1..4096", "S1", "terminals (PEs) per router (T = S1: a flattened butterfly)"}},
+       "shape", make_hyperx},
+      {"slimfly", "Slim Fly: MMS diameter-2 graph of 2q^2 routers, p terminals (PEs) each; minimal routing, 2 classes",
+       "slimfly:q=5",
+       {{"q", "prime power 3..31", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d, d in {-1,0,1}"},
+        {"p", "1..1024", "ceil(k'/2)", "terminals (PEs) per router; default half the router degree k'"},
+        {"classes", "1..2", "2",
+         "buffer classes; given, the channel dependency check runs (pes x nodes <= 2^24) and refuses too few"}},
+       "q", make_slimfly},
       {"product", "Cartesian product of two direct topologies", "product:torus:4x4*debruijn:4",
        {{"<a>*<b>", "two topology specs", "", "parenthesise a spec that contains '*'"}}, "*", make_product},
       {"hier", "two-level hierarchy: cluster network + inter-cluster network", "hier:mesh:4x4/debruijn:4",

@@ -6,116 +6,13 @@
 #include <limits>
 #include <unordered_set>
 
+#include "cdg.hpp"
+
 namespace rica {
 
-namespace {
-
-constexpr std::uint32_t no_channel = std::numeric_limits<std::uint32_t>::max();
-
-/// The set of channel dependencies (from -> to) seen while following routes. A dependency leaves
-/// the peer of `from`, so `to` is one of the ports * classes channels there: a bitmap of
-/// channels x (ports * classes) bits when that is small, a hash set otherwise.
-class DependencySet {
- public:
-  DependencySet(std::uint64_t channels, std::uint64_t per_node) : per_node_(per_node) {
-    if (channels * per_node <= bitmap_limit) bits_.assign((channels * per_node + 63) / 64, 0);
-  }
-  void insert(std::uint32_t from, std::uint32_t to) {
-    if (!bits_.empty()) {
-      const std::uint64_t i = std::uint64_t{from} * per_node_ + to % per_node_;
-      bits_[i / 64] |= std::uint64_t{1} << (i % 64);
-    } else {
-      hash_.insert(std::uint64_t{from} << 32 | to);
-    }
-  }
-  /// Every dependency as (from << 32 | to), sorted. `first_at_peer(from)` is the first channel
-  /// leaving the peer of `from` (the bitmap keeps `to` relative to it).
-  template <class FirstAtPeer>
-  std::vector<std::uint64_t> edges(FirstAtPeer&& first_at_peer) const {
-    std::vector<std::uint64_t> out;
-    if (!bits_.empty()) {
-      for (std::size_t w = 0; w < bits_.size(); ++w)
-        for (std::uint64_t b = bits_[w]; b != 0; b &= b - 1) {
-          const std::uint64_t i = w * 64 + static_cast<unsigned>(__builtin_ctzll(b));
-          const auto from = static_cast<std::uint32_t>(i / per_node_);
-          out.push_back(std::uint64_t{from} << 32 | (first_at_peer(from) + i % per_node_));
-        }
-    } else {
-      out.assign(hash_.begin(), hash_.end());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  static constexpr std::uint64_t bitmap_limit = std::uint64_t{1} << 28;  // bits: 32 MiB
-  std::uint64_t per_node_;
-  std::vector<std::uint64_t> bits_;         // [from * per_node + to % per_node]
-  std::unordered_set<std::uint64_t> hash_;  // from << 32 | to, when bits_ is empty
-};
-
-/// A cycle of the dependency graph given as sorted (from << 32 | to) edges, as its edges, or
-/// empty when the graph is acyclic (Kahn's algorithm, then a walk back through what is left).
-std::vector<std::uint64_t> find_cycle(const std::vector<std::uint64_t>& deps) {
-  std::vector<std::uint32_t> ids;
-  ids.reserve(deps.size() * 2);
-  for (auto e : deps) {
-    ids.push_back(static_cast<std::uint32_t>(e >> 32));
-    ids.push_back(static_cast<std::uint32_t>(e));
-  }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  auto idx = [&](std::uint32_t c) {
-    return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), c) - ids.begin());
-  };
-  const std::size_t n = ids.size();
-  std::vector<std::uint32_t> first(n + 1, 0), rfirst(n + 1, 0), to(deps.size()), from(deps.size()), indeg(n, 0);
-  for (auto e : deps) {
-    ++first[idx(static_cast<std::uint32_t>(e >> 32)) + 1];
-    ++rfirst[idx(static_cast<std::uint32_t>(e)) + 1];
-  }
-  for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i], rfirst[i + 1] += rfirst[i];
-  {
-    std::vector<std::uint32_t> pos(first.begin(), first.end() - 1), rpos(rfirst.begin(), rfirst.end() - 1);
-    for (auto e : deps) {
-      const auto a = idx(static_cast<std::uint32_t>(e >> 32)), b = idx(static_cast<std::uint32_t>(e));
-      to[pos[a]++] = b;
-      from[rpos[b]++] = a;
-      ++indeg[b];
-    }
-  }
-  std::vector<std::uint32_t> q;
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (indeg[i] == 0) q.push_back(i);
-  for (std::size_t h = 0; h < q.size(); ++h)
-    for (auto i = first[q[h]]; i < first[q[h] + 1]; ++i)
-      if (--indeg[to[i]] == 0) q.push_back(to[i]);
-  if (q.size() == n) return {};
-  // Every channel left has a predecessor that is left too: walk back until one repeats.
-  std::uint32_t v = 0;
-  while (indeg[v] == 0) ++v;
-  std::vector<std::uint32_t> seen_at(n, std::numeric_limits<std::uint32_t>::max()), walk;
-  while (seen_at[v] == std::numeric_limits<std::uint32_t>::max()) {
-    seen_at[v] = static_cast<std::uint32_t>(walk.size());
-    walk.push_back(v);
-    std::uint32_t u = v;
-    for (auto i = rfirst[v]; i < rfirst[v + 1]; ++i)
-      if (indeg[from[i]] != 0) {
-        u = from[i];
-        break;
-      }
-    v = u;
-  }
-  std::vector<std::uint64_t> cycle;  // walk[k] <- walk[k+1]: the edge walk[k+1] -> walk[k]
-  for (std::size_t k = seen_at[v]; k < walk.size(); ++k) {
-    const std::uint32_t b = walk[k], a = (k + 1 < walk.size()) ? walk[k + 1] : walk[seen_at[v]];
-    cycle.push_back(std::uint64_t{ids[a]} << 32 | ids[b]);
-  }
-  std::sort(cycle.begin(), cycle.end());
-  return cycle;
-}
-
-}  // namespace
+using detail::DependencySet;
+using detail::find_cycle;
+using detail::no_channel;
 
 UserTopology::UserTopology(UserTopologyDesc in) {
   auto d = std::make_shared<Desc>();
