@@ -20,7 +20,7 @@ os.makedirs(OUT, exist_ok=True)
 def measures(spec):
     p = subprocess.run([RICA, "topo", spec, "--json", "-", "--quiet"], capture_output=True, text=True, check=True)
     j = json.loads(p.stdout)
-    return j["mean_distance"], j["avg_relay"], j["cost"]
+    return j["mean_distance"], j["avg_relay"], j["cost_mean_degree"]  # eq. (34): D x mean degree
 
 
 families = {

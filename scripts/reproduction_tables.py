@@ -1,28 +1,211 @@
 #!/usr/bin/env python3
-"""Regenerates the tables of docs/reproduction.md: the papers' printed values beside rica's.
+"""Generates docs/reproduction.md from scripts/reproduction.md.in and rica's own output.
 
-Usage: scripts/reproduction_tables.py [path/to/rica] > tables.md
-Every figure of ours comes from `rica topo --json`; the paper columns are the printed values.
+Usage:
+  scripts/reproduction_tables.py [path/to/rica]            # rewrite docs/reproduction.md
+  scripts/reproduction_tables.py [path/to/rica] --check    # exit 1 if the committed page differs
+  scripts/reproduction_tables.py [path/to/rica] --stdout   # print the page
+
+The template is Markdown with placeholders {{EXPR}} or {{EXPR|FORMAT}}: EXPR is a Python
+expression over the helpers below, FORMAT a Python format spec (",.0f", ".4f", "d", "+.1%").
+  topo(spec)          the JSON of `rica topo SPEC --json -` (exact figures: distances, degrees, cost)
+  rica(*args)         the JSON of `rica ARGS --json -` (embed, partition, bound, ...)
+  exp(name)           docs/experiments/NAME/table.json (committed `rica experiment` output)
+  points(name, **eq)  the rows of docs/experiments/NAME/points.csv whose columns equal eq
+  csv(path, **eq)     the rows of a committed CSV under docs/ whose columns equal eq
+  sat(rows)           the largest `accepted` of some points.csv rows (the experiments' saturation)
+{{!NAME(args)}} on a line of its own inserts the table generator NAME's output.
+Every command the page runs is listed at its end, so the page names the source of every number.
 """
+import csv as csvmod
+import functools
 import json
 import math
+import os
 import subprocess
 import sys
+import time
 
-RICA = sys.argv[1] if len(sys.argv) > 1 else "build/rica"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TEMPLATE = os.path.join(HERE, "reproduction.md.in")
+PAGE = os.path.join(ROOT, "docs", "reproduction.md")
+RICA = "build/rica"
+COMMANDS = []  # every rica command run, in first-use order
+FILES = []     # every committed output read (docs/experiments/...), in first-use order
+
+
+def _read(path):
+    rel = os.path.relpath(path, ROOT)
+    if rel not in FILES:
+        FILES.append(rel)
+    return open(path, newline="")
+
+
+def _run(args):
+    cmd = [RICA] + list(args)
+    shown = "rica " + " ".join(args)
+    if shown not in COMMANDS:
+        COMMANDS.append(shown)
+    t0 = time.time()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    if os.environ.get("REPRO_TIMES"):
+        print(f"{time.time() - t0:7.2f} s  {shown}", file=sys.stderr)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _json(args):
+    return json.loads(_run(list(args) + ["--json", "-"]))
 
 
 def topo(spec):
-    out = subprocess.run([RICA, "topo", spec, "--json", "-"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return _json(("topo", spec))
 
 
-def fmt(x, nd=2):
-    return f"{x:.{nd}f}" if isinstance(x, float) else str(x)
+def rica(*args):
+    return _json(tuple(args))
 
+
+@functools.lru_cache(maxsize=None)
+def exp(name):
+    with _read(os.path.join(ROOT, "docs", "experiments", name, "table.json")) as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def config(name):
+    with _read(os.path.join(ROOT, "docs", "experiments", name, "config.json")) as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def _csv_rows(path):
+    with _read(os.path.join(ROOT, path)) as f:
+        return list(csvmod.DictReader(f))
+
+
+def _num(v):
+    try:
+        return float(v) if any(c in v for c in ".eE") else int(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def csv(path, **eq):
+    rows = [{k: _num(v) for k, v in r.items()} for r in _csv_rows(path)]
+    return [r for r in rows if all(str(r.get(k)) == str(v) for k, v in eq.items())]
+
+
+def points(name, **eq):
+    return csv(os.path.join("docs", "experiments", name, "points.csv"), **eq)
+
+
+def sat(rows, key="accepted"):
+    if not rows:
+        raise ValueError("sat(): no rows")
+    return max(r[key] for r in rows)
+
+
+def verdict(paper, ours, nd=2):
+    """'exact' when ours rounds to the paper's printed value (nd decimals), else 'differs'."""
+    if isinstance(paper, (list, tuple)):
+        return "exact" if all(verdict(a, b, nd) == "exact" for a, b in zip(paper, ours)) else "differs"
+    return "exact" if f"{ours:.{nd}f}" == f"{paper:.{nd}f}" else "differs"
+
+
+def fmt(x, spec=""):
+    if spec == "":
+        if isinstance(x, float):
+            return f"{x:.2f}"
+        return str(x)
+    return format(x, spec)
+
+
+# ---- the papers' closed forms, evaluated (the paper columns' sources) ---------------------------
+
+def eq2(n):
+    """MDCE paper eq. (2): c-Banyan mean distance (all N^2 pairs, self = 0)."""
+    return 1.5 * (n - 1) + 2.0 ** -n
+
+
+def eq3(n):
+    """MDCE paper eq. (3): CCC mean distance."""
+    return 2 * n - 2.5 + 2.0 ** -(n - 1)
+
+
+def eq6(n, B, C):
+    """MDCE paper eqs. (4)-(6): (B, C, 1)-MDCE mean distance."""
+    def g(k, i):
+        return (sum(math.comb(B, j) for j in range(k + 1)) ** (i - 1) * math.comb(B, k)
+                * sum(math.comb(B, j) for j in range(k)) ** (n - i))
+    return 2.0 ** (-n * B) * sum(((k - 1) * n + i + n * C / 2) * g(k, i)
+                                 for k in range(1, B + 1) for i in range(1, n + 1)) + (n - 1) / 2
+
+
+def necklaces(n):
+    """Binary necklaces of length n (rotation classes; Burnside), the paper's spare count."""
+    return sum(2 ** math.gcd(n, k) for k in range(n)) // n
+
+
+def erow(name, network, pattern):
+    """The row of docs/experiments/NAME/table.json for (network, pattern)."""
+    rows = [r for r in exp(name) if r["network"] == network and r["pattern"] == pattern]
+    if len(rows) != 1:
+        raise ValueError(f"erow({name!r}, {network!r}, {pattern!r}): {len(rows)} rows")
+    return rows[0]
+
+
+def eight_series(network, key):
+    """{N: value} of docs/experiments/eight-neighbour/points.csv (scripts/eight_neighbour_figs.py)."""
+    return {r["pes"]: r[key] for r in csv("docs/experiments/eight-neighbour/points.csv", network=network)}
+
+
+def cube_at(key, N):
+    """The binary n-cube's measure at N, linear in log2 N between the neighbouring powers of two."""
+    cube = eight_series("binary n-cube", key)
+    lo = max(p for p in cube if p <= N)
+    hi = min(p for p in cube if p >= N)
+    if lo == hi:
+        return cube[lo]
+    t = (math.log2(N) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
+    return cube[lo] + t * (cube[hi] - cube[lo])
+
+
+def crossover(key):
+    """Where the 8-neighbour torus crosses the n-cube on KEY: {'below': last N below before the first
+    N above, 'above': that first N, 'ties': sizes with equal values, 'dips': later sizes below}."""
+    tor = eight_series("8-neighbour torus", key)
+    above = None
+    out = {"below": None, "above": None, "ties": [], "dips": []}
+    for N in sorted(tor):
+        c = cube_at(key, N)
+        if abs(tor[N] - c) < 1e-9 * max(1.0, abs(c)):
+            out["ties"].append(N)
+        elif tor[N] < c:
+            if out["above"] is None:
+                out["below"] = N
+            else:
+                out["dips"].append(N)
+        elif out["above"] is None:
+            out["above"] = N
+    return out
+
+
+def mesh8_vs_torus4(key, better=lambda a, b: a < b):
+    """The sizes N at which the 8-neighbour mesh is better than the 4-neighbour torus on KEY."""
+    a, b = eight_series("8-neighbour mesh", key), eight_series("4-neighbour torus", key)
+    return [N for N in sorted(a) if N in b and better(a[N], b[N])]
+
+
+def nlist(xs):
+    return ", ".join(f"{x:,}" for x in xs)
+
+
+# ---- table generators ({{!name(args)}}) -----------------------------------------------------
 
 def mean_cell(j, key):
-    v = fmt(j[key], 2)
+    v = fmt(j[key], ".2f")
     if j["method"] == "sampled":
         v += f" ± {j['mean_distance_error']:.1f} (sampled)"
     return v
@@ -42,26 +225,58 @@ def mdce_table():
         ("binary fat tree", "4+4", "fattree:10", 17.00, "fattree:19", 35.00),
         ("Omega (indirect)", "2+2", "omega:10", 10.00, "omega:19", 19.00),
     ]
-    print("| network | paper degree | ours in+out | 1,024-PE spec | paper | ours (incl. self) | ours routed |"
-          " 512K spec | paper | ours (incl. self) | ours routed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    out = ["| network | paper degree | ours in+out | 1,024-PE `rica topo` | paper | ours (incl. self) | ours routed |"
+           " 512K `rica topo` | paper | ours (incl. self) | ours routed | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, deg, small, ps, large, pl in rows:
         a, b = topo(small), topo(large)
-        print(f"| {name} | {deg} | {a['degree_in']}+{a['degree_out']} | `{small}` | {ps:.2f} | "
-              f"{mean_cell(a, 'mean_distance_incl_self')} | {fmt(a['routed_mean_distance_incl_self'])} | "
-              f"`{large}` | {pl:.2f} | {mean_cell(b, 'mean_distance_incl_self')} | "
-              f"{fmt(b['routed_mean_distance_incl_self'])} |")
+        out.append(f"| {name} | {deg} | {a['degree_in']}+{a['degree_out']} | `{small}` | {ps:.2f} | "
+                   f"{mean_cell(a, 'mean_distance_incl_self')} | {fmt(a['routed_mean_distance_incl_self'])} | "
+                   f"`{large}` | {pl:.2f} | {mean_cell(b, 'mean_distance_incl_self')} | "
+                   f"{fmt(b['routed_mean_distance_incl_self'])} | "
+                   f"{table1_verdict((ps, pl), (a, b))} |")
+    return "\n".join(out)
+
+
+def table1_verdict(paper, js):
+    """exact when our mean rounds to the paper's in either convention (all N² pairs, or distinct
+    pairs: the paper's Omega row counts the n switches of every route)."""
+    for key in ("mean_distance_incl_self", "mean_distance"):
+        if verdict(paper, tuple(j[key] for j in js)) == "exact":
+            return "exact" if key == "mean_distance_incl_self" else "exact (pairs of distinct PEs)"
+    return "differs"
+
+
+MXX_PAPER = {16: (7, 4.076), 32: (8, 5.244), 64: (9, 6.445), 256: (15, 10.768)}
 
 
 def mxx_table():
-    paper = {16: (7, 4.076), 32: (8, 5.244), 64: (9, 6.445), 256: (15, 10.768)}
-    print("| nodes | paper D | ours D (shortest = routed) | paper mean | ours mean (src != dst) |"
-          " ours mean (incl. self) | degree (max) |")
-    print("|---|---|---|---|---|---|---|")
-    for side, (pd, pm) in paper.items():
+    out = ["| nodes | `rica topo` | paper D | ours D (shortest = routed) | paper mean | ours mean (src != dst) |"
+           " ours mean (incl. self) | degree (max) | verdict |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for side, (pd, pm) in MXX_PAPER.items():
         j = topo(f"mxx:{side}")
-        print(f"| {side * side} | {pd} | {j['diameter']} | {pm} | {j['mean_distance']:.3f} | "
-              f"{j['mean_distance_incl_self']:.3f} | {j['degree_out']} |")
+        v = verdict((pd, pm), (j["diameter"], j["mean_distance"]), 3)
+        if v == "differs" and j["diameter"] < pd:
+            v += ": ours shorter (minimal table, the paper's routing is not minimal)"
+        out.append(f"| {side * side} | `mxx:{side}` | {pd} | {j['diameter']} | {pm} | {j['mean_distance']:.3f} | "
+                   f"{j['mean_distance_incl_self']:.3f} | {j['degree_max']} | {v} |")
+    return "\n".join(out)
+
+
+def mxx_paper_table():
+    out = ["| nodes | `rica topo` | paper D (its routing) | ours D, route=paper | ours D, minimal | hypercube D |"
+           " paper mean | ours mean, route=paper | ours mean, minimal | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for side, (pd, pm) in MXX_PAPER.items():
+        p, m = topo(f"mxx:{side},route=paper"), topo(f"mxx:{side}")
+        hc = int(round(math.log2(side * side)))
+        v = "differs (D and mean above the paper's)" if p["routed_diameter"] != pd else "D equal"
+        if p["routed_diameter"] >= hc:
+            v += f"; D ≥ the hypercube's {hc}"
+        out.append(f"| {side * side} (N={side}) | `mxx:{side},route=paper` | {pd} | {p['routed_diameter']} | "
+                   f"{m['diameter']} | {hc} | {pm} | {p['routed_mean_distance']:.3f} | {m['mean_distance']:.3f} | {v} |")
+    return "\n".join(out)
 
 
 def eight_table(side=32):
@@ -79,22 +294,382 @@ def eight_table(side=32):
         "C": [8 * sq, 4 * sq, 4 * sq, lg * lg],
     }
     keys = {"G": "degree", "L": "links", "D": "diameter", "d": "mean_distance", "s": "normalized_distance",
-            "t": "traffic_density", "r": "avg_relay", "R": "max_relay", "F": "fault_tolerance", "C": "cost"}
+            "t": "traffic_density", "r": "avg_relay", "R": "max_relay", "F": "fault_tolerance",
+            "C": "cost_mean_degree"}
     js = [topo(s) for _, s in specs]
-    print(f"N = {N} ({n} x {n}); each cell: paper's Table 2 formula evaluated at N / rica's exact value.\n")
-    print("| measure | " + " | ".join(f"{name} (`{s}`)" for name, s in specs) + " |")
-    print("|---|" + "---|" * len(specs))
+    out = [f"N = {N} ({n} x {n}); each cell: the paper's Table 2 formula evaluated at N / rica's exact value "
+           "(C: D x mean degree G, the paper's eq. (34); `rica topo` prints D x nominal degree beside it).", "",
+           "| measure | " + " | ".join(f"{name} (`{s}`)" for name, s in specs) + " |",
+           "|---|" + "---|" * len(specs)]
     for k, key in keys.items():
+        cells = [f"{fmt(float(paper[k][i]), '.2f')} / {fmt(float(j[key]), '.2f')}" for i, j in enumerate(js)]
+        out.append(f"| {k} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def eight_vs_four_table(sides=(3, 4, 8, 16, 32)):
+    """Conclusion (3): the 8-neighbour mesh against the 4-neighbour torus, measure by measure."""
+    keys = [("G", "degree", ".2f"), ("L", "links", "d"), ("D", "diameter", "d"), ("d", "mean_distance", ".2f"),
+            ("s", "normalized_distance", ".2f"), ("t", "traffic_density", ".2f"), ("r", "avg_relay", ",.1f"),
+            ("R", "max_relay", ",.0f"), ("F", "fault_tolerance", "d"), ("C", "cost_mean_degree", ".1f")]
+    out = ["| N | " + " | ".join(f"{k}: `mesh8` / `torus`" for k, _, _ in keys) + " |",
+           "|---|" + "---|" * len(keys)]
+    for n in sides:
+        a, b = topo(f"mesh8:{n}"), topo(f"torus:{n}x{n}")
         cells = []
-        for i, j in enumerate(js):
-            cells.append(f"{fmt(float(paper[k][i]), 2)} / {fmt(float(j[key]), 2)}")
-        print(f"| {k} | " + " | ".join(cells) + " |")
+        for k, key, f in keys:
+            x, y = a[key], b[key]
+            better = (x > y) if k == "F" else (x < y)
+            mark = "**" if better else ""
+            cells.append(f"{mark}{fmt(x, f)}{mark} / {fmt(y, f)}")
+        out.append(f"| {n * n} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def delta_table():
+    out = []
+    for d in range(4):
+        spec = f"dce:n=7,S=8,delta={d}"
+        j = topo(spec)
+        out.append(f"| {d}{' (CCC)' if d == 0 else ' (c-Banyan)' if d == 1 else ''} | `{spec}` | {j['routed_diameter']} | "
+                   f"{j['diameter']} | {j['routed_mean_distance']:.3f} | {j['mean_distance']:.3f} | {j['classes_used']} |")
+    return "\n".join(out)
+
+
+def cp(spec):
+    """The de Bruijn paper's cost/performance: mean distance x links."""
+    j = topo(spec)
+    return j["mean_distance"] * j["links"]
+
+
+def hier_ratio(n1, n2):
+    """(mean distance x links) of hier:hypercube:N1/hypercube:N2 over the flat hypercube's."""
+    h, c = topo(f"hier:hypercube:{n1}/hypercube:{n2}"), topo(f"hypercube:{n1 + n2}")
+    return h["mean_distance"] * h["links"] / (c["mean_distance"] * c["links"])
+
+
+def mxx_excess():
+    parts = []
+    for side, (pd, pm) in MXX_PAPER.items():
+        p = topo(f"mxx:{side},route=paper")
+        parts.append(f"D +{p['routed_diameter'] - pd} and mean {p['routed_mean_distance'] / pm - 1:+.0%} at {side * side:,} nodes")
+    return "; ".join(parts)
+
+
+def _z(r):
+    return f"{r['zero_load_latency']:.1f} / {r['zero_load_routed']:.1f}"
+
+
+def mdce_summary():
+    nets = ["(CB)^2", "CCCB", "CB", "CCC", "2MD", "2DT", "3DT", "FT", "MIN"]
+    out = ["| network | `rica topo` | zero-load (uniform) | uniform | bound | quarter | hot spot (3 seeds) | mesh emulation | localized |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for n in nets:
+        u = erow("mdce-1024", n, "uniform")
+        cells = [f"{erow('mdce-1024', n, p)['saturation']:.4f}" for p in ("quarter", "hotspot", "mesh", "localized")]
+        out.append(f"| {n} | `{u['topology']}` | {_z(u)} | {u['saturation']:.4f} | {u['bound']:.4f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def rwc1_summary():
+    nets = ["CB", "Adaptive CB", "(CB)^2", "CCCB", "MIN", "2MD", "2DT"]
+    out = ["| network | zero-load (uniform) | uniform | min. send interval | bound | quarter | hot spot (3 seeds) | mesh emulation |",
+           "|---|---|---|---|---|---|---|---|"]
+    for n in nets:
+        u = erow("rwc1", n, "uniform")
+        cells = [f"{erow('rwc1', n, p)['saturation']:.4f}" for p in ("quarter", "hotspot", "mesh")]
+        out.append(f"| {n} | {_z(u)} | {u['saturation']:.4f} | {1 / u['saturation']:.1f} | {u['bound']:.4f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def adaptive_summary():
+    pairs = [("torus, deterministic / adaptive", "2DT", "2DT adaptive"), ("hypercube", "HC", "HC adaptive"),
+             ("fat tree", "FT", "FT adaptive"), ("c-Banyan (CB / Adaptive CB)", "CB", "Adaptive CB"),
+             ("CCCB / Adaptive CCCB", "CCCB", "Adaptive CCCB")]
+    pats = ["uniform", "transpose", "tornado", "bitrev", "hotspot"]
+    out = ["| network | uniform | transpose | tornado | bit reversal | hot spot |", "|---|---|---|---|---|---|"]
+    for label, d, a in pairs:
+        cells = []
+        for p in pats:
+            try:
+                rd, ra = erow("adaptive", d, p), erow("adaptive", a, p)
+            except ValueError:
+                cells.append("—")
+                continue
+            ge = "" if ra["knee_reached"] else "≥ "  # the knee was not reached: saturation is higher
+            cells.append(f"{rd['saturation']:.4f} / {ge}{ra['saturation']:.4f}")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def delta_summary():
+    out = ["| δ | `rica topo` | zero-load (measured / model) | saturation | bound | mean hops (routed) | classes |",
+           "|---|---|---|---|---|---|---|"]
+    for d, name in enumerate(["delta=0 (CCC)", "delta=1 (CB)", "delta=2", "delta=3"]):
+        r = erow("mdce-delta", name, "uniform")
+        j = topo(f"dce:n=7,S=8,delta={d}")
+        out.append(f"| {d} | `dce:n=7,S=8,delta={d}` | {_z(r)} | {r['saturation']:.4f} | {r['bound']:.4f} | "
+                   f"{j['routed_mean_distance']:.2f} | {j['classes_used']} |")
+    return "\n".join(out)
+
+
+FAULT_NETS = [("2D torus 32x32", "2DT"), ("CCCB (MDCE)", "CCCB (MDCE)"), ("c-Banyan 8x128 (DCE)", "CB (DCE)"),
+              ("UB(2,10)", "UB (de Bruijn)"), ("M_{x+x} 32", "M_{x+x}")]
+
+
+def frow(network, failed, routing=None, series="links"):
+    """The row of docs/experiments/faults/table.json: routing 'base' or 'tables' (default: tables if failed)."""
+    routing = routing or ("tables" if failed else "base")
+    rows = [r for r in exp("faults") if r["network"] == network and r["failed"] == failed
+            and r["routing"] == routing and r["series"] == series]
+    if len(rows) != 1:
+        raise ValueError(f"frow({network!r}, {failed}, {routing!r}): {len(rows)} rows")
+    return rows[0]
+
+
+def faults_summary():
+    out = ["| network | `rica topo` | intact, own routing | intact, rerouting tables | tables vs own | 16 failed links | "
+           "16 vs intact tables | at offered 1: own / tables | latency 0 → 16 links |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, net in FAULT_NETS:
+        a, t, f = frow(net, 0, "base"), frow(net, 0, "tables"), frow(net, 16)
+        out.append(f"| {label} | `{a['spec']}` | {a['saturation_throughput']:.4f} | {t['saturation_throughput']:.4f} | "
+                   f"{t['saturation_throughput'] / a['saturation_throughput'] - 1:+.0%} | {f['saturation_throughput']:.4f} | "
+                   f"{f['saturation_throughput'] / t['saturation_throughput'] - 1:+.0%} | "
+                   f"{a['accepted_at_rate_1']:.4f} / {t['accepted_at_rate_1']:.4f} | "
+                   f"{a['latency_mean']:.1f} → {f['latency_mean']:.1f} |")
+    return "\n".join(out)
+
+
+def faults_range(network, key, failed=(1, 2, 4, 8, 16)):
+    vals = [frow(network, k)[key] for k in failed]
+    return min(vals), max(vals)
+
+
+P16 = [("CB", "cbanyan:n=7,S=8", "cbanyan_n_7_S_8"), ("(CB)^2", "cb2:n=4", "cb2_n_4"), ("CCCB", "cccb:n=4", "cccb_n_4")]
+
+
+def p16_points(tag):
+    return csv(os.path.join("docs", "experiments", "partition16", tag, "sweep.csv"))
+
+
+def p16_sat(tag):
+    return sat(p16_points(tag))
+
+
+def p16_table():
+    out = ["| network | 16-PE partitions (`rica partition NET --parts 64`) | saturation, 16-PE partitions | at offered | "
+           "mean hops (lowest rate) | whole machine, uniform (`rwc1`) |",
+           "|---|---|---|---|---|---|"]
+    for label, spec, tag in P16:
+        pts = p16_points(tag)
+        best = max(pts, key=lambda r: r["accepted"])
+        low = min(pts, key=lambda r: r["offered"])
+        plan = rica("partition", spec, "--parts", "64")
+        closed = sum(p["closed"] for p in plan["partitions"])
+        out.append(f"| {label} | `{spec}`: {closed} of {len(plan['partitions'])} closed, {plan['partitions'][0]['size']} PEs each | "
+                   f"{best['accepted']:.4f} | {best['offered']} | {low['hops_mean']:.2f} | "
+                   f"{erow('rwc1', label, 'uniform')['saturation']:.4f} |")
+    return "\n".join(out)
+
+
+def p16_links():
+    rows = csv("docs/experiments/partition16/cbanyan_n_7_S_8.links.csv")
+    ring = max(r["packets"] for r in rows if r["port"] == 0 and r["node"] // 8 == r["peer"] // 8)
+    between = sorted((r for r in rows if r["peer"] < 16 and r["node"] // 8 != r["peer"] // 8),
+                     key=lambda r: -r["packets"])
+    return ring, between
+
+
+def bcast(spec):
+    """`rica run SPEC --app broadcast:rule=tree` on the cycle engine with unit links and one-word
+    packets (scripts/broadcast_table.sh's zero-contention timing): the app's JSON."""
+    return rica("run", spec, "--app", "broadcast:rule=tree", "--engine", "cycle", "--threads", "1",
+                "--link-cycles", "1", "--packet-words", "1:0")["app"]
+
+
+def mesh_closed_loop(name="mdce-1024"):
+    """(network, accepted) of the mesh emulation's closed loop (pacing rate 1), best first."""
+    rows = [r for r in points(name, pattern="mesh") if float(r["rate"]) == 1.0]
+    return sorted(((r["network"], r["accepted"]) for r in rows), key=lambda x: -x[1])
+
+
+LOWD = ["CB", "CCCB", "MIN", "(CB)^2", "CCC"]   # mdce-1024: the low-diameter networks
+HIGHD = ["3DT", "2DT", "FT", "2MD"]
+
+
+RWC = ["CB", "Adaptive CB", "(CB)^2", "CCCB", "MIN", "2MD", "2DT"]
+
+
+def lat_at(net, rate, name="rwc1", pat="hotspot"):
+    """The mean latency at offered load RATE, interpolated linearly between each seed's neighbouring
+    rates in points.csv: 'lo – hi' cycles over the seeds."""
+    rows = points(name, network=net, pattern=pat)
+    lat = []
+    for sd in sorted({r["seed"] for r in rows}):
+        rs = sorted((r for r in rows if r["seed"] == sd), key=lambda r: r["rate"])
+        for a, b in zip(rs, rs[1:]):
+            if a["rate"] <= rate <= b["rate"]:
+                lat.append(a["latency_mean"] + (rate - a["rate"]) / (b["rate"] - a["rate"]) * (b["latency_mean"] - a["latency_mean"]))
+                break
+    if not lat:
+        raise ValueError(f"lat_at({net!r}, {rate}): outside the sweep")
+    lo, hi = round(min(lat)), round(max(lat))
+    return f"{lo:,}" if lo == hi else f"{lo:,} – {hi:,}"
+
+
+ADAPTIVE = {"2DT": "2DT adaptive", "HC": "HC adaptive", "FT": "FT adaptive", "CB": "Adaptive CB", "CCCB": "Adaptive CCCB"}
+
+
+def gain(det, pat):
+    """Adaptive over deterministic saturation in the adaptive experiment, '≥' when the knee was not reached."""
+    a = erow("adaptive", ADAPTIVE[det], pat)
+    return f"{'' if a['knee_reached'] else '≥ '}{a['saturation'] / erow('adaptive', det, pat)['saturation']:.1f}x"
+
+
+def S(net, pat="uniform", name="mdce-1024"):
+    """Saturation throughput of NET under PAT in docs/experiments/NAME/table.json."""
+    return erow(name, net, pat)["saturation"]
+
+
+def Z(net, pat="uniform", name="mdce-1024"):
+    """Measured zero-load latency (the sweep's lowest rate)."""
+    return erow(name, net, pat)["zero_load_latency"]
+
+
+def zrange(nets, pat, name="mdce-1024"):
+    zs = [Z(n, pat, name) for n in nets]
+    return f"{min(zs):.1f} – {max(zs):.1f}"
+
+
+def _interp_latency(rows, x):
+    """Latency at delivered (accepted) rate x along one seed's curve, rates ascending; None past it."""
+    rows = sorted(rows, key=lambda r: r["rate"])
+    for a, b in zip(rows, rows[1:]):
+        if a["accepted"] <= x <= b["accepted"] and b["accepted"] > a["accepted"]:
+            t = (x - a["accepted"]) / (b["accepted"] - a["accepted"])
+            return a["latency_mean"] + t * (b["latency_mean"] - a["latency_mean"])
+    return None
+
+
+def hotspot_latency_table(rates=(0.004, 0.005), nets=("MIN", "CB", "CCCB", "(CB)^2", "CCC", "2DT", "3DT", "2MD", "FT")):
+    out = ["   | delivered rate | " + " | ".join(nets) + " |", "   |---|" + "---|" * len(nets)]
+    for x in rates:
+        cells = []
+        for n in nets:
+            rows = points("mdce-1024", network=n, pattern="hotspot")
+            lat = [_interp_latency([r for r in rows if r["seed"] == sd], x) for sd in sorted({r["seed"] for r in rows})]
+            lat = [v for v in lat if v is not None]
+            lo, hi = round(min(lat)), round(max(lat))
+            cells.append(f"{lo:,}" if lo == hi else f"{lo:,} – {hi:,}")
+        out.append(f"   | {x} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+BISECT = [("2D mesh", "mesh:32x32", "N/k = 32"), ("2D torus", "torus:32x32", "2N/k = 64"),
+          ("3D torus", "torus:8x8x16", "—"), ("hypercube", "hypercube:10", "N/2 = 512"),
+          ("8-neighbour mesh", "mesh8:32", "—"), ("8-neighbour torus", "torus8:32", "—"),
+          ("(CB)^2", "cb2:n=4", "—"), ("CCCB", "cccb:n=4", "—"), ("c-Banyan 8x128", "cbanyan:n=7,S=8", "—"),
+          ("CCC 8x128", "ccc:n=7,S=8", "—"), ("circular Omega 8x128", "comega:n=7,S=8", "—"),
+          ("UB(2,10)", "ubruijn:10", "—"), ("B(2,10)", "debruijn:10", "—"), ("shuffle-exchange", "shuffle:10", "—"),
+          ("M_{x+x} 32", "mxx:32", "—"), ("Manhattan street 32x32", "msn:32x32", "—"),
+          ("fat tree", "fattree:10", "—"), ("Omega", "omega:10", "—")]
+
+
+def bisection_table():
+    out = ["| network | `rica topo` | PEs | links L | bisection B | B / (N/2) | method |", "|---|---|---|---|---|---|---|"]
+    for label, spec, _ in BISECT:
+        j = topo(spec)
+        b = j["bisection"]
+        cell = "—" if b is None else (f"{b:,}" if j["bisection_exact"] else f"≤ {b:,}")
+        ratio = "—" if b is None else f"{b / (j['pes'] / 2):.3f}"
+        out.append(f"| {label} | `{spec}` | {j['pes']:,} | {j['links']:,} | {cell} | {ratio} | {j['bisection_method']} |")
+    return "\n".join(out)
+
+
+def commands_list():
+    return ("\n".join(f"    {c}" for c in COMMANDS) + "\n\nand the committed outputs of `rica experiment` and "
+            "the scripts named above that it read:\n\n" + "\n".join(f"    {f}" for f in FILES))
+
+
+# ---- rendering -------------------------------------------------------------------------------
+
+def _env():
+    env = {k: v for k, v in globals().items() if not k.startswith("_")}
+    env["math"] = math
+    return env
+
+
+def _split(body):
+    # EXPR|FORMAT: the last '|' outside brackets and quotes separates the format.
+    depth, quote, cut = 0, None, -1
+    for i, c in enumerate(body):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            cut = i
+    return (body, "") if cut < 0 else (body[:cut], body[cut + 1:])
+
+
+def render(text):
+    env = _env()
+    out, i = [], 0
+    while True:
+        j = text.find("{{", i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        k = text.find("}}", j)
+        if k < 0:
+            raise ValueError(f"unclosed placeholder at {text[j:j + 40]!r}")
+        out.append(text[i:j])
+        body = text[j + 2:k]
+        try:
+            if body.startswith("!"):
+                out.append(str(eval(body[1:], env)))
+            else:
+                expr, spec = _split(body)
+                out.append(fmt(eval(expr, env), spec))
+        except Exception as e:
+            raise SystemExit(f"reproduction.md.in: {{{{{body}}}}}: {type(e).__name__}: {e}")
+        i = k + 2
+    return "".join(out)
+
+
+def main():
+    global RICA
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if args:
+        RICA = os.path.abspath(args[0])
+    with open(TEMPLATE) as f:
+        text = f.read()
+    page = render(text)
+    page = page.replace("@COMMANDS@", commands_list())
+    if "--stdout" in sys.argv:
+        sys.stdout.write(page)
+    elif "--check" in sys.argv:
+        with open(PAGE) as f:
+            old = f.read()
+        if old != page:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), page.splitlines(True),
+                                                       "docs/reproduction.md (committed)", "regenerated", n=1))
+            print("\ndocs/reproduction.md differs from what scripts/reproduction_tables.py generates: "
+                  "edit scripts/reproduction.md.in and rerun `scripts/reproduction_tables.py build/rica`.")
+            sys.exit(1)
+        print(f"docs/reproduction.md is up to date ({len(COMMANDS)} rica commands)")
+    else:
+        with open(PAGE, "w") as f:
+            f.write(page)
+        print(f"wrote {PAGE} ({len(COMMANDS)} rica commands)", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    print("### MDCE paper, Table 1 (mean distance, all N^2 pairs with self = 0)\n")
-    mdce_table()
-    print("\n### M_{x+x} paper, Table 1\n")
-    mxx_table()
-    print("\n### Eight-neighbour paper, Table 2\n")
-    eight_table()
+    main()

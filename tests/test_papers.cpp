@@ -157,7 +157,8 @@ TEST(EightNeighbourPaper, MeshClosedForms) {
       EXPECT_NEAR(m.max_relay, N * sq - 1.25 * N - 2.5 * sq + 2, 1e-9) << "eq 27 at (m,m), n=" << n;
     }
     EXPECT_EQ(m.fault_tolerance, 3u) << "eq 33";
-    EXPECT_NEAR(m.cost, (n - 1) * m.degree, 1e-12) << "eq 34";
+    EXPECT_NEAR(m.cost_mean_degree, (n - 1) * m.degree, 1e-12) << "eq 34 (C = D x mean degree G)";
+    EXPECT_NEAR(m.cost, (n - 1) * 8.0, 1e-12) << "C = D x nominal degree 8";
   }
 }
 
@@ -220,6 +221,22 @@ TEST(Metrics, SampledFiguresAreIdenticalForAnyThreadCount) {
     EXPECT_EQ(two.max_relay, one.max_relay);
     EXPECT_EQ(two.routed_mean_distance, one.routed_mean_distance);
   }
+}
+
+// Issue 29, finding 8: the cost C = D x nominal degree (the de Bruijn paper's Table 1: 4 log2 N for
+// UB(2, n)), with D x mean degree G (the eight-neighbour paper's eq. (34)) beside it.
+TEST(DeBruijnPaper, CostUsesTheNominalDegree) {
+  for (unsigned n = 4; n <= 10; ++n) {
+    const auto m = metrics(fmt::format("ubruijn:{}", n));
+    const double N = std::ldexp(1.0, static_cast<int>(n));
+    EXPECT_EQ(m.degree_max, 4u) << n;
+    EXPECT_DOUBLE_EQ(m.cost, 4.0 * n) << "4 log2 N, n=" << n;
+    // degrees {2: 2, 3: 2, 4: N - 4}: mean (4N - 6) / N
+    EXPECT_NEAR(m.cost_mean_degree, n * (4 * N - 6) / N, 1e-12) << n;
+  }
+  const auto h = metrics("hypercube:8");
+  EXPECT_DOUBLE_EQ(h.cost, 64.0);
+  EXPECT_DOUBLE_EQ(h.cost_mean_degree, 64.0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "rica/bisection.hpp"
 #include "rica/io.hpp"
 #include "rica/defaults.hpp"
 #include "rica/metrics.hpp"
@@ -46,7 +47,7 @@ void write_dot(const Topology& t, std::ostream& out) {
   out << "}\n";
 }
 
-void print_metrics(const TopologyMetrics& m) {
+void print_metrics(const TopologyMetrics& m, const Bisection& b) {
   const bool sampled = m.method == "sampled";
   fmt::print("topology        {}\n", m.spec);
   fmt::print("PEs / nodes     {} / {}{}\n", m.pes, m.nodes, m.direct ? "" : " (indirect: distances in switches traversed)");
@@ -55,7 +56,8 @@ void print_metrics(const TopologyMetrics& m) {
                sampled ? fmt::format(", seed {}", m.seed) : "");
   else
     fmt::print("method          {}: {}\n", m.method, m.method_detail);
-  fmt::print("G  degree       {:.4f}   (max in {} + out {})\n", m.degree, m.degree_in, m.degree_out);
+  fmt::print("G  degree       {:.4f}   (mean; nominal {}, max in {} + out {})\n", m.degree, m.degree_max, m.degree_in,
+             m.degree_out);
   fmt::print("L  links        {}\n", m.links);
   fmt::print("D  diameter     {}{}\n", m.diameter, sampled ? " (lower bound)" : "");
   fmt::print("d  mean dist    {:.4f}{}   (incl. self pairs: {:.4f})\n", m.mean_distance,
@@ -65,7 +67,11 @@ void print_metrics(const TopologyMetrics& m) {
   fmt::print("r  avg relay    {:.4f}\n", m.avg_relay);
   fmt::print("R  max relay    {:.4f}\n", m.max_relay);
   fmt::print("F  fault tol.   {}   ({})\n", m.fault_tolerance, m.fault_tolerance_method);
-  fmt::print("C  cost         {:.4f}\n", m.cost);
+  fmt::print("C  cost         {:.4f}   (D x nominal degree; D x mean degree G: {:.4f})\n", m.cost, m.cost_mean_degree);
+  if (b.width == 0)
+    fmt::print("B  bisection    -   ({})\n", b.method);
+  else
+    fmt::print("B  bisection    {}{}   ({})\n", b.exact ? "" : "<= ", b.width, b.method);
   fmt::print("routed diameter {}\n", m.routed_diameter);
   fmt::print("routed mean     {:.4f}{}   (incl. self pairs: {:.4f})\n", m.routed_mean_distance,
              sampled ? fmt::format(" +- {:.4f}", m.routed_mean_distance_error) : "", m.routed_mean_distance_incl_self);
@@ -97,14 +103,18 @@ void run_topo(const TopoOptions& o) {
   }
   const ThreadLimit limit(o.threads);
   const TopologyMetrics m = metrics_of(t, o);
+  const Bisection b = bisection_width(t, o.seed);
   if (!o.json.empty()) {
     nlohmann::json config = option_config(o.cmd);
     config["threads"] = limit.threads;
     nlohmann::json j = provenance(config, o.seed, limit.threads);
     j.update(to_json(m));
+    j["bisection"] = b.width == 0 ? nlohmann::json(nullptr) : nlohmann::json(b.width);
+    j["bisection_exact"] = b.exact;
+    j["bisection_method"] = b.method;
     write_json(o.json, j);
   }
-  if (show_text(o.quiet, o.json)) print_metrics(m);
+  if (show_text(o.quiet, o.json)) print_metrics(m, b);
 }
 
 struct RouteOptions {

@@ -213,7 +213,7 @@ const std::vector<Setup>& setups() {
         "The paper gives no packet length: RWC-1's 3 +- 1 words (uniform) is used.",
         "Mesh emulation is paced (a PE starts its next round with probability `rate` per cycle once its last "
         "round is complete) so that it draws a curve; rate 1 is the plain closed loop.",
-        "CB and CCC at 8x128 wire the added 8th column's cross link to flip bit 0 (topologies.md note 2).",
+        "CB and CCC at 8x128 wire the added 8th column's cross link to flip bit 0 (`wiring=flip`; docs/topologies.md, \"Decisions where the papers are silent\").",
         "The hot-spot sweep is repeated with seeds 1..3 (the paper: results vary a lot between trials)."};
     Setup rwc;
     rwc.name = "rwc1";

@@ -33,6 +33,7 @@ struct TopologyMetrics {
   std::uint64_t links = 0;          ///< L: physical links; a bidirectional pair of arcs counts once
   double degree = 0;                ///< G: mean links per router node (PEs, or switches if indirect)
   unsigned degree_in = 0, degree_out = 0;  ///< the largest in- and out-degree of a router node
+  unsigned degree_max = 0;          ///< nominal degree: the largest link count of a router node
   unsigned diameter = 0;            ///< D: largest shortest distance between distinct PEs
   double mean_distance = 0;         ///< d: over ordered pairs of distinct PEs
   double mean_distance_incl_self = 0;  ///< over all N^2 ordered pairs, self = 0 (MDCE paper)
@@ -45,7 +46,8 @@ struct TopologyMetrics {
   double max_relay = 0;             ///< R: the largest relay count
   unsigned fault_tolerance = 0;     ///< F: edge connectivity among PEs
   std::string fault_tolerance_method;
-  double cost = 0;                  ///< C = D * G
+  double cost = 0;                  ///< C = D * nominal degree (degree_max; de Bruijn paper Table 1)
+  double cost_mean_degree = 0;      ///< D * G (mean degree; eight-neighbour paper eq. (34))
   unsigned buffer_classes = 0;      ///< declared by the routing
   unsigned classes_used = 0;        ///< 1 + the largest class the examined routes used
 

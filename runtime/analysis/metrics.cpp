@@ -548,6 +548,7 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
   for (node_t v = 0; v < m.nodes; ++v) deg_sum += deg[v];
   for (node_t v = r_begin; v < r_end; ++v) {
     routers_deg += deg[v];
+    m.degree_max = std::max<unsigned>(m.degree_max, deg[v]);
     m.degree_in = std::max(m.degree_in, in_count[v]);
     m.degree_out = std::max(m.degree_out, g.first[v + 1] - g.first[v]);
   }
@@ -582,7 +583,8 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
 
   m.normalized_distance = m.mean_distance * m.degree;
   m.traffic_density = m.mean_distance * N / static_cast<double>(m.links);
-  m.cost = m.diameter * m.degree;
+  m.cost = static_cast<double>(m.diameter) * m.degree_max;
+  m.cost_mean_degree = m.diameter * m.degree;
   const FaultTolerance ft = edge_connectivity(topo, opt);
   m.fault_tolerance = ft.value;
   m.fault_tolerance_method = ft.method;
@@ -599,6 +601,7 @@ nlohmann::json to_json(const TopologyMetrics& m) {
   j["degree"] = m.degree;
   j["degree_in"] = m.degree_in;
   j["degree_out"] = m.degree_out;
+  j["degree_max"] = m.degree_max;
   j["diameter"] = m.diameter;
   j["mean_distance"] = m.mean_distance;
   j["routed_diameter"] = m.routed_diameter;
@@ -612,6 +615,7 @@ nlohmann::json to_json(const TopologyMetrics& m) {
   j["fault_tolerance"] = m.fault_tolerance;
   j["fault_tolerance_method"] = m.fault_tolerance_method;
   j["cost"] = m.cost;
+  j["cost_mean_degree"] = m.cost_mean_degree;
   j["buffer_classes"] = m.buffer_classes;
   j["classes_used"] = m.classes_used;
   j["distance_unit"] = m.distance_unit;
