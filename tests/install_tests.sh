@@ -159,6 +159,7 @@ def blocks(section):
 app, traffic = blocks("Adding an application")[0], blocks("Adding a traffic pattern")[0]
 policy = blocks("Adding a switch policy")[0]
 dring, uring = blocks("Adding a topology family")[:2]
+open(f"{sys.argv[2]}/doc_observer.cpp", "w").write(blocks("Observing a run")[0])
 for name, code in (("app", '#include "ring.hpp"\n' + app), ("traffic", traffic), ("policy", policy),
                    ("dring", dring), ("uring", uring)):
     open(f"{sys.argv[2]}/doc_{name}.cpp", "w").write(code)
@@ -171,6 +172,8 @@ add_executable(doc_rica doc_app.cpp doc_traffic.cpp doc_policy.cpp doc_dring.cpp
                $SRC/examples/external/ring.cpp)
 target_include_directories(doc_rica PRIVATE $SRC/examples/external)
 target_link_libraries(doc_rica PRIVATE rica::cli)
+add_executable(doc_observer doc_observer.cpp)
+target_link_libraries(doc_observer PRIVATE rica::runtime rica::traffic)
 CMAKEEOF
 cmake -S "$D" -B "$D/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$D/b" -j 2 >"$TMP/doc.log" 2>&1 ||
@@ -181,6 +184,9 @@ for name in ring reverse drain-later dring uring; do
   grep -q "^  $name " "$TMP/doclist.txt" || fail "docs/extending.md: '$name' not in rica list"
 done
 "$DR" run torus:4x4 --app ring:laps=2 --quiet >/dev/null || fail "doc app: run --app ring"
+"$D/b/doc_observer" > "$TMP/docobs.txt" || fail "doc observer: the program failed: $(tail -3 "$TMP/docobs.txt")"
+grep -q "^window 0-500: 0\.0[0-9]* packets/PE/cycle" "$TMP/docobs.txt" && grep -q "^delivered 6400 in " "$TMP/docobs.txt" ||
+  fail "doc observer: unexpected output: $(head -3 "$TMP/docobs.txt")"
 "$DR" run torus:4x4 --traffic reverse --engine cycle --cycles 200 --quiet >/dev/null || fail "doc traffic: --traffic reverse"
 "$DR" run dring:12 --app ring:laps=2 --engine cycle --quiet >/dev/null || fail "doc topology: run dring:12"
 "$DR" run uring:12 --app ring:laps=2 --quiet >/dev/null || fail "doc topology: run uring:12"
