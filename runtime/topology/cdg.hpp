@@ -189,6 +189,8 @@ void certify_routing(const T& t, const std::string& what) {
           cur = l.peer;
           cls = h.next_class();
         }
+        if (walk.size() + tail > N)
+          throw fail(fmt::format("takes {} hops, more than the {} nodes", walk.size() + tail, N));
         for (std::size_t i = walk.size(); i-- > 0;) rem[walk[i]] = tail + static_cast<std::uint32_t>(walk.size() - i);
       }
     }
