@@ -204,17 +204,26 @@ class alignas(64) LinkBuffer {
   /// No fence here (it would cost as much as the hop): in the rare race where the producer
   /// registers between this store and load, the wake-up comes with the next pop, or — if this
   /// pop emptied the buffer — from the engine's quiescence re-check, which never loses a packet.
-  bool pop_and_check(SlotCache& cache) {
+  bool pop_and_check(SlotCache& cache) { return pop(cache).wake; }
+  /// What a pop found: the producer asked to be woken (it then must be); the buffer is now empty
+  /// (as the consumer sees it: a packet pushed since may not show yet).
+  struct Popped {
+    bool wake, now_empty;
+  };
+  /// pop_and_check(), also saying whether the buffer is now empty (the engines' work masks), from
+  /// the one emptiness test the pop makes anyway.
+  Popped pop(SlotCache& cache) {
     RICA_ASSERT(!empty(), "pop of an empty link buffer");
     const slot_t k = q_.front();
     const unsigned w = pool_[k].packet.words;
     q_.pop();
     cache.give(k);
     // The next packet is the consumer's next read of this buffer: start fetching its slot now.
-    if (!empty()) __builtin_prefetch(&pool_[q_.front()]);
+    const bool now_empty = empty();
+    if (!now_empty) __builtin_prefetch(&pool_[q_.front()]);
     popped_.store(popped_.load(std::memory_order_relaxed) + w, std::memory_order_release);
-    if (waiting_.load(std::memory_order_acquire) == 0) return false;
-    return waiting_.exchange(0, std::memory_order_acq_rel) != 0;
+    if (waiting_.load(std::memory_order_acquire) == 0) return {false, now_empty};
+    return {waiting_.exchange(0, std::memory_order_acq_rel) != 0, now_empty};
   }
   // ---- the MPI bridge (runtime/machine/driver_mpi_async.cpp): this rank's copy of a buffer another rank
   // owns is the link's outbox; its consumer is the bridge thread, and words leave the producer's

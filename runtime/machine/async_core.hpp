@@ -95,7 +95,7 @@ struct AsyncCore {
   struct Policy {
     AsyncCore& d;
     TaskCtx& tc;
-    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake) {
+    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake, bool /*now_empty*/) {
       if (!wake) return;
       const node_t u = d.m.pe(v).upstream[i / d.m.classes()];
       if (d.own.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)

@@ -55,11 +55,10 @@ struct CycleDriver final : LinkClock {
     ThreadStats& ts;
     std::uint64_t cycle;
     std::uint64_t* work;  ///< the stepping node's work mask (Machine::work(v)): only v's own step pops v's inputs
-    void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/) {
+    void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/, bool now_empty) {
       ts.credit_returns.emplace_back(d.m.up_credit(v, i), words);
-      PeState& s = d.m.pe(v);
       RICA_ASSERT(work == d.m.work(v), "a pop outside the popping node's step");
-      if (s.inputs[i].empty()) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+      if (now_empty) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
     }
     void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
       const unsigned len = d.m.link_cycles(v, src.words);

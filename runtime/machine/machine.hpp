@@ -360,7 +360,7 @@ class Machine {
 
   /// The hop: moves the head of v's input i along h (not a delivery) into the peer's buffer.
   /// Precondition: the driver saw room (whole packet fits by its credit view). `d` is the driver's
-  /// timing and notification policy: d.popped(v, i, words, wake) after a buffer pop,
+  /// timing and notification policy: d.popped(v, i, words, wake, now_empty) after a buffer pop,
   /// d.stamp(p, head, link) to set the packet's timing, d.pushed(peer, in) after the push.
   /// The copy is written once, into the peer's slot, before the head is removed (room for it was
   /// seen, so this holds even when the peer's buffer is the head's own, over a self-loop).
@@ -463,8 +463,8 @@ class Machine {
   void pop_input(PeState& s, node_t v, std::uint32_t i, ThreadStats& ts, D& d) {
     LinkBuffer& b = s.inputs[i];
     const unsigned words = b.front().words;
-    const bool wake = b.pop_and_check(ts.slots);
-    d.popped(v, i, words, wake);
+    const LinkBuffer::Popped r = b.pop(ts.slots);
+    d.popped(v, i, words, r.wake, r.now_empty);
   }
   void deliver(PeState& s, node_t v, const Packet& p, ThreadStats& ts);
   /// Delivery at v's node: to the running job, or to the OS when the packet's job is switched out.
