@@ -204,7 +204,6 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
   /// Applies every batch that has arrived. Returns true if there was one.
   bool receive() {
     bool any = false;
-    const std::uint32_t nb = m.buffers_per_node();
     while (true) {
       int flag = 0;
       MPI_Status status;
