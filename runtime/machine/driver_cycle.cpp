@@ -67,17 +67,25 @@ struct CycleDriver final : LinkClock {
       const unsigned len = d.m.link_cycles(v, src.words);
       const unsigned head =
           d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
-      // --router-cycles R: the head is ready R cycles after it arrived (the router pipeline).
-      const std::uint64_t ready = cycle + head + d.m.config().router_cycles;
-      const std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
-      p.ready = static_cast<std::uint32_t>(ready);
-      p.tail = static_cast<std::uint32_t>(std::max(tail, ready));  // delivered once both hold (tail >= ready)
+      std::uint64_t ready = cycle + head;
+      std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
       d.busy_until[std::size_t{v} * d.m.ports() + port] = tail;  // the link carries it until its tail crossed
+      if (d.router_cycles != 0) {  // the head is ready R cycles after it arrived (the router pipeline)
+        ready += d.router_cycles;
+        tail = std::max(tail, ready);  // delivered once both hold (tail >= ready)
+      }
+      p.ready = static_cast<std::uint32_t>(ready);
+      p.tail = static_cast<std::uint32_t>(tail);
     }
     void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
   };
 
-  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks()) { m.os_state().attach_links(this); }
+  /// --router-cycles: cycles a head waits at each node it reaches (0: none).
+  const unsigned router_cycles;
+
+  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks()), router_cycles(mm.config().router_cycles) {
+    m.os_state().attach_links(this);
+  }
   ~CycleDriver() { m.os_state().attach_links(nullptr); }
   CycleDriver(const CycleDriver&) = delete;
   CycleDriver& operator=(const CycleDriver&) = delete;
