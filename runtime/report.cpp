@@ -110,6 +110,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   if (cfg.engine == EngineKind::cycle) {
     j["model"]["timing"] = to_string(cfg.timing);
     j["model"]["arbitration"] = to_string(cfg.arbitration);
+    if (cfg.router_cycles != 0) j["model"]["router_cycles"] = cfg.router_cycles;
     j["model"]["link_cycles"] = cfg.link_cycles_words ? std::string("words")
                                 : cfg.link_cycles == 0 ? std::string("degree")
                                                        : std::to_string(cfg.link_cycles);

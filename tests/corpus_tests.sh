@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The regression corpus: behaviour unchanged across refactors of the machine, its drivers and the
-# front end. About 40 runs over every topology family, both engines, deterministic and adaptive
-# routing, static and timed faults, bursts and traces with idle stretches, an application, a
-# deadlock, `rica os` with drain, flush and drain-pe, and 2 MPI ranks:
+# front end. About 45 runs over every topology family, both engines, deterministic, adaptive and
+# the dragonfly's valiant / ugal-l routing, a router pipeline, static and timed faults, bursts
+# and traces with idle stretches, an application, a deadlock, `rica os` with drain, flush and
+# drain-pe, and 2 MPI ranks:
 #   - cycle engine: the JSON's figures (less wall-clock, memory, paths and provenance) and the
 #     SHA-256 of the per-packet trace must equal tests/corpus/expected.json, byte for byte;
 #   - async engine: exactly once (conservation by bitmap, verified), nothing lost or duplicated;
@@ -51,6 +52,9 @@ dragonfly|0|dragonfly:h=2 --rate 0.1 --cycles 1500
 dragonfly_relative_saturated|0|dragonfly:h=2,arrangement=relative --rate 1 --packets 20 --cycles 3000 --threads 2
 hyperx|0|hyperx:4x4,T=2 --rate 0.1 --cycles 1500 --traffic bitcomp
 slimfly|0|slimfly:q=5 --rate 0.1 --cycles 1500 --traffic hotspot
+dragonfly_valiant|0|dragonfly:h=2 --rate 0.1 --cycles 1500 --routing valiant
+dragonfly_ugal_saturated|0|dragonfly:h=2,arrangement=relative --rate 1 --packets 20 --cycles 3000 --threads 2 --routing ugal-l --traffic tornado
+router_cycles|0|torus:4x4 --rate 0.05 --cycles 1500 --link-cycles 1 --router-cycles 2
 faults_static|0|torus:8x8 --rate 0.03 --cycles 2000 --faults links=3
 faults_adaptive|0|mesh:6x6 --rate 0.03 --cycles 2000 --faults links=2 --routing adaptive
 faults_timed|0|torus:8x8 --rate 0.02 --cycles 6000 --faults nodes=1,at=2000 --seed 3
@@ -68,6 +72,8 @@ async_sort|mesh:8x8 --app sort --threads 2
 async_dragonfly|dragonfly:h=2 --rate 1 --packets 40 --threads 2
 async_hyperx|hyperx:4x4,T=4 --rate 1 --packets 40 --threads 2
 async_slimfly|slimfly:q=5 --rate 1 --packets 40 --threads 2
+async_dragonfly_valiant|dragonfly:h=2 --rate 1 --packets 40 --threads 2 --routing valiant
+async_dragonfly_ugal|dragonfly:h=2 --rate 1 --packets 40 --threads 2 --routing ugal-l
 "
 
 # The figures of a run's JSON: what must not change (wall-clock, memory, paths, provenance out).

@@ -259,11 +259,20 @@ CLI::Option* add_arbitration(CLI::App* c, Arbitration& target) {
                       "Cycle engine: output arbitration, rr (round robin) or oldest", "rr|oldest");
 }
 
+CLI::Option* add_router_cycles(CLI::App* c, unsigned& target) {
+  // No default shown: the key enters a run's configuration only when given (0 is today's model, so
+  // runs without it keep their configuration byte for byte).
+  return add_uint(c, "--router-cycles", target, 0, defaults::limits::router_cycles,
+                  "Cycle engine: router pipeline per hop, cycles a head waits at each node it reaches "
+                  "(default 0: none)")
+      ->default_str("");
+}
+
 CLI::Option* add_routing(CLI::App* c, Routing& target) {
   return add_selector(c, "--routing", target, routing_by_name,
-                      "Routing: deterministic (the topology's route) or adaptive (candidates + escape; "
-                      "`rica list` names the topologies that offer it)",
-                      "deterministic|adaptive");
+                      "Routing: deterministic (the topology's route), adaptive (candidates + escape), or the "
+                      "dragonfly's valiant and ugal-l; `rica list` names the topologies that offer each",
+                      "deterministic|adaptive|valiant|ugal-l");
 }
 
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {
@@ -439,6 +448,7 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
   if (which & opt_timing) {
     keep("--timing", add_timing(c, cfg.timing));
     keep("--arbitration", add_arbitration(c, cfg.arbitration));
+    keep("--router-cycles", add_router_cycles(c, cfg.router_cycles));
   }
   if (which & opt_routing) keep("--routing", add_routing(c, cfg.routing));
   if (which & opt_threads) {
@@ -476,7 +486,7 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
 EngineConfig engine_config(const EngineOptions& o) {
   EngineConfig cfg = o.cfg;
   if (cfg.engine == EngineKind::async)
-    for (const char* name : {"--cycles", "--warmup", "--link-cycles", "--timing", "--arbitration"})
+    for (const char* name : {"--cycles", "--warmup", "--link-cycles", "--timing", "--arbitration", "--router-cycles"})
       if (o.given(name))
         throw usage_error(fmt::format("{} applies to the cycle engine only; add --engine cycle or drop {}", name, name));
   if (cfg.threads == 0) cfg.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -503,6 +513,7 @@ std::string engine_echo(const EngineConfig& cfg) {
   if (cfg.engine == EngineKind::cycle)
     s += fmt::format(" --cycles {} --warmup {} --link-cycles {} --timing {} --arbitration {}", cfg.cycles, cfg.warmup,
                      link_cycles_text(cfg), to_string(cfg.timing), to_string(cfg.arbitration));
+  if (cfg.router_cycles != 0) s += fmt::format(" --router-cycles {}", cfg.router_cycles);
   s += fmt::format(" --threads {} --seed {} --buffer-words {} --packet-words {}:{} --batch {} --block {}", cfg.threads,
                    cfg.seed, cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.batch, cfg.block);
   if (!cfg.classes) s += " --no-classes";
@@ -926,6 +937,7 @@ std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) 
                                                     : fmt::format("{} cycles per packet", cfg.link_cycles);
     s += fmt::format(", timing {}, link time {}, arbitration {}", to_string(cfg.timing), link,
                      to_string(cfg.arbitration));
+    if (cfg.router_cycles != 0) s += fmt::format(", router {} cycles per hop", cfg.router_cycles);
     if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   }
   if (cfg.routing != Routing::deterministic) s += fmt::format(", routing {}", to_string(cfg.routing));

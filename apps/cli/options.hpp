@@ -72,6 +72,8 @@ CLI::Option* add_output_dir(CLI::App* c, const std::string& name, std::string& t
 CLI::Option* add_engine(CLI::App* c, EngineKind& target);
 CLI::Option* add_timing(CLI::App* c, Timing& target);
 CLI::Option* add_arbitration(CLI::App* c, Arbitration& target);
+/// --router-cycles R: the cycle engine's router pipeline per hop, [0, 65536] (0: none)
+CLI::Option* add_router_cycles(CLI::App* c, unsigned& target);
 /// --routing deterministic|adaptive (whether the topology offers it: checked when the machine is
 /// built, usage_error naming the routings it offers).
 CLI::Option* add_routing(CLI::App* c, Routing& target);
@@ -120,7 +122,7 @@ CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help);
 /// Which engine options a subcommand offers.
 enum EngineOption : unsigned {
   opt_engine = 1u << 0,       ///< --engine
-  opt_timing = 1u << 1,       ///< --timing, --arbitration
+  opt_timing = 1u << 1,       ///< --timing, --arbitration, --router-cycles
   opt_threads = 1u << 2,      ///< --threads
   opt_seed = 1u << 3,         ///< --seed
   opt_buffers = 1u << 4,      ///< --buffer-words

@@ -140,7 +140,10 @@ nlohmann::json route_of(const RouteOptions& o, std::string& text) {
     if (n > t.nodes() * std::uint64_t{routing_classes(t, o.routing)}) throw std::logic_error("routing loop");
     // Adaptive: the path shown follows the escape hop (the route with every buffer full); the
     // candidates at each hop are listed beside it.
-    const CandidateSet cs = route_candidates(t, o.routing, cur, d, cls);
+    // Valiant, UGAL-L: the packet (s, seq 0) under seed 0; UGAL-L's escape is the minimal hop.
+    Packet pk;
+    pk.src = s, pk.dst = d;
+    const CandidateSet cs = route_candidates(t, o.routing, cur, d, cls, &pk);
     const Hop h = cs.escape;
     if (h.delivers()) break;
     const Link l = t.out_link(cur, h.port());
@@ -182,7 +185,12 @@ void run_route(const RouteOptions& o) {
     const std::size_t n = path["hops"].get<std::size_t>();
     fmt::print("route {}: {} -> {}, {} hop{}{}\n{}", path["topology"].get<std::string>(), path["src"].get<std::string>(),
                path["dst"].get<std::string>(), n, n == 1 ? "" : "s",
-               o.routing == Routing::deterministic ? "" : " (adaptive: the escape path, with the candidates)", text);
+               o.routing == Routing::deterministic ? ""
+               : o.routing == Routing::valiant
+                   ? " (valiant: packet 0 of the source, seed 0)"
+                   : o.routing == Routing::ugal_l ? " (ugal-l: the minimal escape path, with the valiant candidate)"
+                                                  : " (adaptive: the escape path, with the candidates)",
+               text);
   }
 }
 
@@ -217,7 +225,7 @@ void run_list(const ListOptions& o) {
     nlohmann::json routings = nlohmann::json::array();
     routings.push_back({{"name", "deterministic"}, {"topologies", "all"}, {"summary", "the topology's route()"}});
     for (const RoutingDoc& r : adaptive_routing_docs())
-      routings.push_back({{"name", "adaptive"}, {"topologies", r.topologies}, {"summary", r.summary},
+      routings.push_back({{"name", r.name}, {"topologies", r.topologies}, {"summary", r.summary},
                           {"extra_classes", r.classes_extra}});
     j["routings"] = routings;
     write_json(o.json, j);
@@ -229,7 +237,7 @@ void run_list(const ListOptions& o) {
     std::cout << "\nRoutings (--routing NAME, on every command that runs a machine):\n\n"
               << "  deterministic  every topology: its own route() (default)\n";
     for (const RoutingDoc& r : adaptive_routing_docs())
-      std::cout << fmt::format("  adaptive       {}: {}\n", r.topologies, r.summary);
+      std::cout << fmt::format("  {:<14} {}: {}\n", r.name, r.topologies, r.summary);
   }
 }
 

@@ -31,6 +31,7 @@ inline constexpr unsigned packet_spread = 1;
 inline constexpr unsigned batch = 16;           ///< packet moves per PE activation
 inline constexpr unsigned block = 64;           ///< PEs per scheduling block (the unit a worker runs and steals)
 inline constexpr std::uint64_t cycles = 10000;  ///< cycle engine: injection window (MDCE paper: 10,000 clocks)
+inline constexpr unsigned router_cycles = 0;     ///< cycle engine: router pipeline per hop (0: none, today's model)
 }  // namespace engine
 
 namespace traffic {
@@ -77,6 +78,7 @@ inline constexpr unsigned threads = 1024;                     ///< --threads in 
 inline constexpr unsigned buffer_words = 1u << 16;            ///< --buffer-words in [1, 65536]
 inline constexpr unsigned packet_words = 255;                 ///< --packet-words mean in [1, 255]
 inline constexpr unsigned link_cycles = 1u << 16;             ///< --link-cycles N in [1, 65536]
+inline constexpr unsigned router_cycles = 1u << 16;           ///< --router-cycles R in [0, 65536]
 inline constexpr unsigned batch = 1u << 20;                   ///< --batch in [1, 2^20]
 inline constexpr unsigned block = 64;                         ///< --block: power of two in [1, 64]
 inline constexpr std::uint64_t cycles = std::uint64_t{1} << 31;  ///< --cycles in [1, 2^31]

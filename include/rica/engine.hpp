@@ -24,9 +24,10 @@ enum class Timing : std::uint8_t { vct, saf };
 /// Which waiting packet an output link takes: round robin over the inputs, or the oldest (by
 /// generation time; ties by input order).
 enum class Arbitration : std::uint8_t { round_robin, oldest };
-/// The routing the hop kernel follows: the topology's deterministic route(), or its adaptive
-/// routing (candidate hops + an escape hop, rica/routing.hpp) where the topology offers one.
-enum class Routing : std::uint8_t { deterministic, adaptive };
+/// The routing the hop kernel follows: the topology's deterministic route(), its adaptive
+/// routing (candidate hops + an escape hop, rica/routing.hpp), or the dragonfly's non-minimal
+/// Valiant and UGAL-L (rica/routing/dragonfly.hpp), where the topology offers one.
+enum class Routing : std::uint8_t { deterministic, adaptive, valiant, ugal_l };
 /// Under mpirun (docs/distributed.md): how nodes are split over the ranks — contiguous blocks of
 /// the node numbering (PEs, then switches, each in R blocks), or the partitions of
 /// rica::partition (the topology's own cut; switches by the partition whose routes use them).
@@ -42,7 +43,7 @@ const char* to_string(RankSplit s) noexcept;
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
 Timing timing_by_name(const std::string& name, const std::string& option = "--timing");
 Arbitration arbitration_by_name(const std::string& name, const std::string& option = "--arbitration");
-/// "deterministic" or "adaptive" (whether the topology offers it is checked by rica::run and by
+/// "deterministic", "adaptive", "valiant" or "ugal-l" (whether the topology offers it is checked by rica::run and by
 /// check_routing() in rica/routing.hpp).
 Routing routing_by_name(const std::string& name, const std::string& option = "--routing");
 RankSplit rank_split_by_name(const std::string& name, const std::string& option = "--rank-split");
@@ -70,6 +71,10 @@ struct EngineConfig {
   /// saturation (torus:32x32, rate 1: max latency 22,143 cycles and 0.0095 accepted, against
   /// 2,403 and 0.0252 oldest first; docs/runtime.md).
   Arbitration arbitration = Arbitration::oldest;
+  /// Cycle engine: a router pipeline of this many cycles per hop — a packet's head may leave (or
+  /// be delivered at) the node it reached only R cycles after it arrived. 0 (default): today's
+  /// model exactly. The async engine refuses anything else.
+  unsigned router_cycles = defaults::engine::router_cycles;
   /// Deterministic (default: the topology's route(), exactly as fast as without this option) or
   /// adaptive (refused with usage_error when the topology offers none).
   Routing routing = Routing::deterministic;
@@ -79,16 +84,19 @@ struct EngineConfig {
 
 /// The cycle engine's timing of a packet that never waits (docs/runtime.md): over a link of L
 /// cycles per packet its head moves on after h = ceil(L / words) cycles (virtual cut-through) or
-/// L (store-and-forward); its tail arrives L cycles after it left, and no earlier than one word
-/// time (h) after the tail reached the previous node. A packet is delivered when its tail arrives.
+/// L (store-and-forward), plus the router pipeline R (--router-cycles) at the node it reaches;
+/// its tail arrives L cycles after it left, and no earlier than one word time (h) after the tail
+/// reached the previous node. A packet is delivered when its tail has arrived and its head is
+/// ready: `tail` below is that time (the later of the two). Over H hops of equal links:
+/// (H - 1)(h + R) + max(L, h + R).
 struct ZeroLoadTiming {
-  std::uint64_t ready = 0;  ///< head at the current node
-  std::uint64_t tail = 0;   ///< tail at the current node (delivery time at the destination)
-  void hop(unsigned link_cycles, unsigned words, Timing t) noexcept {
+  std::uint64_t ready = 0;  ///< head at the current node, ready to leave
+  std::uint64_t tail = 0;   ///< delivery time at the current node: tail arrived and head ready
+  void hop(unsigned link_cycles, unsigned words, Timing t, unsigned router_cycles = 0) noexcept {
     const std::uint64_t h = t == Timing::vct ? (link_cycles + words - 1) / words : link_cycles;
     const std::uint64_t left = ready;
-    ready = left + h;
-    tail = std::max(left + link_cycles, tail + h);
+    ready = left + h + router_cycles;
+    tail = std::max({left + link_cycles, tail + h, ready});
   }
 };
 

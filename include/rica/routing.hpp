@@ -33,6 +33,7 @@
 #include "rica/topology.hpp"
 
 #include "rica/routing/cube.hpp"
+#include "rica/routing/dragonfly.hpp"
 #include "rica/routing/fattree.hpp"
 #include "rica/routing/faulty.hpp"
 #include "rica/routing/graph.hpp"
@@ -43,73 +44,113 @@ namespace rica {
 /// Whether topology t offers routing r (deterministic: always).
 inline bool offers(const Topology& t, Routing r) {
   if (r == Routing::deterministic) return true;
-  return t.visit([](const auto& x) {
+  return t.visit([r](const auto& x) {
     using T = std::decay_t<decltype(x)>;
     if constexpr (HasAdaptive<T>) {
-      return adaptive_t<T>::offered(x);
-    } else {
-      return false;
+      if (r == Routing::adaptive) return adaptive_t<T>::offered(x);
     }
+    if constexpr (HasValiant<T>) {
+      if (r == Routing::valiant) return ValiantFor<T>::type::offered(x);
+    }
+    if constexpr (HasUgalL<T>) {
+      if (r == Routing::ugal_l) return UgalLFor<T>::type::offered(x);
+    }
+    return false;
   });
 }
 
 /// The names of the routings t offers, e.g. {"deterministic", "adaptive"}.
 inline std::vector<std::string> routing_names(const Topology& t) {
   std::vector<std::string> v{"deterministic"};
-  if (offers(t, Routing::adaptive)) v.emplace_back("adaptive");
+  for (Routing r : {Routing::adaptive, Routing::valiant, Routing::ugal_l})
+    if (offers(t, r)) v.emplace_back(to_string(r));
   return v;
 }
 
 /// Throws usage_error "<option>: 'adaptive' is not offered by '<spec>'; offered: ..." unless t
-/// offers r.
+/// offers r; for the dragonfly's non-minimal routings with a `classes=K` below the 3 they need,
+/// the certificate's refusal naming the cycle (certify_dragonfly).
 void check_routing(const Topology& t, Routing r, const std::string& option = "--routing");
 
-/// Buffer classes routing r needs on t.
+/// Buffer classes routing r needs on t. Precondition: offers(t, r).
 inline class_t routing_classes(const Topology& t, Routing r) {
   if (r == Routing::deterministic) return t.buffer_classes();
-  return t.visit([](const auto& x) -> class_t {
+  return t.visit([r](const auto& x) -> class_t {
     using T = std::decay_t<decltype(x)>;
     if constexpr (HasAdaptive<T>) {
-      return adaptive_t<T>(x).buffer_classes();
-    } else {
-      return x.buffer_classes();
+      if (r == Routing::adaptive) return adaptive_t<T>(x).buffer_classes();
     }
+    if constexpr (HasValiant<T>) {
+      if (r == Routing::valiant) return typename ValiantFor<T>::type(x).buffer_classes();
+    }
+    if constexpr (HasUgalL<T>) {
+      if (r == Routing::ugal_l) return typename UgalLFor<T>::type(x).buffer_classes();
+    }
+    return x.buffer_classes();
   });
 }
 
-/// Calls f(t) with the concrete topology (deterministic) or f(Routed<T, R>) (adaptive).
-/// Precondition: offers(t, r).
+/// Calls f(t) with the concrete topology (deterministic) or f(Routed<T, R>) (adaptive, valiant,
+/// ugal-l; `seed` seeds the packet routings' hash). Precondition: offers(t, r).
 template <class F>
-decltype(auto) visit_routed(const Topology& t, Routing r, F&& f) {
+decltype(auto) visit_routed(const Topology& t, Routing r, F&& f, std::uint64_t seed = 0) {
   return t.visit([&](const auto& x) {
     using T = std::decay_t<decltype(x)>;
     if constexpr (HasAdaptive<T>) {
       if (r == Routing::adaptive) return f(Routed<T, adaptive_t<T>>{&x, adaptive_t<T>(x)});
+    }
+    if constexpr (HasValiant<T>) {
+      using R = typename ValiantFor<T>::type;
+      if (r == Routing::valiant) return f(Routed<T, R>{&x, R(x, seed)});
+    }
+    if constexpr (HasUgalL<T>) {
+      using R = typename UgalLFor<T>::type;
+      if (r == Routing::ugal_l) return f(Routed<T, R>{&x, R(x, seed)});
     }
     return f(x);
   });
 }
 
 /// The candidate set of routing r at cur (deterministic: the route as the escape, no candidates).
-/// For tools and tests (visits per call).
-inline CandidateSet route_candidates(const Topology& t, Routing r, node_t cur, node_t dst, class_t cls) {
+/// Packet routings (valiant, ugal-l) route packet p (src, seq; dst must be `dst`), seeded by
+/// `seed`; without p, the packet (cur, dst, seq 0). UGAL-L: at the packet's source router in
+/// class 0 the minimal hop is the escape and the Valiant hop the candidate (the choice by
+/// occupancy is the kernel's); elsewhere the hop it follows. For tools and tests (visits per call).
+inline CandidateSet route_candidates(const Topology& t, Routing r, node_t cur, node_t dst, class_t cls,
+                                     const Packet* p = nullptr, std::uint64_t seed = 0) {
   CandidateSet cs;
-  visit_routed(t, r, [&](const auto& x) {
-    using X = std::decay_t<decltype(x)>;
-    if constexpr (requires { x.routing; }) {
-      x.routing.candidates(cur, dst, cls, cs);
-    } else {
-      static_assert(TopologyModel<X>);
-      cs.escape = x.route(cur, dst, cls);
-    }
-  });
+  visit_routed(
+      t, r,
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (requires { x.routing; }) {
+          if constexpr (PacketRouting<std::decay_t<decltype(x.routing)>>) {
+            Packet own;
+            own.src = cur, own.dst = dst;
+            const Packet& q = p ? *p : own;
+            const unsigned I = x.routing.intermediate(q);
+            const node_t P = x.topo->pes();
+            if (cls == 0 && cur >= P && cur - P == x.topo->router_of(q.src))
+              x.routing.candidates(cur, dst, I, cls, cs);
+            else
+              cs.escape = x.routing.hop(cur, dst, cls, I);
+          } else {
+            x.routing.candidates(cur, dst, cls, cs);
+          }
+        } else {
+          static_assert(TopologyModel<X>);
+          cs.escape = x.route(cur, dst, cls);
+        }
+      },
+      seed);
   return cs;
 }
 
-/// One line per adaptive routing family for `rica list`: which topologies offer it and how.
+/// One line per routing family beyond deterministic for `rica list`: which topologies offer it and how.
 struct RoutingDoc {
   std::string topologies, summary;
   unsigned classes_extra;  ///< buffer classes beyond the deterministic routing's
+  std::string name = "adaptive";  ///< the --routing name
 };
 const std::vector<RoutingDoc>& adaptive_routing_docs();
 

@@ -102,7 +102,7 @@ class SweepResult:
 
 def run(topology, *, trace=False, **options):
     """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
-    cycles, warmup, link_cycles, timing, arbitration, routing, threads, seed, buffer_words,
+    cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
     packet_words, batch, block, no_classes, json, csv). trace=True returns the per-packet table; trace="FILE"
     also keeps the file."""
     if "quiet" in options:
@@ -121,7 +121,7 @@ def run(topology, *, trace=False, **options):
 
 def sweep(topologies, **options):
     """`rica sweep TOPOLOGY...` on the cycle engine (traffic, rates, jobs, cycles, warmup,
-    link_cycles, timing, arbitration, routing, threads, seed, buffer_words, packet_words); `rates` is
+    link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words, packet_words); `rates` is
     "FROM:TO:STEP", a comma list or a Python list."""
     if isinstance(topologies, str):
         topologies = [topologies]

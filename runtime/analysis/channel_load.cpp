@@ -166,7 +166,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
           L.acc[slot * P + h.port()] += w;
           for (unsigned k = 0; k <= 2 * spread; ++k) {
             const unsigned words = cfg.packet_words - spread + k;
-            zt[k].hop(cfg.link_cycles_words ? words : c.cycles[cur], words, cfg.timing);
+            zt[k].hop(cfg.link_cycles_words ? words : c.cycles[cur], words, cfg.timing, cfg.router_cycles);
           }
           cur = l.peer;
           cls = h.next_class();

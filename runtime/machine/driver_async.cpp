@@ -54,8 +54,8 @@ struct AsyncDriver : AsyncCore<AllNodes> {
 
 void drive_async(Machine& m, RunStats& st) {
   AsyncDriver d(m);
-  // --routing adaptive: the driver runs on Routed<T, R> (the hop kernel selects among candidates).
-  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
+  // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
 }
 
 }  // namespace rica::detail

@@ -13,7 +13,9 @@
 // h = ceil(L / w) cycles and may leave at once (if the next link is free and the whole packet
 // fits downstream), its tail arrives no earlier than L cycles after it left and one word time
 // after the tail reached the previous node; it is delivered when its tail arrives. Zero-load
-// latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L.
+// latency over H hops of equal links: (H - 1) h + L. Store-and-forward: h = L, H L. With a router
+// pipeline of R cycles (--router-cycles) the head is ready R cycles after it arrives at each node:
+// (H - 1)(h + R) + max(L, h + R).
 #include "cycle_crew.hpp"
 #include "machine.hpp"
 #include "node_step.hpp"
@@ -64,14 +66,25 @@ struct CycleDriver final : LinkClock {
       const unsigned len = d.m.link_cycles(v, src.words);
       const unsigned head =
           d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
-      p.ready = static_cast<std::uint32_t>(cycle + head);
-      p.tail = static_cast<std::uint32_t>(std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head));
-      d.busy_until[std::size_t{v} * d.m.ports() + port] = p.tail;  // the link carries it until its tail crossed
+      std::uint64_t ready = cycle + head;
+      std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
+      d.busy_until[std::size_t{v} * d.m.ports() + port] = tail;  // the link carries it until its tail crossed
+      if (d.router_cycles != 0) {  // the head is ready R cycles after it arrived (the router pipeline)
+        ready += d.router_cycles;
+        tail = std::max(tail, ready);  // delivered once both hold (tail >= ready)
+      }
+      p.ready = static_cast<std::uint32_t>(ready);
+      p.tail = static_cast<std::uint32_t>(tail);
     }
     void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
   };
 
-  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks()) { m.os_state().attach_links(this); }
+  /// --router-cycles: cycles a head waits at each node it reaches (0: none).
+  const unsigned router_cycles;
+
+  explicit CycleDriver(Machine& mm) : m(mm), ranks(mm.ranks()), router_cycles(mm.config().router_cycles) {
+    m.os_state().attach_links(this);
+  }
   ~CycleDriver() { m.os_state().attach_links(nullptr); }
   CycleDriver(const CycleDriver&) = delete;
   CycleDriver& operator=(const CycleDriver&) = delete;
@@ -406,7 +419,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       busy_until.assign(std::size_t{nodes} * m.ports(), 0);
     }
   }
-  const unsigned max_len = m.max_link_cycles();
+  const unsigned max_len = m.max_link_cycles() + cfg.router_cycles;  // the longest a head waits on timing
   // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
   // no OS switch holds nodes: nothing ever will — a deadlock. With generators still running (they
   // may free a path), a generous bound instead.
@@ -594,8 +607,8 @@ void drive_cycles(Machine& m, RunStats& st) {
     if (!stopped) return;  // done (or stuck) before the faults
     m.apply_faults();
   }
-  // --routing adaptive: the driver runs on Routed<T, R> (the hop kernel selects among candidates).
-  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
+  // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
 }
 
 }  // namespace rica::detail

@@ -357,7 +357,7 @@ struct MpiAsyncDriver : AsyncCore<RankNodes> {
 
 void drive_mpi_async(Machine& m, RunStats& st) {
   MpiAsyncDriver d(m);
-  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); });
+  visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
 }
 
 #endif

@@ -134,6 +134,8 @@ struct StuckBuffer {
   std::uint32_t held;
   node_t dst;
   class_t cls;
+  node_t src = 0;          ///< the head's source and sequence number (the packet routings' hash)
+  std::uint32_t seq = 0;
 };
 
 /// One delivered packet in the trace (--trace): ids, hops, length, and its three times.

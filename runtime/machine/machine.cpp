@@ -410,7 +410,7 @@ void Machine::node_figures(RunStats& st, NodeSums& sums) {
       const bool fed = upstream_[std::size_t{v} * ports_ + i / classes_] != no_node;
       const unsigned held = fed ? b.words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]) : 0;
       const Packet& h = b.front();
-      ledger_.stuck().push_back({v, i, b.size(), held, h.dst, h.cls});
+      ledger_.stuck().push_back({v, i, b.size(), held, h.dst, h.cls, h.src, h.seq});
     }
     sums.in_network += s.injq.size() - s.injq_head;
     for (std::size_t i = s.injq_head; i < s.injq.size(); ++i) sums.in_net_ids += packet_id(s.injq[i]);
@@ -540,9 +540,11 @@ void Machine::analyse_stuck(RunStats& st) {
       const StuckBuffer& b = ledger_.stuck()[k];
       stuck_packets += b.packets;
       // Adaptive routing: a stuck head waits on its escape hop (every candidate is full).
+      Packet pk;
+      pk.src = b.src, pk.dst = b.dst, pk.seq = b.seq;
       const Hop h = cfg_.routing == Routing::deterministic
                         ? t.route(b.v, b.dst, b.cls)
-                        : route_candidates(topo_, cfg_.routing, b.v, b.dst, b.cls).escape;
+                        : route_candidates(topo_, cfg_.routing, b.v, b.dst, b.cls, &pk, cfg_.seed).escape;
       if (h.delivers()) continue;
       const Link l = t.out_link(b.v, h.port());
       const class_t nc = cfg_.classes ? h.next_class() : class_t{0};
@@ -610,6 +612,9 @@ void validate(const EngineConfig& cfg) {
   if (cfg.warmup >= cfg.cycles)
     throw usage_error(fmt::format("run: parameter 'warmup' = {} must be below 'cycles' = {}", cfg.warmup, cfg.cycles));
   detail::check_range("run", "link-cycles", cfg.link_cycles, 0, 1 << 16);
+  detail::check_range("run", "router-cycles", cfg.router_cycles, 0, defaults::limits::router_cycles);
+  if (cfg.router_cycles != 0 && cfg.engine != EngineKind::cycle)
+    throw usage_error("--router-cycles applies to the cycle engine only; add --engine cycle or drop --router-cycles");
   if (!std::has_single_bit(cfg.block))
     throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
 }
@@ -685,14 +690,33 @@ RunStats run_prepared(Machine& m, Observers observers) {
 const char* to_string(EngineKind k) noexcept { return k == EngineKind::async ? "async" : "cycle"; }
 const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
 const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }
-const char* to_string(Routing r) noexcept { return r == Routing::deterministic ? "deterministic" : "adaptive"; }
+const char* to_string(Routing r) noexcept {
+  switch (r) {
+    case Routing::deterministic: return "deterministic";
+    case Routing::adaptive: return "adaptive";
+    case Routing::valiant: return "valiant";
+    case Routing::ugal_l: return "ugal-l";
+  }
+  return "?";
+}
 Routing routing_by_name(const std::string& name, const std::string& option) {
-  if (name == "deterministic") return Routing::deterministic;
-  if (name == "adaptive") return Routing::adaptive;
-  throw usage_error(fmt::format("{}: unknown routing '{}'; valid: deterministic, adaptive", option, name));
+  for (Routing r : {Routing::deterministic, Routing::adaptive, Routing::valiant, Routing::ugal_l})
+    if (name == to_string(r)) return r;
+  throw usage_error(
+      fmt::format("{}: unknown routing '{}'; valid: deterministic, adaptive, valiant, ugal-l", option, name));
 }
 void check_routing(const Topology& t, Routing r, const std::string& option) {
-  if (offers(t, r)) return;
+  if (offers(t, r)) {
+    // The dragonfly's non-minimal routings with a short `classes=K`: refused with the cycle.
+    if (const auto* df = std::get_if<DragonflyTopology>(&t.variant());
+        df && (r == Routing::valiant || r == Routing::ugal_l) && df->given_classes() != 0 &&
+        df->given_classes() < DragonflyValiant::derived) {
+      const std::string what = fmt::format("{} {}: dragonfly classes={}", option, to_string(r), df->given_classes());
+      certify_dragonfly(*df, r == Routing::ugal_l, what);
+      throw usage_error(fmt::format("{}: below the {} classes the routing needs", what, DragonflyValiant::derived));
+    }
+    return;
+  }
   std::string names;
   for (const std::string& n : routing_names(t)) names += (names.empty() ? "" : ", ") + n;
   throw usage_error(fmt::format("{}: routing '{}' is not offered by '{}'; offered: {}", option, to_string(r), t.spec(),
@@ -716,7 +740,11 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
       {"any topology with static --faults",
        "minimal adaptive on the surviving graph (class 0); escape: the fault rerouting's tables, classes + 1 "
        "(a packet on the escape stays on it)",
-       1}};
+       1},
+      {"dragonfly", "Valiant: minimal to the intermediate group hash(src, seq, seed) mod g, then minimal; "
+                    "class = global hops taken; 3 classes, certified by the channel dependency check", 1, "valiant"},
+      {"dragonfly", "UGAL-L: minimal or Valiant, chosen at the source router by downstream queue words x path "
+                    "hops; 3 classes, certified by Duato's condition (escape: the minimal hop)", 1, "ugal-l"}};
   return docs;
 }
 const char* to_string(RankSplit s) noexcept { return s == RankSplit::blocks ? "blocks" : "partition"; }

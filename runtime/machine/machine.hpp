@@ -294,17 +294,28 @@ class Machine {
     RICA_ASSERT(h.cls < classes_, "route chose a class beyond the declared count");
     return h;
   }
-  /// Adaptive routing (--routing adaptive): the routing's candidates, then select().
+  /// Adaptive routing (--routing adaptive): the routing's candidates, then select(). A routing
+  /// that sees the packet (PacketRouting: the dragonfly's valiant, ugal-l) gives the hop itself,
+  /// from the packet and, for UGAL-L, the words waiting downstream of each out-port.
   template <class T, class R>
   HopPlan plan(const Routed<T, R>& rt, node_t v, const Packet& p) const noexcept {
-    CandidateSet cs;
-    rt.routing.candidates(v, p.dst, cfg_.classes ? p.cls : class_t{0}, cs);
     HopPlan h;
-    if (cs.escape.delivers()) {
-      h.delivers = true;
-      return h;
+    Hop hop = Hop::deliver();
+    if constexpr (PacketRouting<R>) {
+      hop = rt.routing.route(v, p, cfg_.classes ? p.cls : class_t{0}, [&](port_t q) { return port_words(v, q); });
+      if (hop.delivers()) {
+        h.delivers = true;
+        return h;
+      }
+    } else {
+      CandidateSet cs;
+      rt.routing.candidates(v, p.dst, cfg_.classes ? p.cls : class_t{0}, cs);
+      if (cs.escape.delivers()) {
+        h.delivers = true;
+        return h;
+      }
+      hop = select(v, p, cs);
     }
-    const Hop hop = select(v, p, cs);
     const Link l = rt.topo->out_link(v, hop.port());
     h.port = hop.port();
     h.cls = cfg_.classes ? hop.next_class() : class_t{0};
@@ -335,6 +346,14 @@ class Machine {
       if (used < best_used) best_used = used, best = h;
     }
     return best;
+  }
+  /// Words held downstream of v's out-port q, all classes, by v's credit view (UGAL-L's local
+  /// queue occupancy).
+  std::uint32_t port_words(node_t v, port_t q) const noexcept {
+    const LinkBuffer::Credit* c = &credits_[std::size_t{v} * n_buf_ + std::size_t{q} * classes_];
+    std::uint32_t used = 0;
+    for (class_t k = 0; k < classes_; ++k) used += c[k].pushed - c[k].popped_seen;
+    return used;
   }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }

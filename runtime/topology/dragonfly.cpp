@@ -25,6 +25,7 @@ DragonflyTopology::DragonflyTopology(unsigned a, unsigned p, unsigned h, Dragonf
   const class_t derived = derived_classes();
   detail::check_range("dragonfly", "classes", classes == 0 ? derived : classes, 1, derived);
   classes_ = classes == 0 ? derived : static_cast<class_t>(classes);
+  given_classes_ = classes;
 }
 
 std::string DragonflyTopology::label(node_t v) const {

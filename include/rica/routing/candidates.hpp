@@ -5,8 +5,10 @@
 // header in rica/routing/ includes this one and specialises AdaptiveFor for its families.
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 
+#include "rica/packet.hpp"
 #include "rica/topology.hpp"
 
 namespace rica {
@@ -43,6 +45,25 @@ concept HasAdaptive = requires { typename AdaptiveFor<T>::type; };
 template <class T>
   requires HasAdaptive<T>
 using adaptive_t = typename AdaptiveFor<T>::type;
+
+/// The non-minimal routings of topology type T (rica/routing/dragonfly.hpp): specialise with
+/// `using type = R;`. R(const T&, seed) builds one; R::offered(const T&), R::buffer_classes().
+template <class T>
+struct ValiantFor {};
+template <class T>
+struct UgalLFor {};
+template <class T>
+concept HasValiant = requires { typename ValiantFor<T>::type; };
+template <class T>
+concept HasUgalL = requires { typename UgalLFor<T>::type; };
+
+/// A routing that sees the packet (Valiant's intermediate group is a hash of its source and
+/// sequence number; UGAL-L also reads the local queue occupancy): the hop kernel calls
+/// route(cur, packet, cls, occupancy) instead of candidates() + select().
+template <class R>
+concept PacketRouting = requires(const R& r, node_t v, const Packet& p, class_t c) {
+  { r.route(v, p, c, [](port_t) { return 0u; }) } -> std::same_as<Hop>;
+};
 
 /// A topology together with an adaptive routing: what the drivers are instantiated on under
 /// `--routing adaptive`. `topo` outlives it (the machine's topology).

@@ -44,6 +44,9 @@ class DragonflyTopology {
   class_t buffer_classes() const noexcept { return classes_; }
   /// The classes minimal routing needs: 2 (1 when a = 1).
   class_t derived_classes() const noexcept { return a_ == 1 ? 1 : 2; }
+  /// The `classes=K` given in the spec (0: none, the derived count). The non-minimal routings
+  /// (rica/routing/dragonfly.hpp) take it as their class count too, so a short one is refused.
+  unsigned given_classes() const noexcept { return given_classes_; }
   std::string label(node_t v) const;
   std::string spec() const;
   Shape shape() const { return {pes_}; }
@@ -77,17 +80,25 @@ class DragonflyTopology {
     if (relative()) return t > G ? t - G - 1 : t + g_ - G - 1;
     return t < G ? t : t - 1;
   }
-
- private:
-  bool relative() const noexcept { return arr_ == DragonflyArrangement::relative; }
+  /// Router (index over all routers) of terminal `pe`; group of router r; the router index in
+  /// its group that owns global link l; the port of router index i that leads to router index
+  /// `to` of its group; the port of its k-th global link. No division instruction.
+  node_t router_of(node_t pe) const noexcept { return div_p_(pe); }
+  unsigned group_of(node_t r) const noexcept { return div_a_(r); }
+  unsigned owner_of(unsigned l) const noexcept { return div_h_(l); }
   port_t local_port(unsigned i, unsigned to) const noexcept {
     return static_cast<port_t>(p_ + (to > i ? to - i - 1 : to + a_ - i - 1));
   }
+  port_t global_port(unsigned k) const noexcept { return static_cast<port_t>(p_ + a_ - 1 + k); }
+
+ private:
+  bool relative() const noexcept { return arr_ == DragonflyArrangement::relative; }
   unsigned a_, p_, h_, g_;
   detail::FastDiv div_a_{}, div_p_{}, div_h_{};  ///< no div instruction per hop
   node_t routers_, pes_;
   DragonflyArrangement arr_;
   class_t classes_;
+  unsigned given_classes_ = 0;
 };
 
 // ---- inline hot paths ------------------------------------------------------------------------
