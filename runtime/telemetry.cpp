@@ -155,7 +155,7 @@ void Telemetry::on_window(const MachineView& v, std::uint64_t begin, std::uint64
     const std::uint64_t i = v.injected(n), d = v.delivered(n);
     injected += i - last_inj_[n];
     delivered_pe += d - last_del_[n];
-    if (opt_.jobs && job != no_job) {
+    if (opt_.jobs) {  // no_job (255): the PE runs no job at the window's end
       if (job_pes.size() <= job) job_pes.resize(job + 1u), job_del.resize(job + 1u), job_inj.resize(job + 1u),
                                  job_halted.resize(job + 1u);
       ++job_pes[job];
@@ -206,6 +206,7 @@ void Telemetry::on_window(const MachineView& v, std::uint64_t begin, std::uint64
     << packets << queued << blocked << halted;
   last_ = t;
   for (std::size_t j = 0; j < job_pes.size(); ++j) {
+    if (!job_pes[j] && !job_del[j] && !job_inj[j]) continue;
     Row jr{jobs_};
     jr << index_ << end << std::uint64_t{j} << job_pes[j] << job_del[j] << job_inj[j] << job_halted[j];
   }

@@ -248,18 +248,19 @@ def telemetry(csv_path, out, title=None):
         runs[key].append(r)
     fig, axes = plt.subplots(3, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.5), sharex=True)
     panels = [("throughput", "accepted (packets/PE/cycle)"), ("latency_mean", "mean latency (cycles)"),
-              ("occupancy_words", "buffer occupancy (words)")]
+              ("occupancy_words", "held at window end (words)")]
     for key, rs in sorted(runs.items()):
-        x = [int(r["end"]) for r in rs]
-        label = (f"{key[0]}, rate {key[1]}, slice {key[2] if key[2] != '0' else '- (baseline)'}"
-                 if len(key) == 3 else None)
+        edges = [int(rs[0]["begin"])] + [int(r["end"]) for r in rs]  # each window drawn over [begin, end)
+        label = None
+        if len(key) == 3:
+            label = f"{key[0]}, rate {key[1]}" + (f", slice {key[2]}" if key[0] != "baseline" else "")
         for ax, (col, _) in zip(axes, panels):
             y = [float(r[col]) if r[col] != "" else math.nan for r in rs]
-            ax.plot(x, y, drawstyle="steps-pre", label=label)
+            ax.stairs(y, edges, label=label, linewidth=1.5)
     for ax, (_, ylabel) in zip(axes, panels):
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-    axes[-1].set_xlabel("time (cycles; each point: the window ending there)")
+    axes[-1].set_xlabel("time (cycles)")
     window = int(rows[0]["end"]) - int(rows[0]["begin"])
     axes[0].set_title(title or f"telemetry over time, windows of {window} cycles ({os.path.basename(csv_path)})")
     if len(runs) > 1:

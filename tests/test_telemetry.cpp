@@ -101,7 +101,7 @@ TEST(Telemetry, IdenticalForOneAndTwoThreadsAndChangesNothing) {
 
 TEST(Telemetry, CsvParsesBackThroughTheOneReader) {
   rica::Telemetry tel(500);
-  (void)run_uniform("mesh:4x4", 0.1, 1, &tel, 2000, 100);
+  (void)run_uniform("mesh:4x4", 0.1, 1, &tel, 2000, 600);
   const auto rows = rica::report::csv_parse(tel.windows().csv());
   ASSERT_EQ(rows.size(), tel.windows().rows() + 1);
   EXPECT_EQ(rows[0][0], "window");
@@ -152,7 +152,7 @@ TEST(Telemetry, PerJobRowsForTimeSharedJobs) {
   ASSERT_GT(j.rows(), 0u);
   // Every delivery lands on some job's row; both jobs appear.
   EXPECT_EQ(sum(ints(j, "delivered")), st.machine.delivered);
-  std::vector<bool> seen(2, false);
+  std::vector<bool> seen(256, false);
   for (auto x : ints(j, "job")) seen.at(x) = true;
   EXPECT_TRUE(seen[0] && seen[1]);
   EXPECT_GT(tel.halts().rows(), 0u);  // switches halt nodes

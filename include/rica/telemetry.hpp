@@ -75,7 +75,8 @@ class Telemetry : public Observer {
   const TelemetryTable& classes() const noexcept { return classes_; }
   /// Per window and job (Options::jobs): window,end,job,pes (running it at the end),delivered,
   /// injected (by those PEs in the window: a PE's counts go to the job it runs at the window's
-  /// end, so a window that holds a switch may give some to the next job), halted.
+  /// end, so a window that holds a switch may give some to the next job; job 255 = no job at the
+  /// end), halted. A job without PEs and without counts in a window has no row in it.
   const TelemetryTable& jobs() const noexcept { return jobs_; }
   /// Halt changes seen at window ends (Options::jobs): cycle,node,halted (1 held, 0 resumed),job.
   const TelemetryTable& halts() const noexcept { return halts_; }
