@@ -37,4 +37,4 @@ PY
 bench torus:32x32 0.01
 bench torus:32x32 0.1
 bench cccb:n=4 0.02
-bench torus:128x128 0.01
+bench torus:64x64 0.01
