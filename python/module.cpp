@@ -128,6 +128,18 @@ py::dict read_trace(const std::string& path) {
   return d;
 }
 
+/// The telemetry tables (rica/telemetry.hpp) as {table: {column: NumPy array}}.
+py::dict telemetry_tables(const rica::Telemetry& tel) {
+  py::dict d;
+  for (const auto& [name, table] : tel.tables()) {
+    py::dict cols;
+    for (const auto& c : table->columns)
+      cols[py::str(c.name)] = c.real ? py::object(array_of(c.reals)) : py::object(array_of(c.ints));
+    d[py::str(name)] = cols;
+  }
+  return d;
+}
+
 py::dict run(const std::vector<std::string>& args) {
   rica::cli::RunOutcome out = [&] {
     py::gil_scoped_release nogil;
@@ -137,6 +149,7 @@ py::dict run(const std::vector<std::string>& args) {
   r["summary"] = to_python(out.json);
   r["status"] = out.status;
   if (!out.config.trace.empty()) r["trace"] = read_trace(out.config.trace);
+  if (out.telemetry) r["telemetry"] = telemetry_tables(*out.telemetry);
   return r;
 }
 
@@ -213,6 +226,7 @@ py::dict names() {
 PYBIND11_MODULE(_rica, m) {
   m.doc() = "rica's native layer; use the rica package (python/rica/__init__.py)";
   py::register_exception<rica::usage_error>(m, "RicaError", PyExc_ValueError);
+  m.attr("TELEMETRY_WINDOW") = rica::defaults::telemetry::window;
   m.def("run", &run, py::arg("args"), "rica run ARGS: figures and per-PE, per-link, per-packet tables");
   m.def("sweep", &sweep, py::arg("args"), "rica sweep ARGS (no --out): one row per (topology, rate)");
   m.def(

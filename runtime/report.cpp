@@ -160,6 +160,9 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   if (st.deadlock) j["deadlock_report"] = st.deadlock_report;
   j["verified"] = st.app_ok;
   if (!st.app_message.empty()) j["app_message"] = st.app_message;
+  if (!st.latency_histogram.empty() || !st.net_latency_histogram.empty())
+    j["latency_distribution"] = {{"total", latency_distribution(st.latency_histogram, st.latency_unit)},
+                                 {"network", latency_distribution(st.net_latency_histogram, st.latency_unit)}};
   if (cfg.engine == EngineKind::cycle) {
     j["cycles_run"] = st.cycles_run;
     j["cycles_skipped"] = st.cycles_skipped;  // of cycles_run: idle stretches jumped over
@@ -167,6 +170,23 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
     j["measured"] = st.measured;
   }
   return j;
+}
+
+nlohmann::json latency_distribution(const std::vector<std::uint64_t>& histogram, const std::string& unit) {
+  std::uint64_t total = 0;
+  for (std::uint64_t c : histogram) total += c;
+  std::vector<std::uint64_t> low, high, count;
+  std::vector<double> cdf;
+  std::uint64_t acc = 0;
+  for (unsigned b = 0; b < histogram.size(); ++b) {
+    if (!histogram[b]) continue;
+    acc += histogram[b];
+    low.push_back(latency_bucket_low(b));
+    high.push_back(latency_bucket_low(b + 1));
+    count.push_back(histogram[b]);
+    cdf.push_back(static_cast<double>(acc) / static_cast<double>(total));
+  }
+  return {{"unit", unit}, {"total", total}, {"low", low}, {"high", high}, {"count", count}, {"cdf", cdf}};
 }
 
 std::string pe_csv(const Topology& t, const RunStats& st) {

@@ -5,6 +5,7 @@ Usage:
   scripts/rica_plot.py sweep SWEEP.csv [--out DIR] [--title TEXT] [--x accepted|offered|delivered]
   scripts/rica_plot.py links RUN.json [--csv PER_PE.csv] [--out DIR]
   scripts/rica_plot.py os OS.csv [--out DIR] [--title TEXT]
+  scripts/rica_plot.py telemetry WINDOWS.csv [--out DIR] [--title TEXT]
 
 Every figure is written as PNG 1600 px wide and SVG (style: FIG_INCHES x DPI), with axis labels and
 legends at readable sizes, legends naming networks by their spec and titles stating the network,
@@ -40,7 +41,9 @@ except ImportError as e:
 # What each kind of plot reads.
 EXPECTED = {"links": "a run report written by rica run --json FILE (with --csv)",
             "sweep": "the sweep.csv written by rica sweep",
-            "os": "the os.csv written by rica os"}
+            "os": "the os.csv written by rica os",
+            "telemetry": "the telemetry windows CSV written by rica run --telemetry W (R.telemetry_windows.csv) "
+                         "or rica os --telemetry W (telemetry_windows.csv)"}
 
 
 class BadInput(Exception):
@@ -233,6 +236,41 @@ def os_plots(csv_path, out, title=None):
         save(fig, out, name)
 
 
+def telemetry(csv_path, out, title=None):
+    """Telemetry over time: accepted throughput, mean latency and buffer occupancy per window
+    against the window's end (cycles); one line per run (rica os: per policy, rate and slice)."""
+    runs = defaultdict(list)
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    if not rows:
+        raise BadInput(f"{csv_path}: no windows")
+    for r in rows:
+        key = tuple(r[k] for k in ("policy", "rate", "slice") if k in r)
+        runs[key].append(r)
+    fig, axes = plt.subplots(3, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.5), sharex=True)
+    panels = [("throughput", "accepted (packets/PE/cycle)"), ("latency_mean", "mean latency (cycles)"),
+              ("occupancy_words", "held at window end (words)")]
+    for key, rs in sorted(runs.items()):
+        edges = [int(rs[0]["begin"])] + [int(r["end"]) for r in rs]  # each window drawn over [begin, end)
+        label = None
+        if len(key) == 3:
+            label = f"{key[0]}, rate {key[1]}" + (f", slice {key[2]}" if key[0] != "baseline" else "")
+        for ax, (col, _) in zip(axes, panels):
+            y = [float(r[col]) if r[col] != "" else math.nan for r in rs]
+            ax.stairs(y, edges, label=label, linewidth=1.5)
+    for ax, (_, ylabel) in zip(axes, panels):
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time (cycles)")
+    window = int(rows[0]["end"]) - int(rows[0]["begin"])
+    axes[0].set_title(title or f"telemetry over time, windows of {window} cycles ({os.path.basename(csv_path)})")
+    if len(runs) > 1:
+        axes[0].legend(fontsize=7, ncol=2)
+    name = os.path.basename(csv_path)
+    name = name[:-4] if name.endswith(".csv") else name
+    name = name[:-len("windows")] if name.endswith("windows") else name
+    save(fig, out, name.rstrip("._") or "telemetry")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="kind", required=True)
@@ -249,6 +287,10 @@ def main(argv=None):
     o.add_argument("csv")
     o.add_argument("--out")
     o.add_argument("--title")
+    t = sub.add_parser("telemetry")
+    t.add_argument("csv")
+    t.add_argument("--out")
+    t.add_argument("--title")
     a = ap.parse_args(argv)
     src = a.csv if a.kind != "links" else a.json
     out = a.out or os.path.dirname(os.path.abspath(src))
@@ -258,6 +300,8 @@ def main(argv=None):
             sweep(a.csv, out, a.title, a.x)
         elif a.kind == "links":
             links(a.json, out, a.csv)
+        elif a.kind == "telemetry":
+            telemetry(a.csv, out, a.title)
         else:
             os_plots(a.csv, out, a.title)
     except BadInput as e:

@@ -309,5 +309,42 @@ for c in "links $p28/bad.json" "links $p28/other.json" "sweep $p28/bad.csv" "os 
   case "$err" in *"${c#* }"*"expected "*) ;; *) echo "FAIL [plot $c names the file and what it expected]: $err"; fail=1;; esac
   case "$err" in *Traceback*|*matplotlib*) echo "FAIL [plot $c: traceback or install hint]: $err"; fail=1;; esac
 done
+# Issue 30: --telemetry W (cycle engine only, W >= 1): tidy CSVs beside --csv/--json, a JSON summary.
+check_exit 2 "telemetry on the async engine" run torus:4x4 --telemetry 100
+check_exit 2 "telemetry window 0" run torus:4x4 --engine cycle --telemetry 0
+check_exit 2 "telemetry window not a number" run torus:4x4 --engine cycle --telemetry ten
+check_exit 2 "telemetry window too large" run torus:4x4 --engine cycle --telemetry 9999999999
+check_exit 2 "os telemetry without --out" os torus:4x4 --telemetry 100
+expect_in "cycle engine only" "telemetry refusal names the engine" run torus:4x4 --telemetry 100
+"$RICA" run torus:4x4 --engine cycle --cycles 2000 --rate 0.1 --quiet --telemetry 500 --json "$p28/t.json" \
+  || { echo "FAIL [run --telemetry]"; fail=1; }
+for f in windows links classes; do
+  [ -s "$p28/t.telemetry_$f.csv" ] || { echo "FAIL [run --telemetry wrote t.telemetry_$f.csv]"; fail=1; }
+done
+head -1 "$p28/t.telemetry_windows.csv" | grep -q "^window,begin,end,injected,delivered,measured," \
+  || { echo "FAIL [telemetry windows header]"; fail=1; }
+python3 - "$p28" <<'PY' || { echo "FAIL [telemetry windows sum to the run's totals]"; fail=1; }
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(f"{d}/t.json"))
+w = list(csv.DictReader(open(f"{d}/t.telemetry_windows.csv")))
+assert sum(int(r["delivered"]) for r in w) == j["delivered"], "delivered"
+assert sum(int(r["packet_hops"]) for r in w) == j["packet_hops"], "hops"
+assert j["telemetry"]["window"] == 500 and j["telemetry"]["windows"] == len(w), j["telemetry"]
+assert j["telemetry"]["files"][0].endswith("t.telemetry_windows.csv")
+assert "telemetry" not in j["config"], "an output, not configuration"
+PY
+expect_in "telemetry     " "telemetry line in the report" run torus:4x4 --engine cycle --cycles 500 --telemetry 100
+if python3 -c "import matplotlib" 2> /dev/null; then
+  "$RICA" plot telemetry "$p28/t.telemetry_windows.csv" --out "$p28/plots" --quiet > /dev/null \
+    && [ -s "$p28/plots/t.telemetry.png" ] && [ -s "$p28/plots/t.telemetry.svg" ] \
+    || { echo "FAIL [rica plot telemetry]"; fail=1; }
+  check_exit 2 "plot telemetry of a non-telemetry CSV" plot telemetry "$p28/bad.csv" --out "$p28/plots"
+fi
+"$RICA" os torus:4x4 --rate 0.05 --slice 400 --packets 20 --telemetry 200 --out "$p28/os" --no-plot --quiet \
+  > /dev/null || { echo "FAIL [os --telemetry]"; fail=1; }
+head -1 "$p28/os/telemetry_jobs.csv" | grep -q "^policy,rate,slice,window,end,job,pes,delivered" \
+  && [ -s "$p28/os/telemetry_halts.csv" ] && [ -s "$p28/os/telemetry_windows.csv" ] \
+  || { echo "FAIL [os --telemetry writes per-job and halt tables]"; fail=1; }
 rm -rf "$p28"
 exit $fail

@@ -7,12 +7,14 @@
 // Nothing is printed; no progress line. Thread-safe for different calls once registration is over.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "rica/engine.hpp"
+#include "rica/telemetry.hpp"
 #include "rica/topology.hpp"
 #include "sweep.hpp"
 
@@ -34,6 +36,8 @@ struct RunOutcome {
   RunStats stats;
   nlohmann::json json;  ///< what `rica run --json` writes
   int status = 0;       ///< the CLI's exit status: 0, 1 (conservation or verification failed), 3 deadlock
+  /// --telemetry W: the first seed's run over time (rica/telemetry.hpp); null without it.
+  std::shared_ptr<const Telemetry> telemetry;
 };
 RunOutcome run_outcome(const std::vector<std::string>& args);
 

@@ -425,6 +425,21 @@ std::pair<double, double> mean_ci95(const std::vector<double>& v) {
   return {mean, student_t95(v.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
 }
 
+CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
+  return add_uint(c, "--telemetry", target, 1, defaults::limits::cycles,
+                  fmt::format("Cycle engine: telemetry over time per window of W cycles (e.g. {}): per window "
+                              "injected, delivered, latency, occupancy, per link and class (CSV beside --csv or "
+                              "--json; docs/runtime.md)",
+                              defaults::telemetry::window))
+      ->type_name("W");
+}
+
+void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
+  if (window && engine != EngineKind::cycle)
+    throw usage_error("--telemetry applies to the cycle engine only (the async engine has no windows); add --engine "
+                      "cycle or drop --telemetry");
+}
+
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--jobs", target, 0, defaults::limits::jobs, help);
 }
@@ -655,7 +670,8 @@ std::string& invocation_time() {
 
 /// Options that are outputs or presentation, not configuration.
 bool is_presentation(const std::string& key) {
-  static const char* const keys[] = {"json", "csv", "trace", "dot", "out", "quiet", "progress", "no-plot", "config", "help"};
+  static const char* const keys[] = {"json", "csv", "trace", "dot", "out", "quiet", "progress", "no-plot", "config", "help",
+                                     "telemetry"};
   return std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) != std::end(keys);
 }
 

@@ -115,6 +115,11 @@ void check_seeds(std::uint64_t seed, unsigned seeds);
 double student_t95(std::size_t df);
 /// Mean and 95% confidence half-width (Student t) of `v` (half-width 0 for fewer than 2 values).
 std::pair<double, double> mean_ci95(const std::vector<double>& v);
+/// --telemetry W: telemetry over time per window of W cycles (rica/telemetry.hpp), [1, 2^31];
+/// unset unless given. The owner refuses it on the async engine (check_telemetry).
+CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target);
+/// Refuses (usage_error, one line) --telemetry on an engine other than the cycle engine.
+void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine);
 /// --jobs: runs at once, [0, 1024] (0 = cores / threads per run).
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help);
 
@@ -250,7 +255,7 @@ CLI::Option* add_config(CLI::App* c);
 std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args);
 /// The configuration of parsed subcommand `c`: every option that shapes the result, keyed as for
 /// --config, the given value or the default (options without a default and not given are left
-/// out). Outputs and presentation (--json, --csv, --trace, --dot, --out, --quiet, --progress,
+/// out). Outputs and presentation (--json, --csv, --trace, --telemetry, --dot, --out, --quiet, --progress,
 /// --no-plot, --config) are not configuration. Integers and decimals become JSON numbers.
 nlohmann::json option_config(const CLI::App* c);
 /// The command line that runs `c` with `config`: "rica <path> <positionals> --key value ...".

@@ -20,6 +20,7 @@
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
+#include "rica/telemetry.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "sweep.hpp"
@@ -43,6 +44,7 @@ struct OsOptions {
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
+  std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
   bool no_plot = false, quiet = false, progress = false;
 };
 
@@ -67,6 +69,7 @@ struct Point {
   std::uint64_t slice;  // 0 = the baseline (back to back)
   OsStats stats;
   std::uint64_t completion = 0;
+  std::shared_ptr<Telemetry> telemetry;  ///< --telemetry: this run over time
 };
 
 /// Runs the sweep; returns the exit status: 0, 1 (a run lost, duplicated or misdelivered packets,
@@ -94,7 +97,15 @@ int run(const OsOptions& o) {
   OsOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;  // time sharing runs on the cycle engine
   EngineConfig cfg = engine_config(eo.engine);
-  std::vector<Output> outputs = dir_outputs(o.out, {"os.csv", "switches.csv", "os.json"});
+  if (o.telemetry && o.out.empty())
+    throw usage_error("--telemetry: rica os writes the telemetry CSVs into --out DIR; give --out DIR");
+  Telemetry::Options topt;
+  topt.jobs = true;
+  const std::vector<std::string> tfiles =
+      o.telemetry ? Telemetry(*o.telemetry, topt).csv_paths("telemetry_") : std::vector<std::string>{};
+  std::vector<std::string> files = {"os.csv", "switches.csv", "os.json"};
+  files.insert(files.end(), tfiles.begin(), tfiles.end());
+  std::vector<Output> outputs = dir_outputs(o.out, files);
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
   check_run_memory("os", o.topology, cfg, static_cast<double>(o.packets));
@@ -126,7 +137,7 @@ int run(const OsOptions& o) {
   validate(cfg);
   if (!o.out.empty()) {
     prepare_output_dir(o.out, "--out");
-    for (const char* f : {"os.csv", "switches.csv", "os.json"}) check_output_file(o.out + "/" + f, "--out");
+    for (const std::string& f : files) check_output_file(o.out + "/" + f, "--out");
   }
   // The partition to time-share.
   std::vector<node_t> pes;
@@ -177,7 +188,10 @@ int run(const OsOptions& o) {
     os.slice = slice ? slice : std::uint64_t{1} << 30;
     os.io_hop_cycles = o.io_hop_cycles;
     os.save_words_per_cycle = o.save_rate;
-    Point pt{policy_name(policy), rate, slice, run_jobs(topo, jobs, cfg, os)};
+    auto tel = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry, topt) : nullptr;
+    std::vector<Observer*> observers;
+    if (tel) observers.push_back(tel.get());
+    Point pt{policy_name(policy), rate, slice, run_jobs(topo, jobs, cfg, os, observers), 0, tel};
     for (const JobResult& r : pt.stats.jobs) pt.completion = std::max(pt.completion, r.completion_cycle);
     points.push_back(std::move(pt));
   };
@@ -293,6 +307,7 @@ int run(const OsOptions& o) {
     r["rate"] = p.rate;
     r["slice"] = p.slice;
     r["completion"] = p.completion;
+    if (p.telemetry) r["telemetry"] = p.telemetry->summary();
     j["runs"].push_back(r);
   }
   auto write = [](const std::string& path, const std::string& text, const char* what) {
@@ -311,12 +326,28 @@ int run(const OsOptions& o) {
                           r.peak_node_packets, r.bound_cycles);
     write(o.out + "/switches.csv", sw, "--out");
     write(o.out + "/os.json", j.dump(2) + "\n", "--out");
+    // --telemetry: one file per table, the runs one after another, each row led by its run's
+    // policy, rate and slice (0: the baseline).
+    for (std::size_t k = 0; k < tfiles.size(); ++k) {
+      std::string text;
+      for (const Point& p : points) {
+        const auto tables = p.telemetry->tables();
+        text += tables[k].second->csv({{"policy", p.policy}, {"rate", fmt::format("{}", p.rate)},
+                                       {"slice", std::to_string(p.slice)}},
+                                      text.empty());
+      }
+      write(o.out + "/" + tfiles[k], text, "--out");
+    }
     if (!o.no_plot) experiments::run_plot_script(
           "plot_os.py", {o.out + "/os.csv", "--out", o.out, "--title",
                          fmt::format("rica os {} ({}), {} jobs; buffers {} words, packets {}:{}, link {}", topo.spec(), where,
                                      o.jobs.size(), cfg.buffer_words, cfg.packet_words, cfg.packet_spread,
                                      link_cycles_text(cfg))});
-    if (!o.quiet) std::printf("wrote %s/os.csv, switches.csv, os.json%s\n", o.out.c_str(), o.no_plot ? "" : ", plots");
+    if (!o.no_plot && !tfiles.empty())
+      experiments::run_plot_script("rica_plot.py", {"telemetry", o.out + "/" + tfiles[0], "--out", o.out});
+    if (!o.quiet)
+      std::printf("wrote %s/os.csv, switches.csv, os.json%s%s\n", o.out.c_str(), tfiles.empty() ? "" : ", telemetry_*.csv",
+                  o.no_plot ? "" : ", plots");
   }
   // A stuck run is what it is (deadlock or livelock, with its evidence), not an internal error;
   // packets lost, duplicated or misdelivered, or a broken drain bound, are.
@@ -361,6 +392,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
+  add_telemetry(c, o->telemetry);
   add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
   add_quiet(c, o->quiet);

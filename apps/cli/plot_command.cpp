@@ -1,4 +1,4 @@
-// `rica plot links|sweep|os`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
+// `rica plot links|sweep|os|telemetry`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
 // one plotting module; matplotlib).
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@ namespace {
 
 struct PlotOptions {
   CLI::App* cmd = nullptr;
-  std::string kind;  ///< links, sweep, os
+  std::string kind;  ///< links, sweep, os, telemetry
   std::string input, csv, out, json, title, x = "accepted";
   bool quiet = false;
 };
@@ -49,7 +49,7 @@ void plot(const PlotOptions& o) {
 void add_plot_command(CLI::App& app) {
   auto* p = app.add_subcommand("plot", "Figures (PNG 1600 px + SVG) from a run's JSON, a sweep's or os's CSV");
   p->require_subcommand(1);
-  for (const char* kind : {"links", "sweep", "os"}) {
+  for (const char* kind : {"links", "sweep", "os", "telemetry"}) {
     auto o = std::make_shared<PlotOptions>();
     o->kind = kind;
     const std::string k = kind;
@@ -57,7 +57,10 @@ void add_plot_command(CLI::App& app) {
         kind, k == "links"   ? "Link-load heat map of a run (rica run --json R.json --csv R.csv): grid layout for "
                                "meshes and tori, node x port otherwise"
               : k == "sweep" ? "Latency against accepted throughput (default), offered load or packets delivered"
-                             : "Switch cost and completion of rica os");
+              : k == "telemetry"
+                  ? "Throughput, mean latency and occupancy per window over time (rica run/os --telemetry W: the "
+                    "windows CSV)"
+                  : "Switch cost and completion of rica os");
     o->cmd = c;
     add_text(c, "input", o->input, k == "links" ? "The run's JSON (its per-PE CSV is found from it)" : "The CSV",
              "a file written by rica")

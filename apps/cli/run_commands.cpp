@@ -21,6 +21,7 @@
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
+#include "rica/telemetry.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
 
@@ -40,6 +41,7 @@ struct RunOptions {
   EngineOptions engine;
   bool quiet = false;
   std::string json, csv;
+  std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
   CLI::App* cmd = nullptr;  ///< the subcommand (run or demo), for its configuration
   /// Traffic-only options, refused with --app.
   std::vector<CLI::Option*> traffic_only;
@@ -65,6 +67,18 @@ nlohmann::json run_config(const RunOptions& o, const EngineConfig& cfg) {
   return c;
 }
 
+/// Where --telemetry's CSVs go: beside --csv FILE ("r.csv" -> "r.telemetry_NAME.csv"), else
+/// beside --json FILE ("r.json" -> the same); "" when neither names a file (no CSV written).
+std::string telemetry_prefix(const RunOptions& o) {
+  auto stem = [](const std::string& p, const char* ext) {
+    const std::string e = ext;
+    return p.size() > e.size() && p.ends_with(e) ? p.substr(0, p.size() - e.size()) : p;
+  };
+  if (!o.csv.empty()) return stem(o.csv, ".csv") + ".telemetry_";
+  if (!o.json.empty() && o.json != "-") return stem(o.json, ".json") + ".telemetry_";
+  return "";
+}
+
 /// What `rica run` computed, for the report it prints.
 struct Executed {
   RunOutcome out;
@@ -86,10 +100,19 @@ Executed execute(RunOptions& o) {
                                       opt->get_name()));
   EngineConfig cfg = engine_config(o.engine);
   check_seeds(cfg.seed, o.seeds);
-  check_distinct_outputs({{"--json", o.json},
-                          {"--csv", o.csv},
-                          {"--csv (its .links.csv)", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
-                          {"--trace", cfg.trace}});
+  check_telemetry(o.telemetry, cfg.engine);
+  auto telemetry = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry) : nullptr;
+  const std::string tprefix = telemetry ? telemetry_prefix(o) : "";
+  std::vector<Output> outputs = {{"--json", o.json},
+                                 {"--csv", o.csv},
+                                 {"--csv (its .links.csv)", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
+                                 {"--trace", cfg.trace}};
+  if (!tprefix.empty())
+    for (const std::string& f : telemetry->csv_paths(tprefix)) {
+      outputs.push_back({fmt::format("--telemetry ({})", f), f});
+      check_output_file(f, "--telemetry");
+    }
+  check_distinct_outputs(outputs);
   check_run_memory("run", o.topology, cfg, static_cast<double>(o.packets_opt.value_or(0)));
   const Topology base = TopologyRegistry::parse(o.topology);
   cfg.progress = !o.quiet;
@@ -139,7 +162,10 @@ Executed execute(RunOptions& o) {
     fmt::print("rica          {}\n", version_string());
     fmt::print("model         {}\n", model_line(cfg, &t));
   }
-  Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg), {}, 0}, {}, {}, traffic, std::nullopt, 0, {}};
+  std::vector<Observer*> observers;
+  if (telemetry) observers.push_back(telemetry.get());
+  Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg, observers), {}, 0, telemetry}, {}, {}, traffic, std::nullopt, 0,
+             {}};
   const RunStats& st = e.out.stats;
   std::vector<RunStats>& more = e.more;
   // --seeds K: the same run with seeds seed+1 .. seed+K-1 (no trace); figures as mean and 95% CI.
@@ -184,6 +210,9 @@ Executed execute(RunOptions& o) {
   if (st.ranks > 1) j["distributed"] = distributed_json(st, cfg);
   j["outputs"] = {{"json", o.json}, {"csv", o.csv}, {"links_csv", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
                   {"trace", cfg.trace}};
+  if (telemetry) j["telemetry"] = telemetry->summary(tprefix.empty() ? std::vector<std::string>{}
+                                                                      : telemetry->csv_paths(tprefix));
+  if (!tprefix.empty()) (void)telemetry->write_csv(tprefix, "--telemetry");
   if (!o.json.empty()) write_json(o.json, j);
   if (!o.csv.empty()) report::write_run_csv(o.csv, t, st);
   e.trace_end = o.app.empty() ? traffic_end(*app) : std::nullopt;
@@ -250,6 +279,21 @@ int run(RunOptions o) {
     fmt::print("links         max load {} packets, mean {:.1f}\n", st.link_load_max, st.link_load_mean);
     fmt::print("memory        peak RSS {:.1f} MB ({:.0f} bytes/PE)\n", static_cast<double>(st.peak_rss_kb) / 1024,
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
+    if (e.out.telemetry) {
+      const nlohmann::json& tj = e.out.json["telemetry"];
+      fmt::print("telemetry     {} windows of {} cycles", tj["windows"].get<std::uint64_t>(),
+                 tj["window"].get<std::uint64_t>());
+      if (tj.contains("peak_delivered"))
+        fmt::print("; peak {} delivered in the window ending at {}, peak {} words held at {}",
+                   tj["peak_delivered"]["packets"].get<std::uint64_t>(),
+                   tj["peak_delivered"]["window_end"].get<std::uint64_t>(),
+                   tj["peak_occupancy_words"]["words"].get<std::uint64_t>(),
+                   tj["peak_occupancy_words"]["window_end"].get<std::uint64_t>());
+      if (tj.contains("files"))
+        fmt::print("; wrote {} and {} more\n", tj["files"][0].get<std::string>(), tj["files"].size() - 1);
+      else
+        fmt::print(" (give --csv or --json FILE to write the CSVs)\n");
+    }
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
     if (e.app_summary.is_object()) {  // the application's own figures, as in the JSON's "app"
       std::string line;
@@ -302,6 +346,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
                                       opt_faults);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
+  add_telemetry(c, o.telemetry);
   if (quiet_flag) add_quiet(c, o.quiet);
 }
 

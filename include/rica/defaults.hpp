@@ -49,6 +49,15 @@ inline constexpr unsigned source_queue_max = 1u << 20;  ///< --source-queue in [
 inline constexpr double async_min_rate = 1e-4;
 }  // namespace traffic
 
+// ---- Telemetry over time (rica/telemetry.hpp; rica run --telemetry W) -------------------------
+namespace telemetry {
+/// Cycles per window: with the default 10,000-cycle injection window, 10 windows of injection plus
+/// the drain; one pass over the machine per 1,000 cycles (docs/runtime.md: its cost measured).
+inline constexpr std::uint64_t window = 1000;
+/// The per-link table stops growing past this many rows (about 200 MB held; later windows left out).
+inline constexpr std::uint64_t max_link_rows = 10'000'000;
+}  // namespace telemetry
+
 // ---- Sweeps (rica sweep) --------------------------------------------------------------------
 namespace sweep {
 /// Without --warmup a sweep leaves the first cycles / 10 of its window out of the statistics (the

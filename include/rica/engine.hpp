@@ -113,6 +113,10 @@ struct RunStats {
   double latency_mean = 0, latency_p50 = 0, latency_p99 = 0, latency_p999 = 0, latency_max = 0;
   /// Network latency: entering the network (leaving the source queue) to delivery.
   double net_latency_mean = 0, net_latency_p50 = 0, net_latency_p99 = 0, net_latency_max = 0;
+  /// The measured deliveries' latency histograms, total and network: log-linear buckets (8 per
+  /// power of two; bucket b holds [latency_bucket_low(b), latency_bucket_low(b + 1)), in
+  /// latency_unit). Empty when the engine did not fill them (rica::report::latency_distribution).
+  std::vector<std::uint64_t> latency_histogram, net_latency_histogram;
   double wall_s = 0;
   double packets_per_s = 0, packet_hops_per_s = 0;
   std::uint64_t link_load_max = 0;
@@ -150,6 +154,15 @@ struct RunStats {
   /// other ranks or moving the batches) rather than stepping its nodes.
   std::vector<double> rank_mpi_wait_share;
 };
+
+/// The lower bound of latency histogram bucket b (RunStats::latency_histogram): b below 8 is the
+/// value b itself; from 24 on, 8 sub-buckets per power of two (within 1/8 of the value); 8..23
+/// are empty.
+constexpr std::uint64_t latency_bucket_low(unsigned b) noexcept {
+  if (b < 24) return b < 8 ? b : 8;  // buckets 8..23 are never used (values 8.. start at 24)
+  const unsigned msb = b / 8, sub = b % 8;
+  return msb >= 64 ? ~std::uint64_t{0} : (std::uint64_t{8} + sub) << (msb - 3);
+}
 
 /// Throws usage_error naming the parameter when a configuration value is out of range.
 void validate(const EngineConfig& cfg);

@@ -30,6 +30,11 @@ std::vector<std::vector<std::string>> csv_parse(std::string_view text, const std
 /// The figures of one run: the machine, the model configuration, the packet accounting, hops,
 /// latency, throughput, link loads, memory and the verdicts (keys documented in README).
 nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const RunStats& st);
+/// A latency histogram (RunStats::latency_histogram) as JSON columns over its non-empty buckets:
+/// low, high (bucket b holds [low, high), in `unit`), count, and cdf (the share of deliveries
+/// below high); plus "unit" and "total". Empty buckets are left out; an empty histogram gives
+/// empty columns.
+nlohmann::json latency_distribution(const std::vector<std::uint64_t>& histogram, const std::string& unit);
 /// Per-PE table: pe,label,injected,delivered,forwarded,blocked (one row per node; router-only
 /// nodes inject and deliver 0).
 std::string pe_csv(const Topology& t, const RunStats& st);

@@ -4,6 +4,8 @@
     r = rica.run("torus:8x8", engine="cycle", rate=0.05, cycles=2000, seed=7, trace=True)
     r.summary["latency_mean"], r.pes["delivered"], r.trace["deliver"]
     r.frame("pe")                 # a pandas DataFrame (pandas is optional; arrays always work)
+    w = rica.run("torus:8x8", engine="cycle", rate=0.05, telemetry=True)  # per window of 1000 cycles
+    w.telemetry["windows"]["delivered"], w.frame("windows"), w.frame("telemetry_links")
     s = rica.sweep(["torus:8x8", "mesh:8x8"], rates="0.02:0.1:0.02", cycles=2000)
     t = rica.Topology("cccb:n=2"); t.measures(); t.route(0, 5)
 
@@ -57,6 +59,7 @@ class Result:
         self.links = raw["link"]
         self.hop_histogram = raw["hop_histogram"]
         self.trace = raw.get("trace")
+        self.telemetry = raw.get("telemetry")
         self.status = raw["status"]
 
     def __getattr__(self, name):
@@ -66,14 +69,20 @@ class Result:
         raise AttributeError(name)
 
     def frame(self, table="summary"):
-        """A pandas DataFrame: 'summary' (one row of scalar figures), 'pe', 'link' or 'trace'."""
+        """A pandas DataFrame: 'summary' (one row of scalar figures), 'pe', 'link', 'trace', or a
+        telemetry table (run with telemetry=W): 'windows', 'telemetry_links', 'telemetry_classes'."""
         if table == "summary":
             return _frame({k: [v] for k, v in self.summary.items() if not isinstance(v, (dict, list))})
-        columns = {"pe": self.pes, "link": self.links, "trace": self.trace}.get(table, KeyError)
+        telemetry = self.telemetry or {}
+        columns = {"pe": self.pes, "link": self.links, "trace": self.trace, "windows": telemetry.get("windows"),
+                   "telemetry_links": telemetry.get("links"),
+                   "telemetry_classes": telemetry.get("classes")}.get(table, KeyError)
         if columns is KeyError:
-            raise ValueError(f"table '{table}': use summary, pe, link or trace")
+            raise ValueError(f"table '{table}': use summary, pe, link, trace, windows, telemetry_links or "
+                             "telemetry_classes")
         if columns is None:
-            raise ValueError("no trace: run with trace=True")
+            raise ValueError("no trace: run with trace=True" if table == "trace"
+                             else "no telemetry: run with telemetry=True or telemetry=W (cycle engine)")
         return _frame(columns)
 
     def __repr__(self):
@@ -104,9 +113,13 @@ def run(topology, *, trace=False, **options):
     """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
     cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
     packet_words, batch, block, no_classes, json, csv). trace=True returns the per-packet table; trace="FILE"
-    also keeps the file."""
+    also keeps the file. telemetry=W (cycles; True: the default window, 1000) records the run over
+    time (cycle engine): `telemetry` maps windows, links and classes to column dicts of NumPy arrays
+    (the CSVs of `rica run --telemetry W`, written too when csv= or json= names a file)."""
     if "quiet" in options:
         raise RicaError("quiet: Python runs never print")
+    if options.get("telemetry") is True:
+        options = dict(options, telemetry=_rica.TELEMETRY_WINDOW)
     if trace is True:
         fd, path = tempfile.mkstemp(prefix="rica-trace-", suffix=".csv")
         os.close(fd)

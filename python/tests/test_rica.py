@@ -157,6 +157,32 @@ def test_names_and_frames():
         r.frame("nosuch")
 
 
+def test_telemetry_tables_match_the_cli(tmp_path):
+    r = rica.run("torus:4x4", engine="cycle", rate=0.2, cycles=1500, threads=2, telemetry=250)
+    w = r.telemetry["windows"]
+    assert int(w["delivered"].sum()) == r.delivered and int(w["injected"].sum()) == r.injected
+    assert int(w["packet_hops"].sum()) == r.packet_hops and w["end"][-1] == r.cycles_run
+    links = r.telemetry["links"]
+    per_link = {}
+    for n, p, k in zip(links["node"], links["port"], links["packets"]):
+        per_link[(n, p)] = per_link.get((n, p), 0) + int(k)
+    assert per_link == {(n, p): int(k) for n, p, k in zip(r.links["node"], r.links["port"], r.links["packets"])}
+    assert r.summary["telemetry"]["window"] == 250 and r.summary["telemetry"]["windows"] == len(w["end"])
+    d = rica.run("torus:4x4", engine="cycle", rate=0.2, cycles=1500, telemetry=True)
+    assert d.summary["telemetry"]["window"] == 1000
+    # The CLI's CSV beside --csv holds the same rows.
+    p = cli("run", "torus:4x4", "--engine", "cycle", "--rate", "0.2", "--cycles", "1500", "--quiet",
+            "--telemetry", "250", "--csv", str(tmp_path / "r.csv"))
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(tmp_path / "r.telemetry_windows.csv")))
+    assert [int(x["delivered"]) for x in rows] == [int(x) for x in w["delivered"]]
+    with pytest.raises(rica.RicaError, match="cycle engine"):
+        rica.run("torus:4x4", telemetry=100)
+    pd = pytest.importorskip("pandas")
+    assert list(r.frame("windows")["delivered"]) == list(w["delivered"])
+    assert len(r.frame("telemetry_links")) == len(links["node"])
+
+
 def test_example_script_plots(tmp_path):
     pytest.importorskip("matplotlib")
     script = os.path.join(os.path.dirname(__file__), "../../examples/python/sweep_two.py")
