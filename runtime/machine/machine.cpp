@@ -457,6 +457,8 @@ void Machine::collect(RunStats& st) {
   const std::vector<std::uint64_t>& lat = all.lat_hist;
   const std::vector<std::uint64_t>& net_lat = all.net_lat_hist;
   st.hop_histogram = all.hop_hist;
+  st.latency_histogram = all.lat_hist;
+  st.net_latency_histogram = all.net_lat_hist;
   while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
   st.measured += all.measured;
   const std::uint64_t in_window = all.delivered_in_window;
