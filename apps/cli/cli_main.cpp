@@ -41,6 +41,64 @@ void parse_subcommand(const std::string& name, const std::vector<std::string>& a
   if (then) then();
 }
 
+namespace {
+
+/// Edit distance (insertions, deletions, substitutions, adjacent swaps) between a and b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+/// The candidate nearest to `given` if it is near enough to be a typo (at most a third of its
+/// length, at least 1, at most 3 edits); empty otherwise.
+std::string nearest(const std::string& given, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::min<std::size_t>(3, std::max<std::size_t>(1, given.size() / 3)) + 1;
+  for (const std::string& c : candidates) {
+    const std::size_t d = edit_distance(given, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+/// For a command line CLI11 refused: "; did you mean ..." naming the nearest subcommand to an
+/// unknown one, or the nearest option of the chosen subcommand to an unknown option; empty when
+/// nothing is near.
+std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* leaf = &app;
+  while (!leaf->get_subcommands().empty()) leaf = leaf->get_subcommands().front();
+  if (leaf == &app) {  // no subcommand recognised: the first word is a misspelt one
+    for (const std::string& a : args) {
+      if (a.empty() || a[0] == '-') continue;
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+      const std::string n = nearest(a, names);
+      return n.empty() ? "" : fmt::format("; did you mean '{}'?", n);
+    }
+    return "";
+  }
+  std::vector<std::string> names;
+  for (const CLI::Option* o : leaf->get_options())
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  for (const std::string& a : args) {
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string given = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), given) != names.end()) continue;
+    const std::string n = nearest(given, names);
+    if (!n.empty()) return fmt::format("; did you mean '{}' for '{}'?", n, given);
+  }
+  return "";
+}
+
+}  // namespace
+
 int main(int argc, char** argv, const char* scripts_dir) {
   // Under mpirun (more than one process), MPI starts here and ends when main returns
   // (docs/distributed.md); otherwise nothing happens.
@@ -86,7 +144,8 @@ int main(int argc, char** argv, const char* scripts_dir) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "rica: error: %s (see rica --help)\n", e.what());
+    const std::string hint = did_you_mean(app, std::vector<std::string>(argv + 1, argv + argc));
+    std::fprintf(stderr, "rica: error: %s%s (see rica --help)\n", e.what(), hint.c_str());
     return 2;
   } catch (const rica::usage_error& e) {
     std::fprintf(stderr, "rica: error: %s\n", e.what());
