@@ -20,6 +20,16 @@ using class_t = std::uint16_t;
 
 inline constexpr node_t no_node = std::numeric_limits<node_t>::max();
 
+/// A 64-bit mixing function (MurmurHash3's finaliser): every input bit affects every output bit.
+/// rica's one hash for seeds, packet ids and seeded tie-breaks (deterministic on every host).
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
 /// A directed link leaving a node through one out-port: the peer node and the peer's in-port
 /// on which it arrives. A port that a node does not have yields an absent link (`!present()`).
 struct Link {

@@ -27,14 +27,7 @@
 
 namespace rica::detail {
 
-inline std::uint64_t mix(std::uint64_t x) noexcept {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-inline std::uint64_t packet_id(const Packet& p) noexcept { return mix((std::uint64_t{p.src} << 32) | p.seq); }
+inline std::uint64_t packet_id(const Packet& p) noexcept { return mix64((std::uint64_t{p.src} << 32) | p.seq); }
 
 /// Log-linear latency bucket: 8 sub-buckets per power of two.
 inline unsigned lat_bucket(std::uint64_t ns) noexcept {

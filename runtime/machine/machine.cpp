@@ -242,7 +242,7 @@ void Machine::allocate() {
   ports_ = topo_.ports();
   check_routing(topo_, cfg_.routing);
   classes_ = cfg_.classes ? routing_classes(topo_, cfg_.routing) : class_t{1};
-  route_seed_ = mix(cfg_.seed ^ 0x5851f42d4c957f2dULL);
+  route_seed_ = mix64(cfg_.seed ^ 0x5851f42d4c957f2dULL);
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
   const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
@@ -305,7 +305,7 @@ void Machine::allocate() {
     PeState& s = pe_[v];
     s.inputs = bufs + std::size_t{v} * ports_ * classes_;
     s.upstream = upstream_.data() + std::size_t{v} * ports_;
-    s.rng = Rng(mix(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
+    s.rng = Rng(mix64(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes_;
   }
   os_.reset(nodes_);

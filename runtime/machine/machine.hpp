@@ -334,7 +334,7 @@ class Machine {
     const unsigned n = cs.size();
     if (n == 0) return cs.escape;
     const unsigned start =
-        n == 1 ? 0u : static_cast<unsigned>(mix(route_seed_ ^ (std::uint64_t{v} << 20) ^ packet_id(p) ^ p.hops) % n);
+        n == 1 ? 0u : static_cast<unsigned>(mix64(route_seed_ ^ (std::uint64_t{v} << 20) ^ packet_id(p) ^ p.hops) % n);
     Hop best = cs.escape;
     std::uint32_t best_used = ~std::uint32_t{0};
     for (unsigned k = 0; k < n; ++k) {

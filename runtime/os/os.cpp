@@ -61,7 +61,7 @@ class OsDriver final : public CycleHook, public SwitchState {
       const JobRt& job = m_.job(j);
       ctx_[j].resize(job.size);
       for (node_t l = 0; l < job.size; ++l)
-        ctx_[j][l].rng = Rng(mix(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
+        ctx_[j][l].rng = Rng(mix64(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
       for (std::size_t i = 0; i < nodes_of_[j].size(); ++i) index_[j][nodes_of_[j][i]] = static_cast<std::uint32_t>(i);
     }
     // Every node starts with no job; the first slot's jobs take their PEs.

@@ -38,7 +38,7 @@ class DragonflyNonMinimal {
   /// The classes the routing needs.
   static constexpr class_t derived = 3;
   explicit DragonflyNonMinimal(const DragonflyTopology& t, std::uint64_t seed = 0)
-      : t_(&t), seed_(mix(seed ^ 0x9e3779b97f4a7c15ULL)),
+      : t_(&t), seed_(mix64(seed ^ 0x9e3779b97f4a7c15ULL)),
         classes_(t.given_classes() ? static_cast<class_t>(t.given_classes()) : derived) {}
   static bool offered(const DragonflyTopology&) noexcept { return true; }
   class_t buffer_classes() const noexcept { return classes_; }
@@ -46,7 +46,7 @@ class DragonflyNonMinimal {
   unsigned keys() const noexcept { return t_->groups(); }
   /// The packet's intermediate group: hash(src, seq, seed) mod g.
   unsigned intermediate(const Packet& p) const noexcept {
-    return static_cast<unsigned>(mix(seed_ ^ ((std::uint64_t{p.src} << 32) | p.seq)) % t_->groups());
+    return static_cast<unsigned>(mix64(seed_ ^ ((std::uint64_t{p.src} << 32) | p.seq)) % t_->groups());
   }
 
   /// The hop at node cur for dst in class cls with intermediate group I (class 0 away from the
@@ -120,13 +120,6 @@ class DragonflyNonMinimal {
   }
 
  private:
-  static std::uint64_t mix(std::uint64_t x) noexcept {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-  }
   class_t next(class_t c) const noexcept {
     return c + 1u < classes_ ? static_cast<class_t>(c + 1) : static_cast<class_t>(classes_ - 1);
   }
