@@ -2,7 +2,7 @@
 """Draws the figures of a `rica experiment` run: one figure per traffic pattern, one curve per network.
 
 Usage: scripts/plot_experiment.py POINTS.csv --config CONFIG.json [--out DIR]
-Reads points.csv and config.json written by `rica experiment` and writes DIR/<pattern>.{png,svg}
+Reads points.csv and config.json written by `rica experiment` and writes DIR/<pattern>.{png,svg} (':' and ',' of a pattern's parameters as '_')
 (DIR defaults to the CSV's directory). The x axis follows the paper of the set-up (config.json
 "x_axis"): "delivered" = packets delivered in the window, log scale (MDCE paper Figs 7-11);
 "interval" = effective packet send interval, cycles per packet per PE = 1 / accepted, log scale
@@ -113,7 +113,8 @@ def main():
         ax.legend(ncol=2, title="network = spec")
         fig.tight_layout()
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(out, f"{pattern}.{ext}"), dpi=rica_plot.DPI)
+            # a pattern with parameters ("mesh:wrap=0") names a file without ':' or ','
+            fig.savefig(os.path.join(out, f"{pattern.replace(':', '_').replace(',', '_')}.{ext}"), dpi=rica_plot.DPI)
         plt.close(fig)
     print(f"figures written to {out}")
 

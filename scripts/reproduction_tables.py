@@ -446,29 +446,30 @@ def faults_range(network, key, failed=(1, 2, 4, 8, 16)):
     return min(vals), max(vals)
 
 
-P16 = [("CB", "cbanyan:n=7,S=8", "cbanyan_n_7_S_8"), ("(CB)^2", "cb2:n=4", "cb2_n_4"), ("CCCB", "cccb:n=4", "cccb_n_4")]
+P16 = [("CB", "cbanyan:n=7,S=8"), ("(CB)^2", "cb2:n=4"), ("CCCB", "cccb:n=4")]
+P16_PATTERN = "partition:parts=64"
 
 
-def p16_points(tag):
-    return csv(os.path.join("docs", "experiments", "partition16", tag, "sweep.csv"))
+def p16_points(label):
+    """points.csv rows of `rica experiment partition16` for one network."""
+    return points("partition16", network=label)
 
 
-def p16_sat(tag):
-    return sat(p16_points(tag))
+def p16_sat(label):
+    return erow("partition16", label, P16_PATTERN)["saturation"]
 
 
 def p16_table():
     out = ["| network | 16-PE partitions (`rica partition NET --parts 64`) | saturation, 16-PE partitions | at offered | "
-           "mean hops (lowest rate) | whole machine, uniform (`rwc1`) |",
-           "|---|---|---|---|---|---|"]
-    for label, spec, tag in P16:
-        pts = p16_points(tag)
-        best = max(pts, key=lambda r: r["accepted"])
-        low = min(pts, key=lambda r: r["offered"])
+           "bound | mean hops (lowest rate) | whole machine, uniform (`rwc1`) |",
+           "|---|---|---|---|---|---|---|"]
+    for label, spec in P16:
+        row = erow("partition16", label, P16_PATTERN)
+        low = min(p16_points(label), key=lambda r: r["offered"])
         plan = rica("partition", spec, "--parts", "64")
         closed = sum(p["closed"] for p in plan["partitions"])
         out.append(f"| {label} | `{spec}`: {closed} of {len(plan['partitions'])} closed, {plan['partitions'][0]['size']} PEs each | "
-                   f"{best['accepted']:.4f} | {best['offered']} | {low['hops_mean']:.2f} | "
+                   f"{row['saturation']:.4f} | {row['offered_at_saturation']:.4g} | {row['bound']:.4f} | {low['hops_mean']:.2f} | "
                    f"{erow('rwc1', label, 'uniform')['saturation']:.4f} |")
     return "\n".join(out)
 
@@ -492,6 +493,87 @@ def mesh_closed_loop(name="mdce-1024"):
     """(network, accepted) of the mesh emulation's closed loop (pacing rate 1), best first."""
     rows = [r for r in points(name, pattern="mesh") if float(r["rate"]) == 1.0]
     return sorted(((r["network"], r["accepted"]) for r in rows), key=lambda x: -x[1])
+
+
+def ordinal(k):
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+# ---- Saturation against the bound (`rica experiment saturation`) ----------------------------------
+
+def satfrac(label):
+    r = erow("saturation", label, "uniform")
+    return r["saturation"] / r["bound"]
+
+
+def sat_by_fraction():
+    """The saturation experiment's network labels, by saturation / bound ascending."""
+    return sorted((r["network"] for r in exp("saturation")), key=satfrac)
+
+
+def saturation_table():
+    out = ["| network | topology | bound | saturation | / bound |", "|---|---|---|---|---|"]
+    for r in exp("saturation"):
+        out.append(f"| {r['network']} | `{r['topology']}` | {r['bound']:.4f} | {r['saturation']:.4f} | "
+                   f"{r['saturation'] / r['bound']:.2f} |")
+    return "\n".join(out)
+
+
+# ---- Mesh emulation, wrapping or not (mdce-1024 / rwc1 and docs/experiments/mesh-wrap) --------------
+
+def closed_loop(name, wrap=True):
+    """{network: accepted} at pacing rate 1 (the closed loop) of set-up NAME's mesh emulation."""
+    rows = (points(name, pattern="mesh") if wrap
+            else csv(os.path.join("docs", "experiments", "mesh-wrap", name, "points.csv"), pattern="mesh:wrap=0"))
+    return {r["network"]: r["accepted"] for r in rows if float(r["rate"]) == 1.0}
+
+
+def closed_loop_rank(name, wrap=True):
+    acc = closed_loop(name, wrap)
+    return sorted(acc, key=lambda n: -acc[n])
+
+
+def mesh_wrap_table():
+    nets = list(closed_loop("mdce-1024"))
+    nets += [n for n in closed_loop("rwc1") if n not in nets]
+    cols = [(name, w) for name in ("mdce-1024", "rwc1") for w in (True, False)]
+    out = ["| network | mdce-1024, wrapping | non-wrapping | rwc1, wrapping | non-wrapping |", "|---|---|---|---|---|"]
+    key = {**closed_loop("rwc1", False), **closed_loop("mdce-1024", False)}  # order: mdce-1024's non-wrapping figure
+    for n in sorted(nets, key=lambda n: -key[n]):
+        cells = []
+        for name, w in cols:
+            acc = closed_loop(name, w)
+            cells.append(f"{acc[n]:.4f} ({ordinal(closed_loop_rank(name, w).index(n) + 1)})" if n in acc else "—")
+        out.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def before_mdce(name="mdce-1024", wrap=False):
+    """The networks other than the 2D mesh and torus ranked above the first MDCE ((CB)^2 or CCCB)."""
+    order = closed_loop_rank(name, wrap)
+    first = min(order.index("CCCB"), order.index("(CB)^2"))
+    return [n for n in order[:first] if n not in ("2MD", "2DT")]
+
+
+def wrap_gain(net, name):
+    return closed_loop(name, False)[net] / closed_loop(name, True)[net]
+
+
+def wrap_others_change(name, skip=("2MD",)):
+    """The largest relative change of the closed loop between wrapping and not, other networks."""
+    return max(abs(wrap_gain(n, name) - 1) for n in closed_loop(name) if n not in skip)
+
+
+def wrap_swaps(name, skip=("2MD",)):
+    """Pairs of other networks whose order flips between wrapping and not: 'A and B swap (a vs b)'."""
+    w, nw = closed_loop(name, True), closed_loop(name, False)
+    nets = [n for n in closed_loop_rank(name) if n not in skip]
+    out = []
+    for i, a in enumerate(nets):
+        for b in nets[i + 1:]:
+            if (w[a] - w[b]) * (nw[a] - nw[b]) < 0:
+                out.append(f"{a} and {b} swap ({nw[b]:.4f} vs {nw[a]:.4f} without wrap)")
+    return "; ".join(out) if out else "no two swap"
 
 
 LOWD = ["CB", "CCCB", "MIN", "(CB)^2", "CCC"]   # mdce-1024: the low-diameter networks

@@ -110,7 +110,7 @@ grep -q '"conservation_ok": true' "$json" || { echo "FAIL [conservation in json]
 head -1 "$csv" | grep -q "pe,label,injected,delivered,forwarded,blocked" || { echo "FAIL [per-PE csv]"; fail=1; }
 head -1 "${csv%.csv}.links.csv" | grep -q "node,port,peer,packets" || { echo "FAIL [per-link csv]"; fail=1; }
 rm -f "$json" "$csv" "${csv%.csv}.links.csv"
-for pat in uniform quarter hotspot mesh localized transpose bitcomp bitrev shuffle tornado neighbor randperm; do
+for pat in uniform quarter partition:parts=16 hotspot mesh localized transpose bitcomp bitrev shuffle tornado neighbor randperm; do
   check_exit 0 "pattern $pat" run cccb:n=4 --traffic $pat --packets 8 --quiet
 done
 # ---- cycle engine ----

@@ -4,6 +4,7 @@
 // errors, and whole runs of the generators on the engine.
 #include "traffic.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +13,12 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "rica/engine.hpp"
+#include "rica/partition.hpp"
 #include "rica/registry.hpp"
 
 namespace {
@@ -64,8 +68,8 @@ bool possible(const std::string& pat, const PeSpace& s) {
 TEST(TrafficRegistry, NamesInOrderAndHelp) {
   std::vector<std::string> names;
   for (const auto& e : TrafficRegistry::available()) names.push_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "quarter", "hotspot", "mesh", "localized", "transpose",
-                                             "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"uniform", "quarter", "partition", "hotspot", "mesh", "localized",
+                                             "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm"}));
   const std::string help = TrafficRegistry::help_text();
   for (const auto& n : names) EXPECT_NE(help.find("\n  " + n + " "), std::string::npos) << n;
   EXPECT_NE(help.find("fraction"), std::string::npos);
@@ -75,7 +79,7 @@ TEST(TrafficRegistry, NamesInOrderAndHelp) {
 
 TEST(TrafficRegistry, UnknownName) {
   EXPECT_EQ(error_of([] { (void)TrafficRegistry::by_name("foo"); }),
-            "unknown traffic pattern 'foo'; valid: uniform, quarter, hotspot, mesh, localized, transpose, bitcomp, "
+            "unknown traffic pattern 'foo'; valid: uniform, quarter, partition, hotspot, mesh, localized, transpose, bitcomp, "
             "bitrev, shuffle, tornado, neighbor, randperm");
   const Topology t = topo("mesh:4x4");
   EXPECT_NE(error_of([&] { (void)TrafficRegistry::make("random", t); }).find("unknown traffic pattern 'random'"),
@@ -239,6 +243,45 @@ TEST(TrafficPatterns, QuarterStaysInPartitionUniformly) {
       }
     for (node_t d = 0; d < n; ++d) EXPECT_NEAR(count[d] / per_src, 1.0, 0.1) << net << " dst " << d;
   }
+}
+
+// partition:parts=K sends inside the partitions rica::partition makes, uniformly, never to self;
+// checked against the plan itself (an independent call), on a direct, an MDCE and an indirect-free
+// grid family; then its refusals.
+TEST(TrafficPatterns, PartitionStaysInsideThePlansPartitionsUniformly) {
+  for (const auto& [net, parts] : std::vector<std::pair<const char*, unsigned>>{
+           {"cccb:n=3", 16}, {"torus:8x8", 4}, {"cbanyan:n=5,S=8", 16}, {"hypercube:6", 8}}) {
+    SCOPED_TRACE(net);
+    const Topology t = topo(net);
+    rica::PartitionRequest req;
+    req.parts = parts;
+    const rica::PartitionPlan plan = rica::partition(t, req);
+    const auto p = TrafficRegistry::pattern(fmt::format("partition:parts={}", parts), t);
+    ASSERT_TRUE(std::holds_alternative<rica::traffic::Partitioned>(p));
+    const node_t n = t.pes();
+    std::vector<double> count(n, 0);
+    Rng rng(9);
+    const int per_src = 1500;
+    for (node_t src = 0; src < n; ++src)
+      for (int i = 0; i < per_src; ++i) {
+        const node_t d = rica::traffic::destination(p, src, rng);
+        ASSERT_LT(d, n);
+        ASSERT_NE(d, src);
+        ASSERT_EQ(plan.part_of[d], plan.part_of[src]) << src << "->" << d;
+        count[d] += 1;
+      }
+    // Every PE of a partition of size m receives per_src * (m-1) * 1/(m-1) = per_src on average.
+    for (node_t d = 0; d < n; ++d) EXPECT_NEAR(count[d] / per_src, 1.0, 0.1) << "dst " << d;
+  }
+  EXPECT_EQ(TrafficRegistry::canonical("partition:16"), "partition:parts=16");
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::pattern("partition:parts=4", PeSpace::of_shape({16})); })
+                .find("needs a topology"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::pattern("partition:parts=1", topo("torus:4x4")); })
+                .find("'parts' = 1 is out of range"),
+            std::string::npos);
+  // A cut into single PEs cannot carry traffic.
+  EXPECT_NE(error_of([] { (void)TrafficRegistry::pattern("partition:parts=16", topo("hypercube:4")); }), "(no error)");
 }
 
 TEST(TrafficPatterns, HotspotFraction) {

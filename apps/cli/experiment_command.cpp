@@ -95,13 +95,13 @@ void write_file(const std::string& path, const std::string& text) { write_text_f
 
 void list_experiments() {
   for (const Setup& s : setups()) {
-    fmt::print("{:<10} {}\n           source: {}\n           networks:", s.name, s.title, s.source);
+    fmt::print("{:<11} {}\n            source: {}\n            networks:", s.name, s.title, s.source);
     for (const auto& n : s.networks) fmt::print(" {}={}", n.label, n.spec);
-    fmt::print("\n           patterns:");
+    fmt::print("\n            patterns:");
     for (const auto& p : s.patterns) fmt::print(" {}", p);
     fmt::print("\n");
   }
-  fmt::print("{:<10} {}\n           source: {}\n", "faults",
+  fmt::print("{:<11} {}\n            source: {}\n", "faults",
              "throughput and latency against failed links (0..16) on 1,024-PE networks; de Bruijn spares",
              "docs/faults.md (M_{x+x} §4 table rerouting, de Bruijn §3 spare per necklace)");
 }
@@ -314,8 +314,10 @@ void bound(const BoundOptions& o) {
 void add_experiment_commands(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
   auto* e = app.add_subcommand("experiment", "Reproduce a paper's dynamic experiment: sweeps, figures, tables");
-  add_text(e, "name", o->name, "Experiment: mdce-1024, rwc1, mdce-delta, adaptive or faults (see --list)",
-           "mdce-1024, rwc1, mdce-delta, adaptive, faults (see --list)");
+  std::string names;  // from the set-ups, so a new one is listed without an edit here
+  for (const Setup& s : setups()) names += s.name + ", ";
+  names += "faults";
+  add_text(e, "name", o->name, fmt::format("Experiment: {} (see --list)", names), names + " (see --list)");
   add_output_dir(e, "--out", o->out, "Output directory [default: out/experiments/<name>]");
   e->add_flag("--quick", o->quick, "4 rates per sweep, 2,000 cycles, one hot-spot seed");
   add_name_list(e, "--networks", o->networks, "Only these networks (labels or specs, comma separated)");

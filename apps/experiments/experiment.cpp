@@ -146,6 +146,12 @@ TrafficMatrix traffic_matrix(const std::string& spec, const Topology& t, std::ui
             for (node_t d = base; d < base + part; ++d)
               if (d != s) r.emplace_back(d, 1.0 / (part - 1));
           });
+        } else if constexpr (std::is_same_v<P, traffic::Partitioned>) {
+          return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
+            const auto& sl = (*p.slots)[s];
+            for (std::uint32_t i = 0; i < sl.count; ++i)
+              if (i != sl.local) r.emplace_back((*p.members)[sl.begin + i], 1.0 / (sl.count - 1));
+          });
         } else if constexpr (std::is_same_v<P, traffic::Hotspot>) {
           return TrafficMatrix(name, [p](node_t s, TrafficMatrix::Row& r) {
             const double f = s == p.hot ? 0.0 : p.fraction, u = (1.0 - f) / (p.n - 1);
@@ -274,7 +280,40 @@ const std::vector<Setup>& setups() {
         "Tornado does not apply to the hypercube (coordinates of range 2). cbanyan:n=5,S=8 and cccb:n=3,S=4 have "
         "256 PEs, so transpose and bit reversal act on the address bits.",
         "4,000 cycles per run (a quarter warm-up), one seed per point."};
-    return std::vector<Setup>{mdce, rwc, delta, ada};
+    // Saturation against the channel-load bound at 1,024 PEs (docs/reproduction.md, "The
+    // channel-load bound"): the papers' networks and the baselines under mdce-1024's timing.
+    Setup sat;
+    sat.name = "saturation";
+    sat.title = "Saturation against the channel-load bound: 1,024 PEs, uniform, link time = in+out degree";
+    sat.source = "rica (the channel-load bound, docs/reproduction.md)";
+    sat.networks = {{"MIN", "omega:10"},      {"FT", "fattree:10"},        {"HC", "hypercube:10"},
+                    {"CCCB", "cccb:n=4"},     {"(CB)^2", "cb2:n=4"},       {"CB", "cbanyan:n=7,S=8"},
+                    {"CCC", "ccc:n=7,S=8"},   {"dB", "debruijn:10"},       {"8N", "torus8:32"},
+                    {"M_{x+x}", "mxx:32"},    {"3DT", "torus:8x8x16"},     {"2DT", "torus:32x32"},
+                    {"2MD", "mesh:32x32"}};
+    sat.patterns = {"uniform"};
+    sat.link_cycles = "degree";
+    sat.buffer_words = 32;
+    sat.notes = {"mdce-1024's set-up (3 +- 1-word packets, 32-word buffers, link time = in+out degree, 10,000 "
+                 "cycles, round-robin arbitration) on every 1,024-PE network rica has.",
+                 "saturation / bound is the fraction of the channel-load bound the router reaches."};
+    // RWC-1 §3.2: 16-PE partitions of the 1,024-PE machines, every partition running uniform
+    // traffic inside itself at once (traffic partition:parts=64, the partitions of `rica partition
+    // NET --parts 64`, all closed), under the RWC-1 set-up.
+    Setup p16 = rwc;
+    p16.name = "partition16";
+    p16.title = "RWC-1 section 3.2: 64 partitions of 16 PEs at once, uniform inside each; one word per cycle per "
+                "link, 16-word buffers";
+    p16.source = "rwc1-interconnect §3.2";
+    p16.networks = {{"CB", "cbanyan:n=7,S=8"}, {"(CB)^2", "cb2:n=4"}, {"CCCB", "cccb:n=4"}};
+    p16.patterns = {"partition:parts=64"};
+    p16.x_axis = {};
+    p16.figures = {};
+    p16.notes = {"Each PE sends uniformly to the 15 other PEs of its partition (traffic partition:parts=64: the 64 "
+                 "partitions `rica partition NET --parts 64` makes, all closed); RWC-1's set-up otherwise.",
+                 "The paper says a 16-PE c-Banyan partition is bottlenecked by the few links between its two rings; "
+                 "(CB)^2 and CCCB were designed to fix it."};
+    return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16};
   }();
   return all;
 }

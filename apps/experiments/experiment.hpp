@@ -113,7 +113,7 @@ struct Setup {
 
 /// Every set-up, in documentation order.
 const std::vector<Setup>& setups();
-/// usage_error "unknown experiment 'x'; valid: mdce-1024, rwc1, mdce-delta, adaptive" when unknown.
+/// usage_error "unknown experiment 'x'; valid: ..." (every set-up's name) when unknown.
 const Setup& setup_by_name(const std::string& name);
 
 /// The engine configuration of a set-up (threads and seed left at their defaults).

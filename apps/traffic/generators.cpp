@@ -27,6 +27,7 @@ node_t pattern_pes(const traffic::Pattern& p) {
                       std::is_same_v<T, traffic::Neighbor>)
           return f.n;
         else if constexpr (std::is_same_v<T, traffic::Quarter>) return 4 * f.part;
+        else if constexpr (std::is_same_v<T, traffic::Partitioned>) return static_cast<node_t>(f.slots->size());
         else if constexpr (std::is_same_v<T, traffic::Localized> || std::is_same_v<T, traffic::Tornado>)
           return static_cast<node_t>(shape_size(f.shape));
         else if constexpr (std::is_same_v<T, traffic::Transpose>)

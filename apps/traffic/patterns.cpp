@@ -8,6 +8,9 @@
 
 #include "traffic.hpp"
 
+#include "rica/assert.hpp"
+#include "rica/partition.hpp"
+
 namespace rica::traffic {
 namespace {
 
@@ -73,6 +76,52 @@ Quarter::Quarter(const PeSpace& s) : part(s.pes / 4) {
 node_t Quarter::operator()(node_t src, Rng& rng) const {
   const node_t base = src - src % part;
   return base + uniform_except(part, src - base, rng);
+}
+
+Partitioned::Partitioned(const PeSpace& s, std::uint32_t parts_) : parts(parts_) {
+  if (s.spec.empty())
+    throw usage_error("traffic 'partition': needs a topology (its partition rule cuts the PEs), not a bare PE shape");
+  if (parts < 2)
+    throw usage_error(fmt::format("traffic 'partition': parameter 'parts' = {} is out of range; at least 2 partitions",
+                                  parts));
+  const Topology topo = TopologyRegistry::parse(s.spec);
+  PartitionRequest request;
+  request.parts = parts;
+  const PartitionPlan plan = [&] {
+    try {
+      return partition(topo, request);
+    } catch (const usage_error& e) {  // name the pattern's parameter, not `rica partition`'s option
+      throw usage_error(fmt::format("traffic 'partition': parameter 'parts' = {}: {}", parts, e.what()));
+    }
+  }();
+  rule = plan.rule;
+  auto m = std::make_shared<std::vector<node_t>>();
+  auto sl = std::make_shared<std::vector<Slot>>(s.pes);
+  std::vector<std::uint8_t> seen(s.pes, 0);
+  m->reserve(s.pes);
+  for (const Partition& part : plan.parts) {
+    if (part.pes.size() < 2)
+      throw usage_error(fmt::format("traffic 'partition': {} cut into {} partitions leaves a partition of {} PE; "
+                                    "each needs at least 2 (fewer parts)", s.spec, parts, part.pes.size()));
+    const auto begin = static_cast<std::uint32_t>(m->size());
+    for (std::size_t i = 0; i < part.pes.size(); ++i) {
+      const node_t pe = part.pes[i];
+      RICA_ASSERT(pe < s.pes && !seen[pe], "a partition plan lists each PE once");
+      seen[pe] = 1;
+      (*sl)[pe] = {begin, static_cast<std::uint32_t>(part.pes.size()), static_cast<std::uint32_t>(i)};
+      m->push_back(pe);
+    }
+  }
+  if (m->size() != s.pes)
+    throw usage_error(fmt::format("traffic 'partition': the {} partitions of {} leave {} of its {} PEs out; every PE "
+                                  "must be in one", parts, s.spec, s.pes - m->size(), s.pes));
+  members = std::move(m);
+  slots = std::move(sl);
+}
+
+node_t Partitioned::operator()(node_t src, Rng& rng) const {
+  const Slot& sl = (*slots)[src];
+  return (*members)[sl.begin + uniform_except(sl.count, sl.local, rng)];
 }
 
 Hotspot::Hotspot(const PeSpace& s, double fraction_, node_t hot_) : n(s.pes), hot(hot_), fraction(fraction_) {

@@ -29,6 +29,9 @@ Pattern plain(const SpecArgs&, const PeSpace& s, std::uint64_t) {
 Pattern make_hotspot(const SpecArgs& a, const PeSpace& s, std::uint64_t) {
   return traffic::Hotspot(s, real_param(a, "fraction"), a.uint("hot"));
 }
+Pattern make_partitioned(const SpecArgs& a, const PeSpace& s, std::uint64_t) {
+  return traffic::Partitioned(s, static_cast<std::uint32_t>(a.uint("parts")));
+}
 Pattern make_randperm(const SpecArgs&, const PeSpace& s, std::uint64_t seed) { return traffic::RandPerm(s, seed); }
 
 /// Parameters whose value is a real number (canonical() reformats them as such).
@@ -41,6 +44,9 @@ std::vector<TrafficEntry> build_entries() {
        plain<traffic::Uniform>},
       {"quarter", "1/4 partition: four partitions by address (PE / (N/4)), uniform inside the source's",
        "quarter", "N divisible by 4, N >= 8", {}, "", false, plain<traffic::Quarter>},
+      {"partition", "partition-local uniform: the topology's K partitions (rica partition --parts K), uniform "
+       "inside the source's", "partition:parts=64", "a topology its partition rule cuts into K parts of >= 2 PEs",
+       {{"parts", "2..N/2", "4", "number of partitions K"}}, "parts", false, make_partitioned},
       {"hotspot", "hot spot: `fraction` of the packets to one PE, the rest uniform",
        "hotspot:fraction=0.05,hot=0", "",
        {{"fraction", "0..1 (real)", fmt::format("{}", defaults::traffic::hotspot_fraction),

@@ -71,6 +71,28 @@ struct Quarter {
   node_t part;  ///< PEs per partition
 };
 
+/// Partition-local uniform: the PEs are cut into `parts` partitions by the topology's own rule
+/// (rica::partition, as `rica partition SPEC --parts K` cuts them; closed or not) and each packet
+/// goes to one of the other PEs of its source's partition, uniformly. Generalises `quarter` (four
+/// address blocks) to the partitions an OS would allocate: the workload of K jobs each running
+/// uniform traffic inside its partition at once. Needs a topology (PeSpace::spec parses) that the
+/// rule cuts into K partitions covering every PE, each of at least 2 PEs.
+struct Partitioned {
+  static constexpr const char* name = "partition";
+  static constexpr bool random = true;
+  Partitioned(const PeSpace& s, std::uint32_t parts);
+  node_t operator()(node_t src, Rng& rng) const;
+  /// Per PE: where its partition's PEs start in `members`, how many there are, and its own place
+  /// among them (members of a partition ascending).
+  struct Slot {
+    std::uint32_t begin = 0, count = 0, local = 0;
+  };
+  std::shared_ptr<const std::vector<node_t>> members;  ///< PEs grouped by partition
+  std::shared_ptr<const std::vector<Slot>> slots;      ///< indexed by PE
+  std::uint32_t parts = 0;
+  std::string rule;                                    ///< the partition rule used ("dce-rows", ...)
+};
+
 /// Hot spot: with probability `fraction` the hot PE, else uniform over the other PEs (which may
 /// also pick the hot PE). The hot PE itself always sends uniform. Needs N >= 2, hot < N,
 /// fraction in [0, 1].
@@ -187,7 +209,7 @@ struct Custom {
 };
 
 /// Any open-loop destination pattern.
-using Pattern = std::variant<Uniform, Quarter, Hotspot, Localized, Transpose, BitComplement, BitReverse, Shuffle,
+using Pattern = std::variant<Uniform, Quarter, Partitioned, Hotspot, Localized, Transpose, BitComplement, BitReverse, Shuffle,
                              Tornado, Neighbor, RandPerm, Custom>;
 
 /// Destination of one packet from `src` (visits once per call; generators visit once per run).
