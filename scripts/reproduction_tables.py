@@ -576,6 +576,77 @@ def wrap_swaps(name, skip=("2MD",)):
     return "; ".join(out) if out else "no two swap"
 
 
+# ---- Beyond saturation ----------------------------------------------------------------------------
+
+SWEEP16_RATES = "0.02,0.04,0.05,0.06,0.1,1"
+
+
+def sweep16(arbitration="rr", buffer_words=32):
+    """{topology: [(offered, accepted), ...]} of `rica sweep mesh:16x16 hypercube:8 torus:16x16` at
+    degree link time (the experiments' timing) with the given output arbitration."""
+    args = ["sweep", "mesh:16x16", "hypercube:8", "torus:16x16", "--rates", SWEEP16_RATES, "--link-cycles", "degree",
+            "--arbitration", arbitration, "--no-plot", "--quiet", "--out", "out/reproduction-sweep16"]
+    if buffer_words != 32:
+        args += ["--buffer-words", str(buffer_words)]
+    out = {}
+    for p in rica(*args)["points"]:
+        out.setdefault(p["topology"].replace("hypercube:n=8", "hypercube:8"), []).append((p["offered"], p["accepted"]))
+    return out
+
+
+def peak16(topology, **kw):
+    return max(a for _, a in sweep16(**kw)[topology])
+
+
+def at_one16(topology, **kw):
+    """Accepted throughput at offered load 1."""
+    return [a for o, a in sweep16(**kw)[topology] if o == 1][0]
+
+
+@functools.lru_cache(maxsize=None)
+def torus16(rate):
+    """One torus:16x16 run at offered load RATE (degree link time, round robin, 500-cycle telemetry
+    windows): (per-PE rows, per-link rows, telemetry window rows), from its CSV files under out/."""
+    base = f"out/reproduction-torus16-{rate}"
+    os.makedirs(os.path.join(ROOT, "out"), exist_ok=True)  # rica refuses a --csv into a missing directory
+    _run(["run", "torus:16x16", "--engine", "cycle", "--rate", str(rate), "--link-cycles", "degree", "--arbitration",
+          "rr", "--telemetry", "500", "--csv", base + ".csv", "--quiet"])
+    read = lambda suffix: [{k: _num(v) for k, v in r.items()} for r in csvmod.DictReader(open(os.path.join(ROOT, base + suffix)))]
+    return read(".csv"), read(".links.csv"), read(".telemetry_windows.csv")
+
+
+def torus16_injected(rate=1):
+    """(min, max, median) packets injected per PE, and the mean per x coordinate."""
+    pes = torus16(rate)[0]
+    inj = sorted(r["injected"] for r in pes)
+    by_x = {}
+    for r in pes:
+        by_x.setdefault(r["pe"] % 16, []).append(r["injected"])
+    return inj[0], inj[-1], inj[len(inj) // 2], {x: sum(v) / len(v) for x, v in by_x.items()}
+
+
+def torus16_xplus(rate=1):
+    """Per x: the mean busy fraction of the x+ links (packets x link time 8 cycles / 10,000 cycles)."""
+    by_x = {}
+    for r in torus16(rate)[1]:
+        n, peer = r["node"], r["peer"]
+        if peer == n - n % 16 + (n % 16 + 1) % 16:
+            by_x.setdefault(n % 16, []).append(r["packets"] * 8 / 10000)
+    return {x: sum(v) / len(v) for x, v in by_x.items()}
+
+
+def torus16_bins(rate=1):
+    """Delivered packets per PE per cycle in each 500-cycle window of the injection window."""
+    return [r["delivered"] / 256 / 500 for r in torus16(rate)[2] if r["end"] <= 10000]
+
+
+def fall(net, name="mdce-1024", pat="uniform"):
+    """(peak accepted, accepted at the grid's highest rate, that rate / bound, 1 - last / peak)."""
+    rows = sorted(points(name, network=net, pattern=pat), key=lambda r: r["rate"])
+    peak, last = max(r["accepted"] for r in rows), rows[-1]["accepted"]
+    return peak, last, rows[-1]["rate"] / erow(name, net, pat)["bound"], 1 - last / peak
+
+
 LOWD = ["CB", "CCCB", "MIN", "(CB)^2", "CCC"]   # mdce-1024: the low-diameter networks
 HIGHD = ["3DT", "2DT", "FT", "2MD"]
 
