@@ -605,6 +605,31 @@ def validation_table():
     return "\n".join(out)
 
 
+# ---- The hot spot within and beyond the window -------------------------------------------------------
+
+HOT32 = ("torus:32x32", "--engine", "cycle", "--traffic", "hotspot", "--rate", "0.0169", "--link-cycles", "degree",
+         "--arbitration", "rr")
+
+
+def hot32(cycles, warmup=0):
+    """Accepted throughput of the 2D torus under the hot spot at offered 0.0169 (mdce-1024's timing)."""
+    return rica("run", *HOT32, "--cycles", str(cycles), "--warmup", str(warmup), "--quiet")["throughput"]
+
+
+def hot32_bound():
+    return rica("bound", "torus:32x32", "--traffic", "hotspot", "--link-cycles", "degree")["bounds"][0]["bound"]
+
+
+def drain_max(name="mdce-1024", pat="hotspot"):
+    """The longest drain after the window (cycles_run - cycles) of a set-up's runs of PATTERN."""
+    return max(r["cycles_run"] - r["cycles"] for r in points(name, pattern=pat))
+
+
+def over_bound(name="mdce-1024", pat="hotspot"):
+    v = [r["saturation_over_bound"] for r in exp(name) if r["pattern"] == pat]
+    return min(v), max(v)
+
+
 # ---- Beyond saturation ----------------------------------------------------------------------------
 
 SWEEP16_RATES = "0.02,0.04,0.05,0.06,0.1,1"
