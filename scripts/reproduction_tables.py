@@ -773,6 +773,44 @@ def hotspot_latency_table(rates=(0.004, 0.005), nets=("MIN", "CB", "CCCB", "(CB)
     return "\n".join(out)
 
 
+def hot_lat(net, x, name="mdce-1024"):
+    """Per seed, the hot-spot mean latency interpolated at delivered rate x (None past the curve)."""
+    rows = points(name, network=net, pattern="hotspot")
+    return [_interp_latency([r for r in rows if r["seed"] == sd], x) for sd in sorted({r["seed"] for r in rows})]
+
+
+def hot_rise(nets, lo=0.004, hi=0.005):
+    """(min, max) over NETS and seeds of latency at hi / latency at lo."""
+    r = [b / a for n in nets for a, b in zip(hot_lat(n, lo), hot_lat(n, hi)) if a and b]
+    return min(r), max(r)
+
+
+def hot_seed_spread(name="mdce-1024"):
+    """The largest relative spread of the hot-spot saturation between seeds, over networks."""
+    return max((r["saturation_max"] - r["saturation_min"]) / r["saturation_max"] for r in exp(name)
+               if r["pattern"] == "hotspot")
+
+
+# ---- Store-and-forward against cut-through (the timing change of issue 10) ------------------------
+
+@functools.lru_cache(maxsize=None)
+def zero_load_by_timing(name, timing):
+    """{network label: mean latency at offered 0.001} of set-up NAME's deterministic networks under
+    --timing TIMING (one `rica sweep` with the set-up's model)."""
+    cfg = config(name)
+    nets = [(n["label"], n["spec"]) for n in cfg["networks"] if n.get("routing", "deterministic") == "deterministic"]
+    pts = rica("sweep", *[spec for _, spec in nets], "--rates", "0.001", "--timing", timing, "--link-cycles",
+               str(cfg["link_cycles"]), "--buffer-words", str(cfg["buffer_words"]), "--packet-words",
+               f"{cfg['packet_words']}:{cfg['packet_spread']}", "--arbitration", "rr", "--cycles", "10000", "--no-plot",
+               "--quiet", "--out", "out/reproduction-timing")["points"]
+    return {label: p["latency_mean"] for (label, _), p in zip(nets, pts)}
+
+
+def vct_over_saf(name):
+    saf, vct = zero_load_by_timing(name, "saf"), zero_load_by_timing(name, "vct")
+    return {n: vct[n] / saf[n] for n in saf}
+
+
 BISECT = [("2D mesh", "mesh:32x32", "N/k = 32"), ("2D torus", "torus:32x32", "2N/k = 64"),
           ("3D torus", "torus:8x8x16", "—"), ("hypercube", "hypercube:10", "N/2 = 512"),
           ("8-neighbour mesh", "mesh8:32", "—"), ("8-neighbour torus", "torus8:32", "—"),
