@@ -806,6 +806,19 @@ def zero_load_by_timing(name, timing):
     return {label: p["latency_mean"] for (label, _), p in zip(nets, pts)}
 
 
+@functools.lru_cache(maxsize=None)
+def closed_loop_saf(name):
+    """{network label: accepted} of set-up NAME's deterministic networks in the mesh emulation's
+    closed loop (pacing rate 1, no warm-up) under store-and-forward timing."""
+    cfg = config(name)
+    nets = [(n["label"], n["spec"]) for n in cfg["networks"] if n.get("routing", "deterministic") == "deterministic"]
+    pts = rica("sweep", *[spec for _, spec in nets], "--traffic", "mesh", "--rates", "1", "--timing", "saf",
+               "--link-cycles", str(cfg["link_cycles"]), "--buffer-words", str(cfg["buffer_words"]), "--packet-words",
+               f"{cfg['packet_words']}:{cfg['packet_spread']}", "--arbitration", "rr", "--cycles", "10000",
+               "--warmup", "0", "--no-plot", "--quiet", "--out", "out/reproduction-timing")["points"]
+    return {label: p["accepted"] for (label, _), p in zip(nets, pts)}
+
+
 def vct_over_saf(name):
     saf, vct = zero_load_by_timing(name, "saf"), zero_load_by_timing(name, "vct")
     return {n: vct[n] / saf[n] for n in saf}
