@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "experiment.hpp"
+#include "rica/partition.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "sweep.hpp"
@@ -71,6 +72,23 @@ TEST(TrafficMatrices, QuarterHotspotMeshAndDeterministicRows) {
   EXPECT_TRUE(traffic_matrix("uniform", t).is_uniform());
   EXPECT_THROW((void)traffic_matrix("mesh", TopologyRegistry::parse("torus:4x2")), usage_error);
   EXPECT_THROW((void)traffic_matrix("nosuch", t), usage_error);
+}
+
+// partition:parts=K: each row is uniform over the other PEs of the source's partition, the
+// partitions being rica::partition's (checked against a plan computed here).
+TEST(TrafficMatrices, PartitionRowsAreUniformInsideThePlansPartitions) {
+  const Topology t = TopologyRegistry::parse("cccb:n=3");
+  PartitionRequest req;
+  req.parts = 16;
+  const PartitionPlan plan = partition(t, req);
+  const TrafficMatrix m = traffic_matrix("partition:parts=16", t);
+  for (node_t s : {node_t{0}, node_t{37}, t.pes() - 1}) {
+    const auto row = dense_row(m, s, t.pes());
+    const double size = static_cast<double>(plan.parts[plan.part_of[s]].pes.size());
+    for (node_t d = 0; d < t.pes(); ++d)
+      EXPECT_EQ(row[d], d != s && plan.part_of[d] == plan.part_of[s] ? 1.0 / (size - 1) : 0.0) << s << "->" << d;
+    EXPECT_NEAR(std::accumulate(row.begin(), row.end(), 0.0), 1.0, 1e-12);
+  }
 }
 
 TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 PEs)
