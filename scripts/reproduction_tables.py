@@ -824,6 +824,41 @@ def vct_over_saf(name):
     return {n: vct[n] / saf[n] for n in saf}
 
 
+# ---- de Bruijn §4: embeddings under one fault, and the mesh guest -------------------------------------
+
+FAULT_EMBED = [  # (claim, guest on ubruijn:10, one fault)
+    ("(3) one failed node: a linear array of N − 1 nodes", "array:1023", "nodes=1"),
+    ("(4) one failed link: a linear array of N − 1 nodes", "array:1023", "links=1"),
+    ("(5) one failed node: a ring of at least N − log2 N − 1 nodes", "ring:1013", "nodes=1"),
+    ("(6) one failed link: a ring of N − 1 nodes", "ring:1023", "links=1"),
+    ("(9) one failed link: a complete binary tree of N − 1 nodes (height log2 N − 1)", "tree:9", "links=1"),
+    ("(10) one failed node: a complete binary tree of N/2 − 1 nodes (height log2 N − 2)", "tree:8", "nodes=1"),
+]
+FAULT_SEEDS = range(1, 11)
+
+
+def fault_embed(guest, faults, seed):
+    return rica("embed", guest, "ubruijn:10", "--faults", faults, "--seed", str(seed))
+
+
+def fault_embed_table():
+    out = ["| claim (N = 1,024) | `rica embed GUEST ubruijn:10 --faults F --seed 1..10` | fault draws emulated exactly "
+           "(dilation 1, load 1) | worst dilation / load | verdict |", "|---|---|---|---|---|"]
+    for claim, guest, faults in FAULT_EMBED:
+        rs = [fault_embed(guest, faults, sd) for sd in FAULT_SEEDS]
+        exact = sum(r["dilation"] == 1 and r["load"] == 1 for r in rs)
+        worst = max(rs, key=lambda r: (r["dilation"], r["load"]))
+        verdict = ("**holds** (rica's rule, every draw)" if exact == len(rs) else
+                   f"**not shown** by rica's rule ({exact} of {len(rs)} draws exact); the paper's construction is not given")
+        out.append(f"| {claim} | `{guest}`, `{faults}` | {exact} of {len(rs)} | {worst['dilation']} / {worst['load']} | "
+                   f"{verdict} |")
+    return "\n".join(out)
+
+
+def mesh_guest(host):
+    return rica("embed", "mesh", host)
+
+
 BISECT = [("2D mesh", "mesh:32x32", "N/k = 32"), ("2D torus", "torus:32x32", "2N/k = 64"),
           ("3D torus", "torus:8x8x16", "—"), ("hypercube", "hypercube:10", "N/2 = 512"),
           ("8-neighbour mesh", "mesh8:32", "—"), ("8-neighbour torus", "torus8:32", "—"),

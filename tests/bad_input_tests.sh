@@ -71,6 +71,9 @@ bad "square" run hypercube:3 --traffic mesh:wrap=0
 bad "double-tree" embed double-tree:0 ubruijn:4
 bad "double tree of height at most 2" embed double-tree:3 ubruijn:4
 bad "shuffle-exchange" embed shuffle-exchange:1 ubruijn:4
+bad "each side at least 3" embed torus:2x8 hypercube:4
+bad "an embedding is static" embed ring ubruijn:4 --faults links=1,at=10
+bad "--faults" embed ring ubruijn:4 --faults links=-1
 bad "exactly 16 nodes" embed shuffle-exchange:3 ubruijn:4 --map debruijn
 bad "--map" app run reduce --map embed -t torus:4x4
 bad "--keys" app sort -t torus:4x4 --keys -1

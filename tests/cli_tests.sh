@@ -56,6 +56,9 @@ expect_in "\"congestion\": 2" "embed tree in shuffle-exchange" embed tree shuffl
 check_exit 2 "embed unknown guest" embed star debruijn:4
 check_exit 2 "embed map misfit" embed ring torus:3x3 --map debruijn
 check_exit 2 "embed bad map" embed ring debruijn:4 --map best
+expect_in "dilation        1" "embed mesh in a hypercube (Gray product)" embed mesh hypercube:6
+expect_in "guest nodes moved to the next live PE" "embed under faults" embed ring ubruijn:6 --faults nodes=2 --seed 3
+expect_in "\"moved\": 2" "embed under faults, JSON" embed ring ubruijn:6 --faults nodes=2 --seed 3 --json -
 expect_in "freed" "list documents freed" list
 check_exit 2 "unbalanced parens" topo "product:(mesh:2x2*mesh:2x2"
 check_exit 2 "missing file" topo file:/nonexistent/net.txt

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "rica/embed.hpp"
+#include "rica/faults.hpp"
 #include "rica/graph.hpp"
 #include "rica/registry.hpp"
 #include "support.hpp"
@@ -243,6 +244,108 @@ TEST(Embed, IdentityRingOnAPathByHand) {
   EXPECT_DOUBLE_EQ(big.mean_dilation, static_cast<double>(st.hops) / 10.0);
 }
 
+// Mesh and torus guests: their structure counted independently (every grid neighbour pair an
+// edge, nothing else), the product of Gray codes placing them on a hypercube with dilation and
+// congestion 1, the identity placing them on a host of their own shape with dilation 1, and an
+// odd-sized mesh on de Bruijn measured by the independent walk.
+TEST(Embed, MeshAndTorusGuests) {
+  for (const char* spec : {"mesh:4x8", "torus:8x4", "mesh:3x5", "torus:3x3"}) {
+    const Guest g = parse_guest(spec, 64, false);
+    const bool wrap = g.kind == Guest::Kind::torus;
+    std::set<std::pair<node_t, node_t>> arcs(g.arcs.begin(), g.arcs.end());
+    EXPECT_EQ(arcs.size(), g.arcs.size()) << spec << ": a repeated arc";
+    std::set<std::pair<node_t, node_t>> expect;
+    for (node_t u = 0; u < g.nodes; ++u)
+      for (node_t v = 0; v < g.nodes; ++v) {
+        const node_t ux = u % g.rows, uy = u / g.rows, vx = v % g.rows, vy = v / g.rows;
+        const auto near = [&](node_t a, node_t b, node_t k) { return (a + 1) % k == b || (b + 1) % k == a; };
+        const bool step_x = uy == vy && (wrap ? near(ux, vx, g.rows) : ux + 1 == vx || vx + 1 == ux);
+        const bool step_y = ux == vx && (wrap ? near(uy, vy, g.cols) : uy + 1 == vy || vy + 1 == uy);
+        if (u != v && (step_x || step_y)) expect.emplace(u, v);
+      }
+    EXPECT_EQ(arcs, expect) << spec;
+  }
+  EXPECT_EQ(parse_guest("mesh", 64, false).spec, "mesh:8x8");
+  EXPECT_EQ(parse_guest("torus", 32, false).spec, "torus:8x4");
+  for (const char* spec : {"mesh:8x8", "torus:8x8", "mesh:4x16", "torus:16x4"}) {
+    const Topology cube = TopologyRegistry::parse("hypercube:6");
+    const Guest g = parse_guest(spec, 64, false);
+    const EmbedResult r = embed(g, cube);
+    EXPECT_EQ(r.map, "gray") << spec;
+    EXPECT_EQ(r.dilation, 1u) << spec;
+    EXPECT_EQ(r.congestion, 1u) << spec;
+    EXPECT_EQ(std::set<node_t>(r.placement.begin(), r.placement.end()).size(), 64u) << spec;
+    EXPECT_EQ(walk_arcs(cube, g, r.placement).longest, 1u) << spec;
+  }
+  for (const auto& [guest, host] : {std::pair{"mesh:8x8", "mesh:8x8"}, std::pair{"torus:8x8", "torus:8x8"}}) {
+    const EmbedResult r = embed(parse_guest(guest, 64, false), TopologyRegistry::parse(host));
+    EXPECT_EQ(r.map, "identity");
+    EXPECT_EQ(r.dilation, 1u) << guest;
+  }
+  const Topology db = TopologyRegistry::parse("ubruijn:6");
+  const Guest g = parse_guest("mesh:7x9", 64, false);
+  const EmbedResult r = embed(g, db, EmbedMap::identity);
+  const Walk w = walk_arcs(db, g, r.placement);
+  EXPECT_EQ(r.dilation, w.longest);
+  EXPECT_EQ(r.congestion, w.busiest);
+  EXPECT_DOUBLE_EQ(r.mean_dilation, static_cast<double>(w.total) / static_cast<double>(g.arcs.size()));
+}
+
+// Under faults: no guest node stays on a failed PE (checked against the faulty network's own
+// failed set), exactly those that were on one move, to the next live PE; the arcs are routed on
+// the faulty network (the independent walk over it agrees); failed links alone move nothing.
+TEST(Embed, UnderFaultsGuestsLeaveFailedPesAndArcsAreRerouted) {
+  const Topology host = TopologyRegistry::parse("ubruijn:6");
+  const Guest ring = parse_guest("ring", 64, false);
+  const EmbedResult intact = embed(ring, host);
+  for (const char* faults : {"nodes=3", "links=5", "nodes=2,links=3"}) {
+    SCOPED_TRACE(faults);
+    const EmbedResult r = embed(ring, host, EmbedMap::automatic, faults, 7);
+    const Topology faulty = with_faults(host, faults, 7);
+    const auto failed = failed_nodes(faulty);
+    const std::set<node_t> dead(failed.begin(), failed.end());
+    EXPECT_EQ(r.failed_pes, dead.size());
+    unsigned moved = 0;
+    for (node_t i = 0; i < ring.nodes; ++i) {
+      EXPECT_FALSE(dead.count(r.placement[i])) << "guest node " << i << " on failed PE " << r.placement[i];
+      if (dead.count(intact.placement[i])) {
+        ++moved;
+        node_t next = intact.placement[i];
+        do next = (next + 1) % host.pes();
+        while (dead.count(next));
+        EXPECT_EQ(r.placement[i], next);
+      } else {
+        EXPECT_EQ(r.placement[i], intact.placement[i]);
+      }
+    }
+    EXPECT_EQ(r.moved, moved);
+    const Walk w = walk_arcs(faulty, ring, r.placement);
+    EXPECT_EQ(r.dilation, w.longest);
+    EXPECT_EQ(r.congestion, w.busiest);
+    EXPECT_GE(r.dilation, intact.dilation);
+  }
+  // An array of N-1 nodes with one failed PE: some rotation of the host's de Bruijn cycle leaves
+  // the failed PE out (the de Bruijn paper's §4 claim (3)): nothing moves, dilation 1; the
+  // placement is that rotation of the cycle.
+  const Guest array = parse_guest("array:63", 64, false);
+  const std::vector<node_t> cycle = embed(parse_guest("ring:64", 64, true), host).placement;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const EmbedResult a = embed(array, host, EmbedMap::automatic, "nodes=1", seed);
+    const auto failed = failed_nodes(with_faults(host, "nodes=1", seed));
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_EQ(a.moved, 0u);
+    EXPECT_EQ(a.dilation, 1u);
+    EXPECT_EQ(a.load, 1u);
+    for (node_t i = 0; i < array.nodes; ++i) {
+      EXPECT_EQ(a.placement[i], cycle[(i + a.rotation) % 64]);
+      EXPECT_NE(a.placement[i], failed[0]);
+    }
+  }
+  EXPECT_EQ(embed(ring, host, EmbedMap::automatic, "links=5", 7).moved, 0u);
+  EXPECT_EQ(embed(ring, host, EmbedMap::automatic, "", 7).dilation, intact.dilation);
+  EXPECT_THROW((void)embed(ring, host, EmbedMap::automatic, "links=2,at=100", 7), usage_error);
+}
+
 TEST(Embed, Errors) {
   auto message = [](auto&& f) -> std::string {
     try {
@@ -265,6 +368,13 @@ TEST(Embed, Errors) {
   EXPECT_NE(message([] { (void)parse_guest("double-tree:0", 8, false); }).find("height"), std::string::npos);
   EXPECT_NE(message([] { (void)parse_guest("shuffle-exchange:1", 8, false); }).find("2..24"), std::string::npos);
   EXPECT_NE(message([] { (void)parse_guest("star", 8, false); }).find("double-tree[:H], shuffle-exchange[:n]"),
+            std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("torus:2x8", 8, false); }).find("each side at least 3"), std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("mesh:8", 8, false); }).find("RxC"), std::string::npos);
+  EXPECT_NE(message([] { (void)parse_guest("mesh", 12, false); }).find("needs a size RxC"), std::string::npos);
+  EXPECT_NE(message([] { (void)embed(parse_guest("mesh:3x3", 16, false), TopologyRegistry::parse("hypercube:4"),
+                                     EmbedMap::gray); })
+                .find("2^a x 2^b"),
             std::string::npos);
   EXPECT_NE(message([] { (void)parse_embed_map("best"); }).find("--map"), std::string::npos);
 }

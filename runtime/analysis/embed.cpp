@@ -1,13 +1,18 @@
 // Guest graphs embedded in host topologies. See include/rica/embed.hpp.
 #include "rica/embed.hpp"
 
+#include "rica/faults.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace rica {
 namespace {
@@ -17,6 +22,8 @@ unsigned log2_exact(node_t v) {
   while ((node_t{1} << l) < v) ++l;
   return (node_t{1} << l) == v ? l : ~0u;
 }
+
+void measure(const Guest& guest, const Topology& host, EmbedResult& r);
 
 std::uint64_t parse_count(std::string_view text, const std::string& what) {
   std::uint64_t v = 0;
@@ -122,9 +129,55 @@ Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
     arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());  // n = 2: 01 - 10 twice
     g.arcs = std::move(arcs);
     g.spec = fmt::format("shuffle-exchange:{}", n);
+  } else if (name == "mesh" || name == "torus") {
+    g.kind = name == "mesh" ? Guest::Kind::mesh : Guest::Kind::torus;
+    std::uint64_t rows = 0, cols = 0;
+    if (arg.empty()) {
+      const auto side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(host_pes)) + 0.5);
+      const unsigned lp = log2_exact(host_pes);
+      if (side * side == host_pes) {
+        rows = cols = side;
+      } else if (lp != ~0u) {
+        rows = std::uint64_t{1} << ((lp + 1) / 2);
+        cols = std::uint64_t{1} << (lp / 2);
+      } else {
+        throw usage_error(fmt::format("embed: guest '{}' needs a size RxC here (the host's {} PEs are neither a square "
+                                      "nor a power of two)", name, host_pes));
+      }
+    } else {
+      const auto x = arg.find('x');
+      if (x == std::string_view::npos)
+        throw usage_error(fmt::format("embed: guest '{}:{}': give the size as RxC, e.g. {}:8x8", name, arg, name));
+      rows = parse_count(arg.substr(0, x), "guest rows");
+      cols = parse_count(arg.substr(x + 1), "guest columns");
+    }
+    const std::uint64_t least = g.kind == Guest::Kind::torus ? 3 : 1;
+    if (rows < least || cols < least || rows * cols < 2 || rows * cols > max_nodes)
+      throw usage_error(fmt::format("embed: guest '{}' {}x{}: each side at least {} ({}), at most {} nodes in all", name,
+                                    rows, cols, least,
+                                    g.kind == Guest::Kind::torus ? "smaller sides would double an edge" : "and 2 nodes",
+                                    max_nodes));
+    g.rows = static_cast<std::uint32_t>(rows);
+    g.cols = static_cast<std::uint32_t>(cols);
+    g.nodes = static_cast<node_t>(rows * cols);
+    const bool wrap = g.kind == Guest::Kind::torus;
+    const auto id = [&](std::uint32_t x, std::uint32_t y) { return static_cast<node_t>(x + g.rows * y); };
+    for (std::uint32_t y = 0; y < g.cols; ++y)
+      for (std::uint32_t x = 0; x < g.rows; ++x) {
+        // edges to the +x and +y neighbours (wrapping on a torus): each edge once
+        if (x + 1 < g.rows || wrap) {
+          g.arcs.emplace_back(id(x, y), id((x + 1) % g.rows, y));
+          if (!oriented) g.arcs.emplace_back(id((x + 1) % g.rows, y), id(x, y));
+        }
+        if (y + 1 < g.cols || wrap) {
+          g.arcs.emplace_back(id(x, y), id(x, (y + 1) % g.cols));
+          if (!oriented) g.arcs.emplace_back(id(x, (y + 1) % g.cols), id(x, y));
+        }
+      }
+    g.spec = fmt::format("{}:{}x{}", name, g.rows, g.cols);
   } else {
-    throw usage_error(fmt::format(
-        "embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n]", name));
+    throw usage_error(fmt::format("embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H], double-tree[:H], "
+                                  "shuffle-exchange[:n], mesh[:RxC], torus[:RxC]", name));
   }
   if (oriented) g.spec += " (oriented)";
   return g;
@@ -154,7 +207,8 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
     if (std::holds_alternative<DeBruijnTopology>(v) || shuffle)
       map = EmbedMap::debruijn;
     else if (std::holds_alternative<HypercubeTopology>(v) &&
-             (guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array))
+             (guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array ||
+              guest.kind == Guest::Kind::mesh || guest.kind == Guest::Kind::torus))
       map = EmbedMap::gray;
     else
       map = EmbedMap::identity;
@@ -220,17 +274,96 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
       break;
     }
     case EmbedMap::gray:
-      if (guest.kind != Guest::Kind::ring && guest.kind != Guest::Kind::array)
-        throw usage_error("embed: --map gray places rings and arrays, not trees or shuffle-exchange graphs");
       if (n == ~0u) throw usage_error(fmt::format("embed: --map gray needs 2^n PEs; '{}' has {}", r.host, P));
       if (guest.nodes > P)
         throw usage_error(fmt::format("embed: --map gray places at most {} nodes on '{}'", P, r.host));
+      if (guest.kind == Guest::Kind::mesh || guest.kind == Guest::Kind::torus) {
+        // The product of two reflected Gray codes: grid neighbours differ in one address bit
+        // (also across a torus's wrap-around, gray(2^a - 1) and gray(0) differing in the top bit).
+        const unsigned a = log2_exact(guest.rows), b = log2_exact(guest.cols);
+        if (a == ~0u || b == ~0u)
+          throw usage_error(fmt::format("embed: --map gray places a 2^a x 2^b grid; {} is not", guest.spec));
+        for (node_t i = 0; i < guest.nodes; ++i) {
+          const node_t x = i % guest.rows, y = i / guest.rows;
+          r.placement[i] = (x ^ (x >> 1)) | ((y ^ (y >> 1)) << a);
+        }
+        break;
+      }
+      if (guest.kind != Guest::Kind::ring && guest.kind != Guest::Kind::array)
+        throw usage_error("embed: --map gray places rings, arrays, meshes and tori, not trees or shuffle-exchange graphs");
       for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = i ^ (i >> 1);
       break;
   }
+  measure(guest, host, r);
+  return r;
+}
+
+EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, const std::string& faults,
+                  std::uint64_t seed) {
+  if (faults.empty()) return embed(guest, host, map);
+  if (parse_fault_spec(faults).at)
+    throw usage_error("embed: --faults at=CYCLE does not apply (an embedding is static); drop at=");
+  const Topology faulty = with_faults(host, faults, seed);
+  const std::vector<node_t> failed = failed_nodes(faulty);
+  std::vector<std::uint8_t> dead(host.pes(), 0);
+  for (node_t v : failed)
+    if (v < host.pes()) dead[v] = 1;
+  // Every guest node on a failed PE moves to the next live PE in address order (cyclic).
+  const auto replace = [&](EmbedResult& r) {
+    r.faults = faults;
+    r.host = faulty.spec();
+    r.failed_pes = static_cast<std::uint32_t>(failed.size());
+    r.moved = 0;
+    for (node_t& pe : r.placement)
+      if (dead[pe]) {
+        node_t next = pe;
+        do next = next + 1 == host.pes() ? 0 : next + 1;
+        while (dead[next]);  // with_faults leaves live PEs, so this ends
+        pe = next;
+        ++r.moved;
+      }
+    measure(guest, faulty, r);
+  };
+  EmbedResult best = embed(guest, host, map);  // placed (and measured) on the intact host
+  const std::vector<node_t> intact = best.placement;
+  replace(best);
+  // A ring or array placed along a Hamiltonian cycle of the host (its map's placement of ring:P)
+  // may start anywhere on it: every rotation is tried and the best kept (fewest guest nodes moved,
+  // then the lowest dilation, congestion, mean dilation, rotation).
+  const bool linear = guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array;
+  const node_t P = host.pes();
+  if (linear && P >= 3 && guest.nodes <= P) {
+    const Guest cycle_guest = parse_guest(fmt::format("ring:{}", P), P, true);
+    const std::vector<node_t> cycle = embed(cycle_guest, host, map).placement;
+    const bool along = std::equal(intact.begin(), intact.end(), cycle.begin()) &&
+                       std::set<node_t>(cycle.begin(), cycle.end()).size() == P;
+    if (along) {
+      const auto key = [](const EmbedResult& r) {
+        return std::tuple{r.moved, r.dilation, r.congestion, r.mean_dilation, r.rotation};
+      };
+      for (node_t k = 1; k < P; ++k) {
+        EmbedResult r = best;
+        r.rotation = k;
+        for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = cycle[(i + k) % P];
+        replace(r);
+        if (key(r) < key(best)) best = std::move(r);
+      }
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Load, expansion, and every guest arc routed on `host` from r.placement: dilation and congestion.
+void measure(const Guest& guest, const Topology& host, EmbedResult& r) {
+  const node_t P = host.pes();
   std::vector<unsigned> per_pe(P, 0);
+  r.load = 0;
   for (node_t pe : r.placement) r.load = std::max(r.load, ++per_pe[pe]);
   r.expansion = static_cast<double>(P) / guest.nodes;
+  r.dilation = 0;
+  r.congestion = 0;
 
   // Route every guest arc; count guest arcs per host channel (node, out-port).
   const port_t ports = host.ports();
@@ -259,14 +392,17 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
   r.arcs = guest.arcs.size();
   r.mean_dilation = r.arcs ? static_cast<double>(total) / static_cast<double>(r.arcs) : 0.0;
   for (auto c : use) r.congestion = std::max<unsigned>(r.congestion, c);
-  return r;
 }
+
+}  // namespace
 
 nlohmann::json to_json(const EmbedResult& r) {
   return nlohmann::json{{"guest", r.guest},         {"host", r.host},         {"map", r.map},
                         {"guest_nodes", r.guest_nodes}, {"host_pes", r.host_pes}, {"arcs", r.arcs},
                         {"dilation", r.dilation},   {"mean_dilation", r.mean_dilation},
-                        {"congestion", r.congestion}, {"load", r.load},       {"expansion", r.expansion}};
+                        {"congestion", r.congestion}, {"load", r.load},       {"expansion", r.expansion},
+                        {"faults", r.faults},       {"failed_pes", r.failed_pes}, {"moved", r.moved},
+                        {"rotation", r.rotation}};
 }
 
 }  // namespace rica
