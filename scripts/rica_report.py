@@ -15,7 +15,7 @@ report leaves no half-written page. The same inputs give the same page byte for 
 figures are (matplotlib's SVG output is deterministic with SOURCE_DATE_EPOCH set, which this
 script sets when it is not).
 
-Exit status: 0 written; 65 (rica_plot.BAD_INPUT) when PATH is not a rica output, after ONE line on
+Exit status: 0 written (silently: rica report says where); 65 (rica_plot.BAD_INPUT) when PATH is not a rica output, after ONE line on
 stderr naming it and what was expected (rica report shows that line as its error); 66 without
 matplotlib.
 """
@@ -27,6 +27,7 @@ import html
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -162,8 +163,17 @@ def plot(kind, args, captions, tmp):
     figures it drew (in the order of `captions`, a list of (file stem prefix, caption)), or a note
     saying why none was drawn."""
     out = tempfile.mkdtemp(dir=tmp)
-    r = subprocess.run([sys.executable, os.path.join(HERE, "rica_plot.py"), kind] + args + ["--out", out],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    cmd = [sys.executable, os.path.join(HERE, "rica_plot.py"), kind] + args + ["--out", out]
+    r = run_bounded(cmd)
+    if r is None and kind == "links":
+        # Graphviz's layout of a large network can take many minutes: draw the heat map without it.
+        path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                               if not os.path.exists(os.path.join(p, "dot")))
+        r = run_bounded(cmd, dict(os.environ, PATH=path))
+        if r is not None:
+            sys.stderr.write("rica report: the Graphviz drawing of the links took too long; left out\n")
+    if r is None:
+        return note(f"figure not drawn ({kind}): drawing took more than {PLOT_SECONDS} s")
     if r.returncode != 0:
         why = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
         sys.stderr.write(f"rica report: {kind} figure not drawn: {why}\n")
@@ -179,6 +189,25 @@ def plot(kind, args, captions, tmp):
     for p in svgs:  # figures the plot module drew that no caption names: still shown
         parts.append(figure_html(p, os.path.basename(p)[:-4].replace("_", " ")))
     return "\n".join(parts)
+
+
+PLOT_SECONDS = 120  # a plot (and what it starts, e.g. Graphviz) taking longer is stopped
+
+
+def run_bounded(cmd, env=None):
+    """Runs `cmd` in its own process group; None (the group killed) if it takes over PLOT_SECONDS."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    try:
+        _, err = p.communicate(timeout=PLOT_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None
+    except BaseException:  # Ctrl-C: stop the drawing too
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, None, err)
 
 
 def save_own(fig, tmp, name, tight=True):
@@ -577,7 +606,6 @@ def main(argv=None):
     except OSError as e:
         sys.stderr.write(f"{e.filename or src}: cannot read or write ({e.strerror or e})\n")
         sys.exit(BAD_INPUT)
-    print(f"report written to {a.out}")
 
 
 def bad_input(why):

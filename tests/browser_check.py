@@ -62,7 +62,7 @@ def chromium():
     return None
 
 
-def check(browser, page, shots, failures):
+def check(browser, page, shots, failures, index=0):
     name = os.path.basename(page)
     with open(page, encoding="utf-8") as f:
         text = f.read()
@@ -94,7 +94,7 @@ def check(browser, page, shots, failures):
         if res["sections"] < 2:
             failures.append(f"{name}: {res['sections']} sections")
         print(f"{name}: {res['images']} images, {res['sections']} sections, {len(res['errors'])} errors")
-        shot = os.path.join(shots, name[:-5] + ".png")
+        shot = os.path.join(shots, f"{index}-{name[:-5]}.png")
         r = subprocess.run([browser] + FLAGS + [f"--user-data-dir={tmp}/profile2", "--window-size=1280,1600",
                                                 f"--screenshot={shot}", "file://" + os.path.abspath(page)],
                            capture_output=True, text=True, timeout=300)
@@ -126,8 +126,8 @@ def main():
         print("SKIPPED: the browser test needs chromium (Debian: chromium; bash scripts/setup.sh installs it)")
         sys.exit(77)
     failures = []
-    for p in pages:
-        check(browser, p, shots, failures)
+    for i, p in enumerate(pages):
+        check(browser, p, shots, failures, i)
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)
