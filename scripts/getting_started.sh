@@ -22,7 +22,7 @@ $R report $O/sweep --quiet
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
   --screenshot="$PWD/$D/3-report-page.png" "file://$PWD/$O/sweep/report.html" 2>/dev/null
 # 4. A run's heat map.
-$R run torus:16x16 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv --quiet
+$R run torus:8x8 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv --quiet
 $R plot links $O/run.json --quiet > /dev/null
 cp $O/links.png $D/4-heat-map.png
 # 5. A first application.

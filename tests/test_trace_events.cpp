@@ -13,6 +13,8 @@
 #include <numeric>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "rica/engine.hpp"
@@ -43,7 +45,12 @@ Result run_traced(const char* spec, rica::TraceEvents::Options opt, rica::Engine
   if (traced) obs.push_back(&te);
   Result r{rica::run(topo, *app, cfg, obs), {}};
   if (!traced) return r;
-  const std::string path = (std::filesystem::temp_directory_path() / "rica_test_trace_events.json").string();
+  // One file per process and run: ctest runs the cases of this suite as parallel processes.
+  static int runs = 0;
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("rica_test_trace_events." + std::to_string(::getpid()) + "." + std::to_string(++runs) +
+                             ".json"))
+                               .string();
   rica::TraceEvents::write(path, {{"test", &te}}, "test");
   std::ifstream in(path);
   r.trace = nlohmann::json::parse(in);

@@ -60,10 +60,10 @@ inline constexpr std::uint64_t max_link_rows = 10'000'000;
 
 // ---- Trace-viewer export (rica/trace_events.hpp; rica run/demo/os --trace-events FILE) ------------
 namespace trace_events {
-/// Packets followed hop by hop: about a hundred bytes of JSON per hop, so with ten hops a packet
-/// about 1 MB per 1,000 packets.
+/// Packets followed hop by hop: about 270 bytes of JSON per hop (docs/runtime.md), so with ten hops
+/// a packet about 2.7 MB per 1,000 packets.
 inline constexpr std::uint64_t packets = 1000;
-/// The most --trace-events-packets accepts (about 1 GB of JSON at ten hops a packet).
+/// The most --trace-events-packets accepts (about 2.7 GB of JSON at ten hops a packet).
 inline constexpr std::uint64_t max_packets = 1'000'000;
 }  // namespace trace_events
 
