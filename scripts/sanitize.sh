@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sanitizer runs (README.md, "Builds", has the times measured).
+# Sanitizer runs (docs/reference.md, "Builds", has the times measured).
 #   scripts/sanitize.sh tsan            ThreadSanitizer build (build-tsan/) and the whole ctest suite.
 #                                       Suppressions: tests/tsan.supp (oneTBB's own frames, and one
 #                                       lock order inside OpenMPI).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package rica needs to build, test and benchmark.
+# Installs every Debian package rica needs to build, test and benchmark (chromium: the headless
+# browser the report-page test opens `rica report` pages in, tests/report_tests.sh).
 # Idempotent: quiet and fast when everything is present. Needs root (or sudo) only when
 # something is missing. Works on a fresh Debian 12.
 set -euo pipefail
@@ -12,6 +13,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   python3 python3-matplotlib valgrind
   python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
+  chromium
 )
 
 missing=()

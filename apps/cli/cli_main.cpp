@@ -120,6 +120,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   add_partition_command(app);
   add_embed_command(app);
   add_plot_command(app);
+  add_report_command(app);
   // Every leaf subcommand reads --config FILE (apply_config below merges it before parsing).
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });

@@ -24,6 +24,9 @@ void add_embed_command(CLI::App& app);
 /// `rica plot links|sweep|os` (apps/cli/plot_command.cpp).
 void add_plot_command(CLI::App& app);
 
+/// `rica report PATH` (apps/cli/report_command.cpp): one self-contained HTML page.
+void add_report_command(CLI::App& app);
+
 /// `rica os` (time sharing: drain vs flush); `status` receives the exit status (1 packets lost,
 /// duplicated or misdelivered or a drain bound broken, 3 a run deadlocked or livelocked).
 void add_os_command(CLI::App& app, int& status);

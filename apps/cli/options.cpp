@@ -440,6 +440,21 @@ void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engi
                       "cycle or drop --telemetry");
 }
 
+void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
+  add_output_file(c, "--trace-events", path,
+                  "Cycle engine: Chrome trace-event JSON of the run (Perfetto, chrome://tracing): sampled packets' "
+                  "journeys as flows across nodes, OS halts and switches as slices (docs/runtime.md)");
+  add_uint(c, "--trace-events-packets", packets, 1, defaults::trace_events::max_packets,
+           "Packets --trace-events follows hop by hop: the first N to enter the network after the warm-up")
+      ->type_name("N");
+}
+
+void check_trace_events(const std::string& path, EngineKind engine) {
+  if (!path.empty() && engine != EngineKind::cycle)
+    throw usage_error("--trace-events applies to the cycle engine only (the async engine has no cycle-by-cycle "
+                      "view); add --engine cycle or drop --trace-events");
+}
+
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--jobs", target, 0, defaults::limits::jobs, help);
 }
@@ -671,7 +686,7 @@ std::string& invocation_time() {
 /// Options that are outputs or presentation, not configuration.
 bool is_presentation(const std::string& key) {
   static const char* const keys[] = {"json", "csv", "trace", "dot", "out", "quiet", "progress", "no-plot", "config", "help",
-                                     "telemetry"};
+                                     "telemetry", "trace-events", "trace-events-packets"};
   return std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) != std::end(keys);
 }
 

@@ -120,6 +120,10 @@ std::pair<double, double> mean_ci95(const std::vector<double>& v);
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target);
 /// Refuses (usage_error, one line) --telemetry on an engine other than the cycle engine.
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine);
+/// --trace-events FILE and --trace-events-packets N (rica/trace_events.hpp), checked like every output file.
+void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets);
+/// --trace-events needs the cycle engine: usage_error otherwise.
+void check_trace_events(const std::string& path, EngineKind engine);
 /// --jobs: runs at once, [0, 1024] (0 = cores / threads per run).
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help);
 
@@ -232,7 +236,7 @@ nlohmann::json distributed_json(const RunStats& st, const EngineConfig& cfg);
 /// The same as a console line: "ranks         R ranks x T threads, ...".
 void print_distributed(const RunStats& st, const EngineConfig& cfg);
 
-// ---- Provenance and configuration files (docs: README "Configuration and provenance") -------
+// ---- Provenance and configuration files (docs: docs/reference.md "Configuration and provenance") -------
 /// Records the command line and the start time; main calls it once, before parsing.
 void set_invocation(int argc, char** argv);
 /// The command line as given, each word shell-quoted ("rica run torus:4x4 --rate 0.1").

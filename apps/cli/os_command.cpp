@@ -21,6 +21,7 @@
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "rica/telemetry.hpp"
+#include "rica/trace_events.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
 #include "sweep.hpp"
@@ -45,6 +46,8 @@ struct OsOptions {
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
   std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
+  std::string trace_events;                ///< --trace-events FILE: every run in one file
+  std::uint64_t trace_events_packets = defaults::trace_events::packets;
   bool no_plot = false, quiet = false, progress = false;
 };
 
@@ -70,6 +73,7 @@ struct Point {
   OsStats stats;
   std::uint64_t completion = 0;
   std::shared_ptr<Telemetry> telemetry;  ///< --telemetry: this run over time
+  std::shared_ptr<TraceEvents> trace_events;  ///< --trace-events: this run's packets, halts and switches
 };
 
 /// Runs the sweep; returns the exit status: 0, 1 (a run lost, duplicated or misdelivered packets,
@@ -107,6 +111,7 @@ int run(const OsOptions& o) {
   files.insert(files.end(), tfiles.begin(), tfiles.end());
   std::vector<Output> outputs = dir_outputs(o.out, files);
   outputs.push_back({"--json", o.json});
+  outputs.push_back({"--trace-events", o.trace_events});
   check_distinct_outputs(outputs);
   check_run_memory("os", o.topology, cfg, static_cast<double>(o.packets));
   if (o.parts > 1 || !o.dims.empty()) (void)check_memory_for("os", o.topology, partition_footprint);
@@ -191,7 +196,12 @@ int run(const OsOptions& o) {
     auto tel = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry, topt) : nullptr;
     std::vector<Observer*> observers;
     if (tel) observers.push_back(tel.get());
-    Point pt{policy_name(policy), rate, slice, run_jobs(topo, jobs, cfg, os, observers), 0, tel};
+    auto te = o.trace_events.empty()
+                  ? nullptr
+                  : std::make_shared<TraceEvents>(TraceEvents::Options{o.trace_events_packets, 0, true});
+    if (te) observers.push_back(te.get());
+    Point pt{policy_name(policy), rate, slice, run_jobs(topo, jobs, cfg, os, observers), 0, tel, te};
+    if (te) te->add_switches(pt.stats.switches);
     for (const JobResult& r : pt.stats.jobs) pt.completion = std::max(pt.completion, r.completion_cycle);
     points.push_back(std::move(pt));
   };
@@ -308,11 +318,22 @@ int run(const OsOptions& o) {
     r["slice"] = p.slice;
     r["completion"] = p.completion;
     if (p.telemetry) r["telemetry"] = p.telemetry->summary();
+    if (p.trace_events) r["trace_events"] = p.trace_events->summary();
     j["runs"].push_back(r);
   }
   auto write = [](const std::string& path, const std::string& text, const char* what) {
     write_text_file(path, text, what);
   };
+  if (!o.trace_events.empty()) {
+    std::vector<std::pair<std::string, const TraceEvents*>> runs;
+    for (const Point& p : points)
+      runs.push_back({p.slice ? fmt::format("{} rate {} slice {}", p.policy, p.rate, p.slice)
+                              : fmt::format("baseline (back to back) rate {}", p.rate),
+                      p.trace_events.get()});
+    TraceEvents::write(o.trace_events, runs, "--trace-events");
+    j["trace_events"] = {{"file", o.trace_events}, {"runs", runs.size()}};
+    if (!o.quiet) std::printf("wrote %s (trace events: %zu runs)\n", o.trace_events.c_str(), runs.size());
+  }
   if (!o.json.empty()) write_json(o.json, j);
   if (!o.out.empty()) {
     std::string csv = header + "\n";
@@ -393,6 +414,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
   add_telemetry(c, o->telemetry);
+  add_trace_events(c, o->trace_events, o->trace_events_packets);
   add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");
   add_quiet(c, o->quiet);

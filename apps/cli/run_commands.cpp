@@ -22,6 +22,7 @@
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "rica/telemetry.hpp"
+#include "rica/trace_events.hpp"
 #include "app_registry.hpp"
 #include "traffic.hpp"
 
@@ -42,6 +43,8 @@ struct RunOptions {
   bool quiet = false;
   std::string json, csv;
   std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
+  std::string trace_events;                ///< --trace-events FILE
+  std::uint64_t trace_events_packets = defaults::trace_events::packets;
   CLI::App* cmd = nullptr;  ///< the subcommand (run or demo), for its configuration
   /// Traffic-only options, refused with --app.
   std::vector<CLI::Option*> traffic_only;
@@ -101,12 +104,14 @@ Executed execute(RunOptions& o) {
   EngineConfig cfg = engine_config(o.engine);
   check_seeds(cfg.seed, o.seeds);
   check_telemetry(o.telemetry, cfg.engine);
+  check_trace_events(o.trace_events, cfg.engine);
   auto telemetry = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry) : nullptr;
   const std::string tprefix = telemetry ? telemetry_prefix(o) : "";
   std::vector<Output> outputs = {{"--json", o.json},
                                  {"--csv", o.csv},
                                  {"--csv (its .links.csv)", o.csv.empty() ? "" : report::link_csv_path(o.csv)},
-                                 {"--trace", cfg.trace}};
+                                 {"--trace", cfg.trace},
+                                 {"--trace-events", o.trace_events}};
   if (!tprefix.empty())
     for (const std::string& f : telemetry->csv_paths(tprefix)) {
       outputs.push_back({fmt::format("--telemetry ({})", f), f});
@@ -164,6 +169,11 @@ Executed execute(RunOptions& o) {
   }
   std::vector<Observer*> observers;
   if (telemetry) observers.push_back(telemetry.get());
+  std::optional<TraceEvents> trace_events;
+  if (!o.trace_events.empty()) {
+    trace_events.emplace(TraceEvents::Options{o.trace_events_packets, cfg.warmup, false});
+    observers.push_back(&*trace_events);
+  }
   Executed e{RunOutcome{t, cfg, rica::run(t, *app, cfg, observers), {}, 0, telemetry}, {}, {}, traffic, std::nullopt, 0,
              {}};
   const RunStats& st = e.out.stats;
@@ -213,6 +223,12 @@ Executed execute(RunOptions& o) {
   if (telemetry) j["telemetry"] = telemetry->summary(tprefix.empty() ? std::vector<std::string>{}
                                                                       : telemetry->csv_paths(tprefix));
   if (!tprefix.empty()) (void)telemetry->write_csv(tprefix, "--telemetry");
+  if (trace_events) {
+    TraceEvents::write(o.trace_events, {{fmt::format("rica {} {}", o.cmd->get_name(), t.spec()), &*trace_events}},
+                       "--trace-events");
+    j["trace_events"] = trace_events->summary();
+    j["trace_events"]["file"] = o.trace_events;
+  }
   if (!o.json.empty()) write_json(o.json, j);
   if (!o.csv.empty()) report::write_run_csv(o.csv, t, st);
   e.trace_end = o.app.empty() ? traffic_end(*app) : std::nullopt;
@@ -294,6 +310,13 @@ int run(RunOptions o) {
       else
         fmt::print(" (give --csv or --json FILE to write the CSVs)\n");
     }
+    if (e.out.json.contains("trace_events")) {
+      const nlohmann::json& te = e.out.json["trace_events"];
+      fmt::print("trace events  {} packets followed hop by hop ({} delivered, {} hops), written to {} (open it in "
+                 "Perfetto or chrome://tracing)\n",
+                 te["packets"].get<std::uint64_t>(), te["delivered"].get<std::uint64_t>(),
+                 te["hops"].get<std::uint64_t>(), te["file"].get<std::string>());
+    }
     fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
     if (e.app_summary.is_object()) {  // the application's own figures, as in the JSON's "app"
       std::string line;
@@ -347,6 +370,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
   add_telemetry(c, o.telemetry);
+  add_trace_events(c, o.trace_events, o.trace_events_packets);
   if (quiet_flag) add_quiet(c, o.quiet);
 }
 

@@ -58,6 +58,15 @@ inline constexpr std::uint64_t window = 1000;
 inline constexpr std::uint64_t max_link_rows = 10'000'000;
 }  // namespace telemetry
 
+// ---- Trace-viewer export (rica/trace_events.hpp; rica run/demo/os --trace-events FILE) ------------
+namespace trace_events {
+/// Packets followed hop by hop: about 270 bytes of JSON per hop (docs/runtime.md), so with ten hops
+/// a packet about 2.7 MB per 1,000 packets.
+inline constexpr std::uint64_t packets = 1000;
+/// The most --trace-events-packets accepts (about 2.7 GB of JSON at ten hops a packet).
+inline constexpr std::uint64_t max_packets = 1'000'000;
+}  // namespace trace_events
+
 // ---- Sweeps (rica sweep) --------------------------------------------------------------------
 namespace sweep {
 /// Without --warmup a sweep leaves the first cycles / 10 of its window out of the statistics (the

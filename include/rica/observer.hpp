@@ -21,6 +21,7 @@
 #include <span>
 
 #include "rica/core.hpp"
+#include "rica/packet.hpp"
 
 namespace rica {
 
@@ -51,6 +52,9 @@ class MachineView {
   /// Words and packets held now in input buffer (in-port q, class c) of node v.
   std::uint32_t buffer_words(node_t v, port_t q, class_t c) const noexcept;
   std::uint64_t buffer_packets(node_t v, port_t q, class_t c) const noexcept;
+  /// The head packet of input buffer (in-port q, class c) of node v now, or nullptr when it is
+  /// empty (the packet is the buffer's own: read it during the call only).
+  const Packet* buffer_head(node_t v, port_t q, class_t c) const noexcept;
   /// Packets waiting now in v's source queue (not yet in the network).
   std::uint64_t source_queue(node_t v) const noexcept;
   /// Times a head packet at v found no room downstream, so far.

@@ -28,7 +28,7 @@ std::vector<std::vector<std::string>> csv_parse(std::string_view text, const std
 
 // ---- One run -------------------------------------------------------------------------------
 /// The figures of one run: the machine, the model configuration, the packet accounting, hops,
-/// latency, throughput, link loads, memory and the verdicts (keys documented in README).
+/// latency, throughput, link loads, memory and the verdicts (keys documented in docs/reference.md).
 nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const RunStats& st);
 /// A latency histogram (RunStats::latency_histogram) as JSON columns over its non-empty buckets:
 /// low, high (bucket b holds [low, high), in `unit`), count, and cdf (the share of deliveries

@@ -112,7 +112,7 @@ class SweepResult:
 def run(topology, *, trace=False, **options):
     """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
     cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
-    packet_words, batch, block, no_classes, json, csv). trace=True returns the per-packet table; trace="FILE"
+    packet_words, batch, block, no_classes, json, csv, trace_events, trace_events_packets). trace=True returns the per-packet table; trace="FILE"
     also keeps the file. telemetry=W (cycles; True: the default window, 1000) records the run over
     time (cycle engine): `telemetry` maps windows, links and classes to column dicts of NumPy arrays
     (the CSVs of `rica run --telemetry W`, written too when csv= or json= names a file)."""

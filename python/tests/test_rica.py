@@ -191,3 +191,16 @@ def test_example_script_plots(tmp_path):
                        capture_output=True, text=True, env=dict(os.environ))
     assert p.returncode == 0, p.stderr
     assert out.stat().st_size > 1000 and "torus:8x8" in p.stdout and "hypercube:n=6" in p.stdout
+
+
+def test_trace_events_as_a_keyword(tmp_path):
+    # --trace-events through Python: the same file and summary as the CLI's, every hop followed.
+    path = tmp_path / "t.json"
+    r = rica.run("torus:4x4", engine="cycle", rate=0.1, cycles=800, trace_events=str(path),
+                 trace_events_packets=1000000)
+    te = r.summary["trace_events"]
+    assert te["gaps"] == 0 and te["hops"] == r.packet_hops and te["packets"] == te["delivered"] > 0
+    events = json.load(open(path))["traceEvents"]
+    assert sum(1 for e in events if e["ph"] == "f") == te["delivered"]
+    with pytest.raises(rica.RicaError, match="--trace-events"):
+        rica.run("torus:4x4", trace_events=str(path))  # the async engine: refused

@@ -24,6 +24,11 @@ std::uint64_t MachineView::buffer_packets(node_t v, port_t q, class_t c) const n
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_packets beyond the machine");
   return m_->pe(v).inputs[static_cast<std::uint32_t>(q) * m_->classes() + c].size();
 }
+const Packet* MachineView::buffer_head(node_t v, port_t q, class_t c) const noexcept {
+  RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_head beyond the machine");
+  const LinkBuffer& b = m_->pe(v).inputs[static_cast<std::uint32_t>(q) * m_->classes() + c];
+  return b.empty() ? nullptr : &b.front();
+}
 std::uint64_t MachineView::source_queue(node_t v) const noexcept { return m_->source_queue(v); }
 std::uint64_t MachineView::blocked(node_t v) const noexcept { return m_->pe(v).blocked; }
 std::uint64_t MachineView::injected(node_t v) const noexcept { return m_->pe(v).injected; }

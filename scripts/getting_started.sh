@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every command of docs/getting-started.md, in order, into out/getting-started/ and copies the
+# page's pictures into docs/getting-started/ (step number and name). Needs a build in build/
+# (bash scripts/demo.sh makes one) and, for the report page's picture, Chromium (scripts/setup.sh).
+# About 2 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+R=build/rica
+O=out/getting-started
+D=docs/getting-started
+mkdir -p "$O" "$D"
+# 1. The demo, over time.
+$R demo --engine cycle --telemetry 1000 --json $O/demo.json --csv $O/demo.csv --quiet
+$R plot telemetry $O/demo.telemetry_windows.csv --quiet
+cp $O/demo.telemetry.png $D/1-demo-over-time.png
+# 2. A sweep.
+mkdir -p $O/sweep
+$R sweep torus:8x8 cccb:n=2 hypercube:6 --rate 0.02:0.5:0.04 --out $O/sweep --json $O/sweep/sweep.json --quiet
+cp $O/sweep/latency_vs_accepted.png $D/2-sweep.png
+# 3. Its report page.
+$R report $O/sweep --quiet
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
+  --screenshot="$PWD/$D/3-report-page.png" "file://$PWD/$O/sweep/report.html" 2>/dev/null
+# 4. A run's heat map.
+$R run torus:8x8 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv --quiet
+$R plot links $O/run.json --quiet > /dev/null
+cp $O/links.png $D/4-heat-map.png
+# 5. A first application.
+mkdir -p $O/app
+$R run torus:8x8 --engine cycle --app stencil:grid=64x64,iterations=20 --json $O/app/app.json --csv $O/app/app.csv \
+  --quiet
+$R plot links $O/app/app.json --quiet > /dev/null
+cp $O/app/links.png $D/5-application.png
+# 6. A first OS comparison.
+$R os torus:8x8 --rate 0.01,0.05 --slice 500,2000 --telemetry 500 --out $O/os --quiet > /dev/null
+$R report $O/os --quiet
+cp $O/os/switch_cost.png $D/6-os-switch-cost.png
+echo "pictures written to $D"
