@@ -64,11 +64,13 @@ class Links:
             else:
                 time = defaultdict(lambda: int(lc))
             self.util = {(u, p): min(1.0, k * time[u] / cycles) for u, p, _, k in self.edges}
+            self.word = "utilisation"
             self.scale = ("link utilisation (busy cycles / cycles run)"
                           f"; link time {'= sender degree' if lc == 'degree' else lc}")
         else:
             top = max((k for *_, k in self.edges), default=0) or 1
             self.util = {(u, p): k / top for u, p, _, k in self.edges}
+            self.word = "relative load"
             self.scale = "relative link load (busiest link = 1; async engine: no cycle clock)"
         self.ports = sorted({p for _, p, _, _ in self.edges})
 
@@ -78,7 +80,7 @@ class Links:
         rate = cfg.get("rate")
         mx = max(self.util.values(), default=0.0)
         mean = sum(self.util.values()) / len(self.util) if self.util else 0.0
-        return (f"{self.spec}: link utilisation per direction; traffic {traffic}"
+        return (f"{self.spec}: link {self.word} per direction; traffic {traffic}"
                 + (f", rate {rate}" if rate not in (None, "") else "") + f", engine {cfg.get('engine', '')}"
                 + f"\nbusiest link {mx:.3f}, mean {mean:.3f}")
 
@@ -226,11 +228,12 @@ def draw_stage(L, out):
     ncol = min(3, len(panels))
     nrow = math.ceil(len(panels) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(8.0, min(4.0 * nrow + 1.4, 11.0)), squeeze=False, layout="constrained")
-    lw = max(0.4, min(2.5, 120.0 / math.sqrt(len(L.edges) + 1)))
+    rows = max(1.0, max(y for _, y in pos.values()) + 1)
+    lw = max(0.3, min(2.0, 90.0 / rows))  # thin enough that neighbouring rows stay apart
     lc = None
     for i, port in enumerate(panels):
         ax = axes[i // ncol][i % ncol]
-        segs, vals, ports = segments(L, pos, 0.07)  # the two directions of a link side by side
+        segs, vals, ports = segments(L, pos, 0.12)  # the two directions of a link side by side
         segs = [s for s, p in zip(segs, ports) if p == port]
         vals = [x for x, p in zip(vals, ports) if p == port]
         lc = draw_segments(ax, L, pos, segs, vals, lw)
@@ -342,7 +345,7 @@ def write_dot(L, out):
         x = L.util[(u, p)]
         rgb = colors.to_hex(cm.get_cmap(CMAP)(x))
         lines.append(f"  {json.dumps(name(u))} -> {json.dumps(name(v))} "
-                     f"[color=\"{rgb}\", penwidth={0.3 + 3.0 * x:.2f}, tooltip=\"{k} packets, utilisation {x:.3f}\"];")
+                     f"[color=\"{rgb}\", penwidth={0.3 + 3.0 * x:.2f}, tooltip=\"{k} packets, {L.word} {x:.3f}\"];")
     lines.append("}")
     with open(os.path.join(out, "links.dot"), "w") as f:
         f.write("\n".join(lines) + "\n")

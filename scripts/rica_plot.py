@@ -70,6 +70,14 @@ figure = rica_style.figure
 save = rica_style.save
 
 
+QUIET = False  # --quiet: no line saying where the figures went (errors still go to stderr)
+
+
+def say(text):
+    if not QUIET:
+        print(text)
+
+
 def t95(n):
     """Two-sided 95% Student t quantile for n - 1 degrees of freedom (n >= 2)."""
     t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -163,7 +171,7 @@ def sweep(csv_path, out, title=None, x="accepted"):
         ax.grid(True, which="major", alpha=0.3)
         rica_style.legend(ax, "network")
         save(fig, out, f"latency_vs_{xkey}")
-    print(f"plots written to {out}")
+    say(f"plots written to {out}")
 
 
 def run_report(run_json):
@@ -191,7 +199,7 @@ def links(run_json, out, pe_csv=None):
     if not rows:
         raise BadInput(f"{link_csv}: no links")
     layout = rica_heatmap.heat_map(rica_heatmap.Links(j, labels, rows), out)
-    print(f"link heat map ({layout} layout) written to {out}/links.png, .svg and links.dot")
+    say(f"link heat map ({layout} layout) written to {out}/links.png, .svg and links.dot")
 
 
 def distributions(j, path=""):
@@ -261,7 +269,7 @@ def latency(run_json, out):
     name = os.path.basename(run_json)
     name = name[:-5] if name.endswith(".json") else name
     save(fig, out, f"{name}.latency")
-    print(f"latency figures written to {out}/{name}.latency.png, .svg")
+    say(f"latency figures written to {out}/{name}.latency.png, .svg")
 
 
 def os_plots(csv_path, out, title=None):
@@ -348,24 +356,31 @@ def main(argv=None):
     s = sub.add_parser("sweep")
     s.add_argument("csv")
     s.add_argument("--out")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--title")
     s.add_argument("--x", choices=("accepted", "offered", "delivered"), default="accepted")
     l = sub.add_parser("links")
     l.add_argument("json")
     l.add_argument("--csv")
     l.add_argument("--out")
+    l.add_argument("--quiet", action="store_true")
     o = sub.add_parser("os")
     o.add_argument("csv")
     o.add_argument("--out")
+    o.add_argument("--quiet", action="store_true")
     o.add_argument("--title")
     lt = sub.add_parser("latency")
     lt.add_argument("json")
     lt.add_argument("--out")
+    lt.add_argument("--quiet", action="store_true")
     t = sub.add_parser("telemetry")
     t.add_argument("csv")
     t.add_argument("--out")
+    t.add_argument("--quiet", action="store_true")
     t.add_argument("--title")
     a = ap.parse_args(argv)
+    global QUIET
+    QUIET = a.quiet
     src = a.json if a.kind in ("links", "latency") else a.csv
     out = a.out or os.path.dirname(os.path.abspath(src))
     os.makedirs(out, exist_ok=True)

@@ -31,6 +31,7 @@ void plot(const PlotOptions& o) {
   if (o.kind == "links" && !o.csv.empty()) args.insert(args.end(), {"--csv", o.csv});
   if (o.kind != "links" && o.kind != "latency" && !o.title.empty()) args.insert(args.end(), {"--title", o.title});
   if (o.kind == "sweep") args.insert(args.end(), {"--x", o.x});
+  if (o.quiet) args.emplace_back("--quiet");
   std::string bad_input;
   if (!experiments::run_plot_script("rica_plot.py", args, &bad_input))
     throw usage_error(bad_input.empty()

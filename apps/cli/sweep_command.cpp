@@ -253,7 +253,7 @@ void sweep(SweepOptions o) {
     }
     write_json(o.json, j);
   }
-  if (show_text(o.quiet, o.json)) {
+  if (!o.quiet && o.json != "-") {  // the results are in --out's files: --quiet prints nothing
     for (std::size_t n = 0; n < summaries.size(); ++n)
       fmt::print("{}{}\n", experiments::summary_text(summaries[n]),
                  plan.bound_note[n].empty() ? "" : fmt::format(" (no channel-load bound: {})", plan.bound_note[n]));
