@@ -4,7 +4,7 @@
 #   P/include/rica/...                     the public API (the switch-policy interface included:
 #                                          rica/os_policy.hpp); rica/apps/ the application headers
 #                                          (only P/include is on a consumer's include path)
-#   P/share/rica/scripts/plot_*.py         the plot scripts `rica sweep|os|experiment` call
+#   P/share/rica/scripts/*.py              rica_plot.py (+ rica_style.py, rica_heatmap.py) and plot_*.py: the plot scripts `rica sweep|os|experiment` call
 #   P/lib/cmake/rica/                      find_package(rica CONFIG REQUIRED): rica::runtime, rica::cli, ...
 #   P/lib/pkgconfig/rica.pc                pkg-config --cflags --libs rica
 # Nothing installed refers to the source or build tree.

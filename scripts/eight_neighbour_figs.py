@@ -46,22 +46,32 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rica_style  # noqa: E402  (the one figure style: colours per family, log ticks)
+
+SPEC = {"8-neighbour mesh": "mesh8:8", "8-neighbour torus": "torus8:8", "4-neighbour torus": "torus:8x8",
+        "binary n-cube": "hypercube:6"}  # the family of each curve, for its colour
+styles = rica_style.network_styles(list(SPEC.values()))
 fig, axes = plt.subplots(1, 3, figsize=(16, 5.2), dpi=100)
 for ax, key, title in zip(axes, ["d", "r", "C"], ["Fig. 10: mean distance d", "Fig. 11: mean relay count r",
                                                    "Fig. 12: network cost C = D x G"]):
     for name in families:
         pts = [(x["pes"], x[key]) for x in rows if x["network"] == name]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=name)
+        st = styles[SPEC[name]]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=st["marker"], markersize=3, color=st["color"],
+                label=name)
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("PEs N")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{int(v):,}"))
+    rica_style.log_axis(ax, "y")
+    ax.set_xlabel("PEs N (log scale)")
+    ax.set_ylabel({"d": "mean distance (hops)", "r": "mean relay count (PEs relaying)", "C": "cost D x G"}[key])
+    rica_style.title(ax, title)
+    ax.grid(True, which="major", axis="x", alpha=0.3)
 axes[0].legend()
-fig.suptitle("Eight-neighbour paper, Figs. 10-12: exact measures by rica topo (ordered pairs)")
+rica_style.suptitle(fig, "Eight-neighbour paper, Figs. 10-12: exact measures by rica topo (ordered pairs)")
 fig.tight_layout()
 for ext in ("png", "svg"):
-    fig.savefig(os.path.join(OUT, f"figs10-12.{ext}"))
+    fig.savefig(os.path.join(OUT, f"figs10-12.{ext}"), dpi=100)  # 1600 px wide
 
 
 def at(name, N, key):

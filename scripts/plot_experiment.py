@@ -24,7 +24,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rica_plot  # noqa: E402  (the figure style of every rica plot)
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 NAMES = {
     "uniform": "random (uniform) traffic",
@@ -67,18 +66,27 @@ def main():
         sys.exit(f"{a.csv}: no rows")
     order = [n["label"] for n in config["networks"]]
     spec = {n["label"]: n["spec"] for n in config["networks"]}  # legends name networks by spec
-    settings = ", ".join(f"{k} {config[k]}" for k in ("timing", "link_cycles", "buffer_words", "cycles")
-                         if k in config)
+    table = {}  # (network, pattern) -> the table's row: bound and saturation (rica experiment writes it)
+    table_csv = os.path.join(os.path.dirname(os.path.abspath(a.csv)), "table.csv")
+    if os.path.exists(table_csv):
+        with open(table_csv, newline="") as f:
+            table = {(r["network"], r["pattern"]): r for r in csv.DictReader(f)}
+    settings = rica_plot.rica_style.settings({k: config[k] for k in ("link_cycles", "timing", "arbitration",
+                                                                      "buffer_words", "cycles") if k in config})
+    style = rica_plot.rica_style
     for pattern, nets in rows.items():
         kind = config.get("x_axis", {}).get(pattern, "delivered")
         xlabel, logx = AXES[kind]
         fig, ax = rica_plot.figure()
-        for i, net in enumerate(sorted(nets, key=lambda n: order.index(n) if n in order else len(order))):
+        names = sorted(nets, key=lambda n: order.index(n) if n in order else len(order))
+        styles = style.network_styles(names)
+        marked = False
+        for net in names:
             rs = nets[net]
-            marker = MARKERS[i % len(MARKERS)]
+            st = styles[net]
+            kw = dict(marker=st["marker"], ms=3.5, color=st["color"], label=f"{net} = {spec.get(net, net)}")
             if pattern.startswith("hotspot"):  # every trial, not joined
-                ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], marker=marker, ms=3.5,
-                        ls="none", label=f"{net} = {spec.get(net, net)}")
+                ax.plot([x_of(r, kind) for r in rs], [float(r["latency_mean"]) for r in rs], ls="none", **kw)
             else:  # one point per rate: the mean over its seeds, 95% CI error bars with several
                 by_rate = defaultdict(list)
                 for r in rs:
@@ -92,30 +100,41 @@ def main():
                     xs.append(sum(x_of(r, kind) for r in g) / n)
                     ys.append(my)
                     es.append(rica_plot.t95(n) * sd / n ** 0.5 if n > 1 else 0.0)
-                ax.errorbar(xs, ys, yerr=es if any(es) else None, marker=marker, ms=3.5, lw=1.2, capsize=2,
-                            label=f"{net} = {spec.get(net, net)}")
+                ax.errorbar(xs, ys, yerr=es if any(es) else None, lw=1.2, capsize=2, ls=st["linestyle"], **kw)
+            t = table.get((net, pattern))
+            if not t:
+                continue
+            # The channel-load bound on this axis: a triangle on the top edge and a faint line.
+            bound = float(t["bound"]) if t.get("bound") else 0.0
+            acc = [float(r["accepted"]) for r in rs if float(r["accepted"]) > 0]
+            scale = {"accepted": 1.0, "interval": None,
+                     "delivered": (sum(float(r["delivered"]) / float(r["accepted"]) for r in rs
+                                       if float(r["accepted"]) > 0) / len(acc)) if acc else None}[kind]
+            xb = (1.0 / bound if kind == "interval" else bound * scale) if bound > 0 and (scale or kind == "interval") else None
+            if xb and not pattern.startswith("mesh"):
+                ax.axvline(xb, color=st["color"], lw=0.8, ls=":", alpha=0.6)
+                ax.plot([xb], [1.0], marker="v", ms=7, color=st["color"], transform=ax.get_xaxis_transform(),
+                        clip_on=False, ls="none")
+                marked = True
+            if not pattern.startswith("hotspot") and t.get("offered_at_saturation"):
+                sat_rate = min(by_rate, key=lambda r: abs(float(by_rate[r][0]["offered"]) - float(t["offered_at_saturation"])))
+                i = sorted(by_rate).index(sat_rate)
+                ax.plot([xs[i]], [ys[i]], marker="o", ms=11, mfc="none", mec=st["color"], mew=1.4, ls="none")
+                marked = True
         if logx:
             ax.set_xscale("log")
         ax.set_yscale("log")
-        plain = FuncFormatter(lambda v, _: f"{v:g}")
-        ax.yaxis.set_major_formatter(plain)
-        lo, hi = ax.get_ylim()
-        if hi / lo < 30:  # a short log axis: label 2, 3 and 5 between the decades too
-            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
-        else:
-            ax.yaxis.set_minor_formatter(NullFormatter())
+        style.finish_log_axes(ax)
+        if marked:
+            ax.plot([], [], marker="v", color="0.3", ls=":", label="channel-load bound (rica bound)")
+            ax.plot([], [], marker="o", ms=9, mfc="none", mec="0.3", ls="none", label="saturation (largest accepted)")
         ax.set_xlabel(xlabel)
         ax.set_ylabel("mean latency (cycles)")
         fig_name = config.get("figures", {}).get(pattern, "")
-        ax.set_title(f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else "")
-                     + (f"\n{settings}" if settings else ""), fontsize=10)
-        ax.grid(True, which="both", alpha=0.25)
-        ax.legend(ncol=2, title="network = spec")
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            # a pattern with parameters ("mesh:wrap=0") names a file without ':' or ','
-            fig.savefig(os.path.join(out, f"{pattern.replace(':', '_').replace(',', '_')}.{ext}"), dpi=rica_plot.DPI)
-        plt.close(fig)
+        style.title(ax, f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else "")
+                    + (f"\n{settings}" if settings else ""))
+        style.legend(ax, "network = spec")
+        rica_plot.save(fig, out, pattern)
     print(f"figures written to {out}")
 
 

@@ -31,15 +31,23 @@ def draw(rows, series, name, out, xlabel, title):
     if not lines:
         return
     fig, (a, b) = rica_plot.plt.subplots(1, 2, figsize=rica_plot.FIG_INCHES)
+    # Colour by the network's family (its spec), as in every rica figure.
+    spec_of = {net: rs[0]["spec"] for net, rs in lines.items()}
+    styles = rica_plot.rica_style.network_styles([spec_of[n] for n in lines])
     for net, rs in lines.items():
         rs.sort(key=lambda r: int(r["failed"]))
         x = [int(r["failed"]) for r in rs]
-        p = a.plot(x, [float(r["saturation_throughput"]) for r in rs], marker="o", label=net)
-        b.plot(x, [float(r["latency_mean"]) for r in rs], marker="o", label=net, color=p[0].get_color())
+        st = styles[spec_of[net]]
+        if "spares" in net and "no spares" not in net:
+            st = dict(st, linestyle="--", marker="s")
+        a.plot(x, [float(r["saturation_throughput"]) for r in rs], marker=st["marker"], ls=st["linestyle"],
+               color=st["color"], label=net)
+        b.plot(x, [float(r["latency_mean"]) for r in rs], marker=st["marker"], ls=st["linestyle"], label=net,
+               color=st["color"])
         if net in tables0:
             t = tables0[net]
-            a.plot([0], [float(t["saturation_throughput"])], marker="o", mfc="none", color=p[0].get_color())
-            b.plot([0], [float(t["latency_mean"])], marker="o", mfc="none", color=p[0].get_color())
+            a.plot([0], [float(t["saturation_throughput"])], marker="o", mfc="none", color=st["color"])
+            b.plot([0], [float(t["latency_mean"])], marker="o", mfc="none", color=st["color"])
     for ax, yl in ((a, "saturation throughput (packets/PE/cycle)"), (b, "latency at 1/4 of the bound (cycles)")):
         ax.set_xscale("symlog", linthresh=1)
         ax.set_xticks([0, 1, 2, 4, 8, 16])
@@ -49,7 +57,7 @@ def draw(rows, series, name, out, xlabel, title):
         ax.grid(True, alpha=0.3)
     a.set_ylim(bottom=0)
     b.legend(fontsize=8)
-    fig.suptitle(title, fontsize=10)
+    rica_plot.rica_style.suptitle(fig, title, fontsize=10)
     rica_plot.save(fig, out, name)
 
 

@@ -4,12 +4,15 @@
 Usage:
   scripts/rica_plot.py sweep SWEEP.csv [--out DIR] [--title TEXT] [--x accepted|offered|delivered]
   scripts/rica_plot.py links RUN.json [--csv PER_PE.csv] [--out DIR]
+  scripts/rica_plot.py latency RUN.json [--out DIR]
   scripts/rica_plot.py os OS.csv [--out DIR] [--title TEXT]
   scripts/rica_plot.py telemetry WINDOWS.csv [--out DIR] [--title TEXT]
 
-Every figure is written as PNG 1600 px wide and SVG (style: FIG_INCHES x DPI), with axis labels and
-legends at readable sizes, legends naming networks by their spec and titles stating the network,
-traffic and model settings. plot_sweep.py, plot_os.py and plot_experiment.py use this module.
+Every figure is written as PNG 1600 px wide and SVG in the one style of scripts/rica_style.py (titles
+wrapped to fit, axis labels with units, colours fixed per network family and per OS policy, log axes
+with 1-2-5 ticks), legends naming networks by their spec and titles stating the network, traffic and
+model settings in words. Link heat maps: scripts/rica_heatmap.py. plot_sweep.py, plot_os.py,
+plot_experiment.py and plot_faults.py use this module.
 Needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3).
 
 Exit status: 0 drawn; BAD_INPUT (65) when the input is not what the kind expects (not JSON, not a
@@ -34,12 +37,16 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: E402
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import rica_style  # noqa: E402  (the one figure style)
 except ImportError as e:
     sys.stderr.write(f"matplotlib cannot be imported ({e}); install python3-matplotlib\n")
     sys.exit(MISSING_MATPLOTLIB)
 
 # What each kind of plot reads.
 EXPECTED = {"links": "a run report written by rica run --json FILE (with --csv)",
+            "latency": "a run report written by rica run --json FILE (its latency_distribution)",
             "sweep": "the sweep.csv written by rica sweep",
             "os": "the os.csv written by rica os",
             "telemetry": "the telemetry windows CSV written by rica run --telemetry W (R.telemetry_windows.csv) "
@@ -57,23 +64,18 @@ def shown(text, limit=60):
                   for c in text[:limit])
     return out + ("..." if len(text) > limit else "")
 
-FIG_INCHES = (8.0, 5.0)  # x DPI = 1600 x 1000 px
-DPI = 200
+FIG_INCHES = rica_style.FIG_INCHES  # x DPI = 1600 x 1000 px
+DPI = rica_style.DPI
+figure = rica_style.figure
+save = rica_style.save
 
 
-def figure(size=FIG_INCHES):
-    """A figure and axes in rica's style."""
-    plt.rcParams.update({"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
-                         "xtick.labelsize": 9, "ytick.labelsize": 9})
-    return plt.subplots(figsize=size)
+QUIET = False  # --quiet: no line saying where the figures went (errors still go to stderr)
 
 
-def save(fig, out, name):
-    """DIR/name.png (1600 px wide) and DIR/name.svg."""
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=DPI)
-    plt.close(fig)
+def say(text):
+    if not QUIET:
+        print(text)
 
 
 def t95(n):
@@ -83,25 +85,47 @@ def t95(n):
     return t[n - 2] if 2 <= n <= 31 else 1.96
 
 
+def read_summary(csv_path):
+    """sweep_summary.csv beside a sweep.csv (rica sweep writes it): per topology its zero-load
+    latency, saturation, knee and channel-load bound; {} when absent."""
+    path = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "sweep_summary.csv")
+    if not os.path.exists(path):
+        return {}
+    return {r["topology"]: r for r in csv.DictReader(open(path, newline=""))}
+
+
+def number(text):
+    """float(text), or None for an empty field or 'nan'."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
 def sweep(csv_path, out, title=None, x="accepted"):
     """Latency against load, one line per topology spec; error bars (95% CI over seeds) when the CSV
-    has several seeds per point."""
+    has several seeds per point. With sweep_summary.csv beside it: the channel-load bound (a dotted
+    vertical line in the network's colour; accepted and offered axes) and the detected saturation
+    point (a large hollow marker) of every network."""
     groups = defaultdict(lambda: defaultdict(list))
     rows = list(csv.DictReader(open(csv_path, newline="")))
     if not rows:
         raise BadInput(f"{csv_path}: no rows")
     for r in rows:
         groups[r["topology"]][float(r["offered"])].append(r)
+    summary = read_summary(csv_path)
     r0 = rows[0]
-    settings = ", ".join(f"{k} {r0[k]}" for k in ("link_cycles", "timing", "arbitration", "buffer_words",
-                                                    "packet_words", "source_queue") if k in r0)
+    settings = rica_style.settings(r0)
     head = title or r0.get("traffic", "")
     seeds = max(len(v) for g in groups.values() for v in g.values())
     xlabels = {"accepted": "accepted throughput (packets/PE/cycle)", "offered": "offered load (packets/PE/cycle)",
-               "delivered": "packets delivered in the measured window"}
+               "delivered": "packets delivered in the measured window (all PEs)"}
     names = [x] + [k for k in ("offered", "delivered") if k != x] if x == "accepted" else [x]
+    styles = rica_style.network_styles(list(groups))
     for xkey in names:
         fig, ax = figure()
+        marked = drew_bound = False
         for topo, pts in groups.items():
             xs, ys, es = [], [], []
             for offered in sorted(pts):
@@ -114,31 +138,55 @@ def sweep(csv_path, out, title=None, x="accepted"):
                 xs.append(sum(vx) / n)
                 ys.append(my)
                 es.append(t95(n) * sd / math.sqrt(n) if n > 1 else 0.0)
-            ax.errorbar(xs, ys, yerr=es if seeds > 1 else None, marker="o", ms=4, capsize=3, label=topo)
+            st = styles[topo]
+            ax.errorbar(xs, ys, yerr=es if seeds > 1 else None, marker=st["marker"], ms=4, capsize=3,
+                        color=st["color"], linestyle=st["linestyle"], label=topo)
+            s = summary.get(topo)
+            if not s:
+                continue
+            bound = number(s.get("bound"))
+            if bound and xkey in ("accepted", "offered"):
+                ax.axvline(bound, color=st["color"], linestyle=":", linewidth=1.3)
+                drew_bound = True
+            sat = number(s.get("saturation_offered"))
+            if sat is not None and s.get("saturated") == "1":
+                offs = sorted(pts)
+                i = min(range(len(offs)), key=lambda k: abs(offs[k] - sat))
+                ax.plot([xs[i]], [ys[i]], marker="o", ms=13, mfc="none", mec=st["color"], mew=1.6, linestyle="none")
+                marked = True
+        if drew_bound:  # what the marks mean, once
+            ax.plot([], [], color="0.3", linestyle=":", label="channel-load bound")
+        if marked:
+            ax.plot([], [], marker="o", ms=10, mfc="none", mec="0.3", linestyle="none", label="saturation detected")
         if xkey == "delivered":
             ax.set_xscale("log")
+        ys_all = [float(r["latency_mean"]) for r in rows if float(r["latency_mean"]) > 0]
+        if ys_all and max(ys_all) / min(ys_all) > 20:
+            ax.set_yscale("log")
+        rica_style.finish_log_axes(ax)
         ax.set_xlabel(xlabels[xkey])
-        ax.set_ylabel("mean latency (cycles)" + (f", mean and 95% CI of {seeds} seeds" if seeds > 1 else ""))
-        ax.set_title(f"{head} traffic\n{settings}" if settings else head)
-        ax.grid(True, alpha=0.3)
-        ax.legend(title="network")
+        ax.set_ylabel("mean latency (cycles)" + (f"\nmean and 95% CI of {seeds} seeds" if seeds > 1 else ""))
+        rica_style.title(ax, f"{head} traffic" + (f"\n{settings}" if settings else "")
+                         + ("; rings: saturation (latency > 3x zero-load or accepted < 0.85 x offered)" if marked else ""))
+        ax.grid(True, which="major", alpha=0.3)
+        rica_style.legend(ax, "network")
         save(fig, out, f"latency_vs_{xkey}")
-    print(f"plots written to {out}")
+    say(f"plots written to {out}")
 
 
-def coordinates(label):
-    """(x, y) of a grid label such as "(3,4)" or "(1,2,3)" (first two coordinates), else None."""
-    m = re.fullmatch(r"\((\d+),(\d+)(?:,(\d+))*\)", label.strip())
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def links(run_json, out, pe_csv=None):
-    """Link-load heat map of a run: per node, the packets its out-links carried. Meshes, tori and
-    other networks whose labels are grid coordinates are drawn on their grid; the rest as a
-    node x port matrix."""
+def run_report(run_json):
+    """The run report at `run_json` (BadInput when it is not one)."""
     j = json.load(open(run_json))
     if not isinstance(j, dict) or "topology" not in j or "config" not in j:
         raise BadInput(f"{run_json}: JSON but not a run report (no 'topology' and 'config')")
+    return j
+
+
+def links(run_json, out, pe_csv=None):
+    """Link heat map of a run (scripts/rica_heatmap.py): utilisation 0-1 per directed link, in the
+    family's layout; links.png, .svg and links.dot in `out` (rica plot: beside the JSON)."""
+    import rica_heatmap
+    j = run_report(run_json)
     outputs = j.get("outputs", {})
     pe_csv = pe_csv or outputs.get("csv")
     if not pe_csv:
@@ -147,69 +195,87 @@ def links(run_json, out, pe_csv=None):
         pe_csv = os.path.join(os.path.dirname(os.path.abspath(run_json)), os.path.basename(pe_csv))
     link_csv = pe_csv[:-4] + ".links.csv" if pe_csv.endswith(".csv") else pe_csv + ".links.csv"
     labels = {int(r["pe"]): r["label"] for r in csv.DictReader(open(pe_csv, newline=""))}
-    load = defaultdict(int)
-    ports = defaultdict(dict)
-    edges = []
-    for r in csv.DictReader(open(link_csv, newline="")):
-        load[int(r["node"])] += int(r["packets"])
-        ports[int(r["node"])][int(r["port"])] = int(r["packets"])
-        edges.append((int(r["node"]), int(r["peer"]), int(r["packets"])))
+    rows = list(csv.DictReader(open(link_csv, newline="")))
+    if not rows:
+        raise BadInput(f"{link_csv}: no links")
+    layout = rica_heatmap.heat_map(rica_heatmap.Links(j, labels, rows), out)
+    say(f"link heat map ({layout} layout) written to {out}/links.png, .svg and links.dot")
+
+
+def distributions(j, path=""):
+    """(name, distribution) of every latency_distribution in a report: the run's total and network,
+    and any per class or per job the report holds (nested reports, e.g. an os.json's runs)."""
+    found = []
+    if isinstance(j, dict):
+        d = j.get("latency_distribution")
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if isinstance(v, dict) and "count" in v:
+                    found.append(((path + " " if path else "") + str(k), v))
+        for k, v in j.items():
+            if k != "latency_distribution" and isinstance(v, (dict, list)):
+                found += distributions(v, (path + " " if path else "") + str(k) if isinstance(v, dict) else path)
+    elif isinstance(j, list):
+        for i, v in enumerate(j):
+            name = v.get("policy") or v.get("name") or v.get("job") or str(i) if isinstance(v, dict) else str(i)
+            found += distributions(v, (path + " " if path else "") + str(name))
+    return found
+
+
+def latency(run_json, out):
+    """Latency histogram and CDF from a report's latency_distribution (total = generation to
+    delivery, network = entering the network to delivery; per class / job where present):
+    latency.png and .svg, named after the JSON (R.latency.png for R.json)."""
+    j = json.load(open(run_json))
+    if not isinstance(j, dict):
+        raise BadInput(f"{run_json}: JSON but not a rica report")
+    dists = [(n, d) for n, d in distributions(j) if d.get("count")]
+    if not dists:
+        raise BadInput(f"{run_json}: no latency_distribution with packets (a run report of rica run --json)")
+    unit = dists[0][1].get("unit", "cycles")
+    fig, (h, c) = plt.subplots(2, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.4), sharex=True)
+    palette = plt.get_cmap("tab10")
+    for i, (name, d) in enumerate(dists):
+        low, high, count = d["low"], d["high"], d["count"]
+        total = float(sum(count)) or 1.0
+        colour = palette(i % 10)
+        edges = [max(low[0], 0.5)] + [float(x) for x in high]
+        frac = [k / total for k in count]
+        # fraction of packets per unit of latency: comparable across buckets of different widths
+        dens = [f / max(1.0, hi - lo) for f, lo, hi in zip(frac, low, high)]
+        h.stairs(dens, edges, color=colour, linewidth=1.5, label=f"{name} ({int(total):,} packets)")
+        c.step([edges[0]] + [float(x) for x in high], [0.0] + list(d["cdf"]), where="post", color=colour,
+               linewidth=1.5, label=name)
+    h.set_ylabel(f"fraction of packets per {unit[:-1] if unit.endswith('s') else unit}")
+    h.set_yscale("log")
+    c.set_ylabel("cumulative fraction of packets")
+    c.set_ylim(0, 1.02)
+    for q in (0.5, 0.99):
+        c.axhline(q, color="0.6", linewidth=0.8, linestyle=":")
+        c.text(0.005, q, f" p{int(q * 100)}", fontsize=7, va="bottom", color="0.4", transform=c.get_yaxis_transform())
+    c.set_xscale("log")
+    rica_style.finish_log_axes(h)
+    rica_style.finish_log_axes(c)
+    c.set_xlabel(f"latency ({unit}; buckets of the run's histogram)")
+    h.grid(True, which="major", alpha=0.3)
+    c.grid(True, which="major", alpha=0.3)
     cfg = j.get("config", {})
-    title = (f"{j.get('topology', '')}: packets per node's out-links; traffic {j.get('traffic') or j.get('app_spec')}, "
-             f"rate {cfg.get('rate', '-')}, engine {cfg.get('engine', '')}")
-    xy = {v: coordinates(labels[v]) for v in labels}
-    fig, ax = figure((8.0, 6.5))
-    if labels and all(xy[v] is not None for v in labels):
-        w = max(p[0] for p in xy.values()) + 1
-        h = max(p[1] for p in xy.values()) + 1
-        grid = [[0.0] * w for _ in range(h)]
-        for v, (x, y) in xy.items():
-            grid[y][x] += load.get(v, 0)
-        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="equal")
-        ax.set_xlabel("first coordinate")
-        ax.set_ylabel("second coordinate (higher ones summed)")
-    else:
-        nodes = sorted(labels)
-        np_ = max((max(p) for p in ports.values() if p), default=0) + 1
-        grid = [[ports[v].get(p, 0) for v in nodes] for p in range(np_)]
-        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", interpolation="nearest")
-        ax.set_xlabel("node")
-        ax.set_ylabel("out-port")
-    fig.colorbar(im, ax=ax, label="packets")
-    ax.set_title(title)
-    save(fig, out, "links")
-    print(f"link heat map written to {out}/links.png, .svg")
-    links_dot(edges, labels, title, out)
-
-
-def links_dot(edges, labels, title, out):
-    """The same loads as a Graphviz graph (every network, grid or not): links.dot, one edge per link,
-    colour (viridis) and width by packets carried; rendered to links_graph.svg when Graphviz's
-    `dot` is installed (it is optional: the .dot file is the output)."""
-    import shutil
-    import subprocess
-    from matplotlib import cm, colors
-    top = max((p for _, _, p in edges), default=0) or 1
-    name = lambda v: labels.get(v, f"n{v}")  # noqa: E731 (router-only switches have no PE label)
-    lines = ["digraph links {", f"  label={json.dumps(title)}; labelloc=t;",
-             "  node [shape=circle, fontsize=8, width=0.3, fixedsize=true];", "  edge [arrowsize=0.4];"]
-    for u, v, p in edges:
-        rgb = colors.to_hex(cm.viridis(p / top))
-        lines.append(f"  {json.dumps(name(u))} -> {json.dumps(name(v))} "
-                     f"[color=\"{rgb}\", penwidth={0.3 + 3.0 * p / top:.2f}, tooltip=\"{p} packets\"];")
-    lines.append("}")
-    path = os.path.join(out, "links.dot")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    if shutil.which("dot") and len(edges) <= 20000:
-        subprocess.run(["dot", "-Kneato" if len(edges) > 2000 else "-Kdot", "-Tsvg", path, "-o",
-                        os.path.join(out, "links_graph.svg")], check=False)
-    print(f"link graph written to {path}" + (" and links_graph.svg" if shutil.which("dot") else
-                                              " (render with Graphviz: dot -Tsvg links.dot)"))
+    traffic = j.get("traffic") or j.get("app_spec") or cfg.get("traffic", "")
+    rica_style.title(h, f"{j.get('topology', os.path.basename(run_json))}: latency distribution"
+                     + (f"; traffic {traffic}" if traffic else "")
+                     + (f", rate {cfg['rate']}" if cfg.get("rate") not in (None, "") else "")
+                     + "\ntotal = generation to delivery (source queueing included), network = entering the network to delivery")
+    rica_style.legend(h)
+    name = os.path.basename(run_json)
+    name = name[:-5] if name.endswith(".json") else name
+    save(fig, out, f"{name}.latency")
+    say(f"latency figures written to {out}/{name}.latency.png, .svg")
 
 
 def os_plots(csv_path, out, title=None):
-    """rica os: switch cost and completion against the injection rate, per policy and slice."""
+    """rica os: switch cost and completion against the injection rate, per policy and slice. One
+    colour family per slice length (drain and flush at one slice share it); the policy sets shade,
+    marker and line style (rica_style.policy_style)."""
     lines = defaultdict(list)
     for r in csv.DictReader(open(csv_path, newline="")):
         if r["policy"] != "baseline":
@@ -217,22 +283,29 @@ def os_plots(csv_path, out, title=None):
     if not lines:
         raise BadInput(f"{csv_path}: no time-sharing rows")
     rates = sorted({float(r["rate"]) for rs in lines.values() for r in rs})
+    slices = sorted({s for _, s in lines})
+    order = {p: i for i, p in enumerate(rica_style.POLICY_STYLE)}
     for name, key, ylabel in [("switch_cost", "switch_mean", "cycles per context switch (mean)"),
-                              ("completion", "vs_baseline", "completion time / back-to-back")]:
+                              ("completion", "vs_baseline", "completion time / jobs run back to back")]:
         fig, ax = figure()
-        for (policy, slice_), rs in sorted(lines.items()):
+        for (policy, slice_), rs in sorted(lines.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 99))):
             rs.sort(key=lambda r: float(r["rate"]))
-            ax.plot([float(r["rate"]) for r in rs], [float(r[key]) for r in rs], marker="o" if policy == "drain" else "s",
-                    linestyle="-" if policy == "drain" else "--", label=f"{policy}, slice {slice_}")
+            st = rica_style.policy_style(policy, slice_, slices)
+            ax.plot([float(r["rate"]) for r in rs], [float(r[key]) for r in rs], marker=st["marker"],
+                    linestyle=st["linestyle"], color=st["color"], label=f"{policy}, slice {slice_:,} cycles")
         if len(rates) > 1 and rates[-1] / rates[0] >= 10:
-            ax.set_xscale("log")
-        ax.set_xticks(rates)
-        ax.set_xticklabels([f"{r:g}" for r in rates])
+            rica_style.log_axis(ax, "x")
+        ys = [float(r[key]) for rs in lines.values() for r in rs if float(r[key]) > 0]
+        if ys and max(ys) / min(ys) >= 30:
+            rica_style.log_axis(ax, "y")
+        if len(rates) <= 12:  # every rate run is a labelled tick
+            ax.set_xticks(rates)
+            ax.set_xticklabels([f"{r:g}" for r in rates])
         ax.set_xlabel("injection rate (packets/PE/cycle)")
         ax.set_ylabel(ylabel)
-        ax.set_title(title or f"time sharing: {ylabel} by policy and slice length")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        rica_style.title(ax, title or f"time sharing: {ylabel} by policy and slice length")
+        ax.grid(True, which="major", alpha=0.3)
+        rica_style.legend(ax, "policy, slice")
         save(fig, out, name)
 
 
@@ -246,7 +319,9 @@ def telemetry(csv_path, out, title=None):
     for r in rows:
         key = tuple(r[k] for k in ("policy", "rate", "slice") if k in r)
         runs[key].append(r)
+    rica_style.apply()
     fig, axes = plt.subplots(3, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.5), sharex=True)
+    slices = sorted({int(k[2]) for k in runs if len(k) == 3 and k[2] not in ("", None)})
     panels = [("throughput", "accepted (packets/PE/cycle)"), ("latency_mean", "mean latency (cycles)"),
               ("occupancy_words", "held at window end (words)")]
     for key, rs in sorted(runs.items()):
@@ -254,15 +329,19 @@ def telemetry(csv_path, out, title=None):
         label = None
         if len(key) == 3:
             label = f"{key[0]}, rate {key[1]}" + (f", slice {key[2]}" if key[0] != "baseline" else "")
+        style = {}
+        if len(key) == 3 and key[2] not in ("", None) and int(key[2]) in slices:
+            st = rica_style.policy_style(key[0], int(key[2]), slices)
+            style = {"color": st["color"], "linestyle": st["linestyle"]}
         for ax, (col, _) in zip(axes, panels):
             y = [float(r[col]) if r[col] != "" else math.nan for r in rs]
-            ax.stairs(y, edges, label=label, linewidth=1.5)
+            ax.stairs(y, edges, label=label, linewidth=1.5, **style)
     for ax, (_, ylabel) in zip(axes, panels):
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (cycles)")
     window = int(rows[0]["end"]) - int(rows[0]["begin"])
-    axes[0].set_title(title or f"telemetry over time, windows of {window} cycles ({os.path.basename(csv_path)})")
+    rica_style.title(axes[0], title or f"telemetry over time, windows of {window:,} cycles ({os.path.basename(csv_path)})")
     if len(runs) > 1:
         axes[0].legend(fontsize=7, ncol=2)
     name = os.path.basename(csv_path)
@@ -277,22 +356,32 @@ def main(argv=None):
     s = sub.add_parser("sweep")
     s.add_argument("csv")
     s.add_argument("--out")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--title")
     s.add_argument("--x", choices=("accepted", "offered", "delivered"), default="accepted")
     l = sub.add_parser("links")
     l.add_argument("json")
     l.add_argument("--csv")
     l.add_argument("--out")
+    l.add_argument("--quiet", action="store_true")
     o = sub.add_parser("os")
     o.add_argument("csv")
     o.add_argument("--out")
+    o.add_argument("--quiet", action="store_true")
     o.add_argument("--title")
+    lt = sub.add_parser("latency")
+    lt.add_argument("json")
+    lt.add_argument("--out")
+    lt.add_argument("--quiet", action="store_true")
     t = sub.add_parser("telemetry")
     t.add_argument("csv")
     t.add_argument("--out")
+    t.add_argument("--quiet", action="store_true")
     t.add_argument("--title")
     a = ap.parse_args(argv)
-    src = a.csv if a.kind != "links" else a.json
+    global QUIET
+    QUIET = a.quiet
+    src = a.json if a.kind in ("links", "latency") else a.csv
     out = a.out or os.path.dirname(os.path.abspath(src))
     os.makedirs(out, exist_ok=True)
     try:
@@ -300,6 +389,8 @@ def main(argv=None):
             sweep(a.csv, out, a.title, a.x)
         elif a.kind == "links":
             links(a.json, out, a.csv)
+        elif a.kind == "latency":
+            latency(a.json, out)
         elif a.kind == "telemetry":
             telemetry(a.csv, out, a.title)
         else:

@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
-  python3 python3-matplotlib valgrind
+  python3 python3-matplotlib valgrind graphviz
   python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
   chromium
 )

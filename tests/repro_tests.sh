@@ -68,7 +68,7 @@ done
 # ---- 3. every subcommand: the shared options exist and mean the same thing ----
 leaves=("list" "topo torus:4x4" "route torus:4x4 0 5" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4"
         "app sort -t torus:4x4" "app stencil -t torus:4x4" "experiment rwc1" "bound torus:4x4" "partition torus:4x4"
-        "embed ring torus:4x4" "plot links x.json" "plot sweep x.csv" "plot os x.csv" "report x.json")
+        "embed ring torus:4x4" "plot links x.json" "plot latency x.json" "plot sweep x.csv" "plot os x.csv" "report x.json")
 runs_something=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "app sort -t torus:4x4"
                 "app stencil -t torus:4x4" "experiment rwc1" "bound torus:4x4" "partition torus:4x4" "embed ring torus:4x4")
 seeded=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "app sort -t torus:4x4"

@@ -1,5 +1,6 @@
 // The async engine: exactly-once delivery and conservation on every topology family with 1 and
 // 2 threads, active messages and join counters, saturation, and deadlock detection.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -175,6 +176,14 @@ TEST(Engine, DeadlockWithoutClassesIsDetectedAndReported) {
   EXPECT_NE(st.deadlock_report.find("full buffers"), std::string::npos);
   EXPECT_GT(st.in_network, 0u);
   EXPECT_EQ(st.injected, st.delivered + st.in_network);  // nothing lost even when stuck
+  // Issue 30: the result line's reason is filled in, and the report's count is the run's
+  // in-network count, split into link buffers and sources (it said "16 stuck" beside 62).
+  EXPECT_FALSE(st.app_ok);
+  EXPECT_EQ(st.app_message.rfind("deadlock: waiting cycle of 16 buffers (", 0), 0u)
+      << st.app_message;
+  EXPECT_NE(st.deadlock_report.find(fmt::format("deadlock: {} packets in the network: ", st.in_network)),
+            std::string::npos) << st.deadlock_report;
+  EXPECT_NE(st.app_message.find(fmt::format("{} packets in the network", st.in_network)), std::string::npos);
   // The same with classes completes.
   cfg.classes = true;
   TestTraffic app2(50, 7);

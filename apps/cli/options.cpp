@@ -358,15 +358,28 @@ CLI::Option* add_rate(CLI::App* c, double& target) {
       ->type_name("RATE");
 }
 
-CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help) {
+CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help,
+                       bool* auto_rates) {
   const std::string flag = flag_of(c, name);
   std::string shown;
   for (double r : target) shown += fmt::format("{}{:g}", shown.empty() ? "" : ",", r);
   return c
       ->add_option_function<std::string>(
-          name, [&target, flag](const std::string& s) { target = experiments::parse_rates(s, flag); },
-          fmt::format("{}: FROM:TO:STEP (at most {} points) or a comma list, each in (0, 1]", help,
-                      defaults::limits::rates))
+          name,
+          [&target, flag, auto_rates](const std::string& s) {
+            if (auto_rates) *auto_rates = s == "auto";
+            if (auto_rates && s == "auto") return;
+            try {
+              target = experiments::parse_rates(s, flag);
+            } catch (const usage_error& e) {
+              if (!auto_rates) throw;
+              throw usage_error(std::string(e.what()) + ", or auto (placed by the channel-load bound)");
+            }
+          },
+          fmt::format("{}: FROM:TO:STEP (at most {} points) or a comma list, each in (0, 1]{}", help,
+                      defaults::limits::rates,
+                      auto_rates ? "; auto = up to past the channel-load bound (rica bound), refined near the knee"
+                                 : ""))
       ->default_str(shown)
       ->type_name("RATES");
 }

@@ -98,8 +98,10 @@ CLI::Option* add_packets(CLI::App* c, std::uint64_t& target, const std::string& 
 /// --rate: one injection rate in (0, 1].
 CLI::Option* add_rate(CLI::App* c, double& target);
 /// A rate grid: FROM:TO:STEP (at most defaults::limits::rates points) or a comma list, each in
-/// (0, 1]; no empty element.
-CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help);
+/// (0, 1]; no empty element. With `auto_rates`, also "auto" (sets *auto_rates; the owner places
+/// the rates, rica sweep by the channel-load bound).
+CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help,
+                       bool* auto_rates = nullptr);
 /// --source-queue N: packets a source may hold waiting before it stops generating, [0, 2^20]
 /// (0 = unbounded; the owner refuses 0 on the async engine).
 CLI::Option* add_source_queue(CLI::App* c, unsigned& target);

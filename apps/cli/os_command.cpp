@@ -361,7 +361,7 @@ int run(const OsOptions& o) {
     }
     if (!o.no_plot) experiments::run_plot_script(
           "plot_os.py", {o.out + "/os.csv", "--out", o.out, "--title",
-                         fmt::format("rica os {} ({}), {} jobs; buffers {} words, packets {}:{}, link {}", topo.spec(), where,
+                         fmt::format("rica os {} ({}), {} jobs; {}-word buffers, {} +- {}-word packets, link time {}", topo.spec(), where,
                                      o.jobs.size(), cfg.buffer_words, cfg.packet_words, cfg.packet_spread,
                                      link_cycles_text(cfg))});
     if (!o.no_plot && !tfiles.empty())

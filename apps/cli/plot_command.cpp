@@ -1,4 +1,4 @@
-// `rica plot links|sweep|os|telemetry`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
+// `rica plot links|latency|sweep|os|telemetry`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
 // one plotting module; matplotlib).
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@ namespace {
 
 struct PlotOptions {
   CLI::App* cmd = nullptr;
-  std::string kind;  ///< links, sweep, os, telemetry
+  std::string kind;  ///< links, latency, sweep, os, telemetry
   std::string input, csv, out, json, title, x = "accepted";
   bool quiet = false;
 };
@@ -29,8 +29,9 @@ void plot(const PlotOptions& o) {
   prepare_output_dir(out, "--out");
   std::vector<std::string> args = {o.kind, o.input, "--out", out};
   if (o.kind == "links" && !o.csv.empty()) args.insert(args.end(), {"--csv", o.csv});
-  if (o.kind != "links" && !o.title.empty()) args.insert(args.end(), {"--title", o.title});
+  if (o.kind != "links" && o.kind != "latency" && !o.title.empty()) args.insert(args.end(), {"--title", o.title});
   if (o.kind == "sweep") args.insert(args.end(), {"--x", o.x});
+  if (o.quiet) args.emplace_back("--quiet");
   std::string bad_input;
   if (!experiments::run_plot_script("rica_plot.py", args, &bad_input))
     throw usage_error(bad_input.empty()
@@ -38,8 +39,11 @@ void plot(const PlotOptions& o) {
                           : fmt::format("plot {}: {}", o.kind, bad_input));
   if (!o.json.empty()) {
     nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
-    j["plots"] = o.kind == "links" ? std::vector<std::string>{out + "/links.png", out + "/links.svg"}
-                                   : std::vector<std::string>{out};
+    const std::string stem = std::filesystem::path(o.input).stem().string();
+    j["plots"] = o.kind == "links"     ? std::vector<std::string>{out + "/links.png", out + "/links.svg", out + "/links.dot"}
+                 : o.kind == "latency" ? std::vector<std::string>{out + "/" + stem + ".latency.png",
+                                                                  out + "/" + stem + ".latency.svg"}
+                                       : std::vector<std::string>{out};
     write_json(o.json, j);
   }
 }
@@ -49,26 +53,32 @@ void plot(const PlotOptions& o) {
 void add_plot_command(CLI::App& app) {
   auto* p = app.add_subcommand("plot", "Figures (PNG 1600 px + SVG) from a run's JSON, a sweep's or os's CSV");
   p->require_subcommand(1);
-  for (const char* kind : {"links", "sweep", "os", "telemetry"}) {
+  for (const char* kind : {"links", "latency", "sweep", "os", "telemetry"}) {
     auto o = std::make_shared<PlotOptions>();
     o->kind = kind;
     const std::string k = kind;
     auto* c = p->add_subcommand(
-        kind, k == "links"   ? "Link-load heat map of a run (rica run --json R.json --csv R.csv): grid layout for "
-                               "meshes and tori, node x port otherwise"
+        kind, k == "links" ? "Link heat map of a run (rica run --json R.json --csv R.csv): utilisation 0-1 per "
+                             "direction; grids (mesh, torus, mesh8, M_{x+x}), stage drawings (banyan, omega, DCE, "
+                             "MDCE families), a Graphviz layout for the rest; links.png/.svg/.dot beside the JSON"
+              : k == "latency" ? "Latency histogram and CDF of a run (rica run --json R.json): total and network, "
+                                 "per class / job where the report has them; R.latency.png/.svg beside the JSON"
               : k == "sweep" ? "Latency against accepted throughput (default), offered load or packets delivered"
               : k == "telemetry"
                   ? "Throughput, mean latency and occupancy per window over time (rica run/os --telemetry W: the "
                     "windows CSV)"
                   : "Switch cost and completion of rica os");
     o->cmd = c;
-    add_text(c, "input", o->input, k == "links" ? "The run's JSON (its per-PE CSV is found from it)" : "The CSV",
+    add_text(c, "input", o->input,
+             k == "links"     ? "The run's JSON (its per-PE CSV is found from it)"
+             : k == "latency" ? "The run's JSON"
+                              : "The CSV",
              "a file written by rica")
         ->required();
     add_output_dir(c, "--out", o->out, "Directory of the figures [default: the input's]");
     if (k == "links")
       add_text(c, "--csv", o->csv, "The run's per-PE CSV (default: the one its JSON names)", "a CSV file");
-    if (k != "links") add_text(c, "--title", o->title, "Figure title", "a title");
+    if (k != "links" && k != "latency") add_text(c, "--title", o->title, "Figure title", "a title");
     if (k == "sweep") add_text(c, "--x", o->x, "x axis: accepted, offered or delivered", "accepted, offered, delivered");
     add_json(c, o->json, "Write the list of figures as JSON to FILE");
     add_quiet(c, o->quiet);

@@ -16,6 +16,8 @@
 #include "rica/engine.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
+#include "experiment.hpp"
+#include "saturation.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
 
@@ -33,7 +35,17 @@ struct SweepOptions {
   unsigned source_queue = defaults::traffic::backlog;
   unsigned seeds = 1;
   EngineOptions engine;
+  bool auto_rates = false;  ///< --rate auto: rates placed by each network's channel-load bound
   bool no_plot = false, quiet = false, progress = false;
+};
+
+/// The sweep to run: its jobs (network by network, rate by rate, seed by seed) and per network its
+/// channel load (bound 0 and `bound_note` saying why when the pattern has no traffic matrix).
+struct Plan {
+  std::vector<experiments::SweepJob> jobs;
+  std::vector<std::size_t> network_of;  ///< per job: index into `loads`
+  std::vector<ChannelLoad> loads;
+  std::vector<std::string> bound_note;
 };
 
 /// Mean and 95% confidence half-width of `field` over the points of one (topology, rate).
@@ -48,52 +60,132 @@ unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
   return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
 }
 
-/// The sweep's jobs and configuration, every input checked before any run.
-std::vector<experiments::SweepJob> jobs_of(SweepOptions& o, EngineConfig& cfg) {
-  const auto& rates = o.rates;
+/// The sweep's jobs and configuration, every input checked before any run. Every network's channel
+/// load (rica bound) is computed: --rate auto places the rates by it (refused when the pattern has
+/// no traffic matrix); fixed rates only report it.
+Plan jobs_of(SweepOptions& o, EngineConfig& cfg) {
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
   cfg = engine_config(o.engine);
   check_seeds(cfg.seed, o.seeds);
-  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv"});
+  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv", "sweep_summary.csv"});
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
   // Warm-up: a tenth of the window unless given (the network fills before it is measured).
   if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
-  std::vector<experiments::SweepJob> jobs;
+  Plan plan;
   for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
+  const bool paced = o.traffic.substr(0, o.traffic.find(':')) == "mesh";
   for (const auto& s : o.topologies) {
     const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
     check_routing(t, cfg.routing);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
-    experiments::SweepJob job{"", t, o.traffic, rates.front(), cfg.seed, true, o.source_queue, cfg.routing,
-                              o.engine.faults};
+    experiments::SweepJob job{"", t, o.traffic, o.auto_rates ? 1.0 : o.rates.front(), cfg.seed, true,
+                              o.source_queue, cfg.routing, o.engine.faults};
     (void)experiments::make_app(job, cfg);
+    ChannelLoad load;
+    std::string note;
+    try {
+      (void)check_memory_for("sweep", s, bound_footprint);
+      load = channel_load(t, experiments::traffic_matrix(o.traffic, t, cfg.seed), cfg);
+    } catch (const std::exception& e) {  // usage_error (no matrix) or logic_error (a route that does not arrive)
+      if (o.auto_rates)
+        throw usage_error(fmt::format("--rate auto: no channel-load bound for '{}' on '{}' ({}); give the rates",
+                                      o.traffic, s, e.what()));
+      note = e.what();
+      load = ChannelLoad{};
+    }
+    // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
+    const std::vector<double> rates =
+        o.auto_rates ? experiments::auto_rates(load.bound, paced,
+                                               experiments::grid_reach(o.traffic) *
+                                                   (cfg.routing == Routing::deterministic ? 1.0 : 2.0))
+                     : o.rates;
     for (double r : rates)
       for (unsigned k = 0; k < o.seeds; ++k) {  // seeds seed, seed+1, ... per point
         job.rate = r;
         job.seed = cfg.seed + k;
-        jobs.push_back(job);
+        plan.jobs.push_back(job);
+        plan.network_of.push_back(plan.loads.size());
       }
+    plan.loads.push_back(std::move(load));
+    plan.bound_note.push_back(std::move(note));
   }
-  return jobs;
+  return plan;
+}
+
+/// Runs the plan; with --rate auto a second pass adds experiments::refine_points rates between
+/// each network's last unsaturated and first saturated rate. Points come back network by network,
+/// rate by rate (ascending), seed by seed.
+std::vector<experiments::SweepPoint> run_plan(const SweepOptions& o, const EngineConfig& cfg, Plan& plan,
+                                              bool show) {
+  const unsigned parallel = parallel_runs(o, cfg);
+  auto pass = [&](const std::vector<experiments::SweepJob>& jobs, const char* what) {
+    Progress progress(what, jobs.size(), !show || o.quiet, o.progress);
+    auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t,
+                                                                   const experiments::SweepPoint& p) {
+      progress.update(done, fmt::format("{} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.topology, p.rate,
+                                        p.accepted, p.latency_mean));
+    });
+    progress.finish();
+    return points;
+  };
+  const std::size_t networks = plan.loads.size();
+  std::vector<std::vector<experiments::SweepPoint>> by(networks);
+  const auto first = pass(plan.jobs, "runs");
+  for (std::size_t i = 0; i < first.size(); ++i) by[plan.network_of[i]].push_back(first[i]);
+  if (o.auto_rates) {
+    std::vector<experiments::SweepJob> more;
+    std::vector<std::size_t> more_of;
+    for (std::size_t n = 0; n < networks; ++n) {
+      const auto job0 = std::find(plan.network_of.begin(), plan.network_of.end(), n) - plan.network_of.begin();
+      for (double r : experiments::refine_rates(by[n]))
+        for (unsigned k = 0; k < o.seeds; ++k) {
+          experiments::SweepJob job = plan.jobs[static_cast<std::size_t>(job0)];
+          job.rate = r;
+          job.seed = cfg.seed + k;
+          more.push_back(job);
+          more_of.push_back(n);
+        }
+    }
+    if (!more.empty()) {
+      const auto second = pass(more, "runs near the knee");
+      for (std::size_t i = 0; i < second.size(); ++i) by[more_of[i]].push_back(second[i]);
+      plan.jobs.insert(plan.jobs.end(), more.begin(), more.end());
+      plan.network_of.insert(plan.network_of.end(), more_of.begin(), more_of.end());
+    }
+  }
+  std::vector<experiments::SweepPoint> points;
+  for (auto& g : by) {
+    std::stable_sort(g.begin(), g.end(), [](const auto& a, const auto& b) {
+      return a.rate != b.rate ? a.rate < b.rate : a.seed < b.seed;
+    });
+    points.insert(points.end(), g.begin(), g.end());
+  }
+  return points;
 }
 
 void sweep(SweepOptions o) {
   EngineConfig cfg;
-  const auto jobs = jobs_of(o, cfg);
+  Plan plan = jobs_of(o, cfg);
   prepare_output_dir(o.out, "--out");
   const std::string csv = o.out + "/sweep.csv";
   check_output_file(csv, "--out");  // fail now, not after the sweep
   check_output_file(o.out + "/sweep_mean.csv", "--out");
-  Progress progress("runs", jobs.size(), o.quiet, o.progress);
-  const unsigned parallel = parallel_runs(o, cfg);
-  const auto points = experiments::run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t,
-                                                                      const experiments::SweepPoint& p) {
-    progress.update(done, fmt::format("{} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.topology, p.rate,
-                                      p.accepted, p.latency_mean));
-  });
-  progress.finish();
+  check_output_file(o.out + "/sweep_summary.csv", "--out");
+  const auto points = run_plan(o, cfg, plan, true);
+  // Per network: zero-load latency, where it saturates, saturation throughput, knee, bound.
+  std::vector<experiments::SweepSummary> summaries;
+  {
+    std::size_t i = 0;
+    for (std::size_t n = 0; n < plan.loads.size(); ++n) {
+      const std::size_t count = static_cast<std::size_t>(std::count(plan.network_of.begin(), plan.network_of.end(), n));
+      const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
+                                                   points.begin() + static_cast<std::ptrdiff_t>(i + count));
+      summaries.push_back(experiments::summarize_sweep(g, plan.loads[n].bound > 0 ? &plan.loads[n] : nullptr));
+      i += count;
+    }
+  }
   const std::string link = link_cycles_text(cfg);
   const std::string pw = fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread);
   std::string text = report::csv_row({"topology", "traffic", "offered", "generated", "accepted", "delivered",
@@ -140,6 +232,7 @@ void sweep(SweepOptions o) {
                      {"latency_p99_ci95", p99.second}});
   }
   write_text_file(o.out + "/sweep_mean.csv", mean_text, "--out");
+  write_text_file(o.out + "/sweep_summary.csv", experiments::summary_csv(summaries), "--out");
   if (!o.json.empty()) {
     nlohmann::json config = option_config(o.cmd);
     config["threads"] = cfg.threads;
@@ -152,9 +245,20 @@ void sweep(SweepOptions o) {
     j["traffic"] = o.traffic;
     j["points"] = rows;
     j["means"] = means;
+    j["rates"] = o.auto_rates ? "auto" : "given";
+    j["summary"] = nlohmann::json::array();
+    for (std::size_t n = 0; n < summaries.size(); ++n) {
+      j["summary"].push_back(experiments::summary_json(summaries[n]));
+      if (!plan.bound_note[n].empty()) j["summary"].back()["bound_note"] = plan.bound_note[n];
+    }
     write_json(o.json, j);
   }
-  if (!o.quiet) fmt::print("sweep written to {}\n", csv);
+  if (!o.quiet && o.json != "-") {  // the results are in --out's files: --quiet prints nothing
+    for (std::size_t n = 0; n < summaries.size(); ++n)
+      fmt::print("{}{}\n", experiments::summary_text(summaries[n]),
+                 plan.bound_note[n].empty() ? "" : fmt::format(" (no channel-load bound: {})", plan.bound_note[n]));
+  }
+  if (!o.quiet) fmt::print("sweep written to {} (summary: sweep_summary.csv)\n", csv);
   if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
 }
 
@@ -163,7 +267,7 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
   add_text(s, "topology", o.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
   add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh, mesh:wrap=0: paced mesh emulation, rate = round-start probability)",
            "a traffic pattern (see 'rica list')");
-  add_rates(s, "--rate,--rates", o.rates, "Offered loads");
+  add_rates(s, "--rate,--rates", o.rates, "Offered loads", &o.auto_rates);
   add_source_queue(s, o.source_queue);
   add_seeds(s, o.seeds);
   if (files) {
@@ -192,10 +296,10 @@ void add_sweep_command(CLI::App& app) {
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args) {
   SweepOptions o;
   EngineConfig cfg;
-  std::vector<experiments::SweepJob> jobs;
+  Plan plan;
   // jobs_of reads the options' CLI11 handles: while the subcommand is alive.
-  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); }, [&] { jobs = jobs_of(o, cfg); });
-  return experiments::run_sweep(jobs, cfg, parallel_runs(o, cfg));
+  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); }, [&] { plan = jobs_of(o, cfg); });
+  return run_plan(o, cfg, plan, false);
 }
 
 }  // namespace rica::cli

@@ -135,7 +135,7 @@ def run(topology, *, trace=False, **options):
 def sweep(topologies, **options):
     """`rica sweep TOPOLOGY...` on the cycle engine (traffic, rates, jobs, cycles, warmup,
     link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words, packet_words); `rates` is
-    "FROM:TO:STEP", a comma list or a Python list."""
+    "FROM:TO:STEP", a comma list, a Python list or "auto" (placed by the channel-load bound, refined near the knee)."""
     if isinstance(topologies, str):
         topologies = [topologies]
     return SweepResult(_rica.sweep(_argv(topologies, options)))

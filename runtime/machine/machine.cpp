@@ -570,6 +570,7 @@ void Machine::analyse_stuck(RunStats& st) {
   };
   std::vector<std::uint8_t> color(n, 0);
   std::string wait_cycle;
+  std::size_t cycle_buffers = 0;  // buffers on the waiting cycle found
   for (std::size_t start = 0; start < n && wait_cycle.empty(); ++start) {
     if (color[start] || waits[start] == none) continue;
     std::vector<std::size_t> path;
@@ -581,23 +582,36 @@ void Machine::analyse_stuck(RunStats& st) {
     }
     if (cur != n && color[cur] == 1) {
       auto it = std::find(path.begin(), path.end(), cur);
+      cycle_buffers = static_cast<std::size_t>(path.end() - it);
       std::size_t shown = 0;
       for (; it != path.end() && shown < 32; ++it, ++shown) {
         const StuckBuffer& b = ledger_.stuck()[*it];
         wait_cycle += fmt::format("{} (in-port {}, class {}) -> ", topo_.label(b.v), b.in / classes_, b.in % classes_);
       }
+      if (it != path.end()) wait_cycle += "... -> ";
       const StuckBuffer& b = ledger_.stuck()[cur];
       wait_cycle += fmt::format("{} (in-port {}, class {})", topo_.label(b.v), b.in / classes_, b.in % classes_);
     }
     for (auto p : path) color[p] = 2;
   }
-  st.deadlock_report = fmt::format("deadlock: {} packets stuck in the network, {} full buffers{}{}\n", stuck_packets,
-                                   full, full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "",
-                                   "");
-  if (!wait_cycle.empty())
+  // in_network (collect()) = packets in link buffers (stuck_packets) + those still waiting at
+  // their sources to enter (+ any the OS holds): both named, so the counts add up.
+  const std::uint64_t waiting = st.in_network > stuck_packets ? st.in_network - stuck_packets : 0;
+  const std::string where = fmt::format("{} packets in the network: {} in link buffers, {} waiting to enter at their "
+                                        "sources{}", st.in_network, stuck_packets, waiting,
+                                        os_.hook() ? " or held by the OS" : "");
+  st.deadlock_report = fmt::format("deadlock: {}; {} full buffers{}\n", where, full,
+                                   full ? fmt::format(" ({}{})", full_list, full > 16 ? ", ..." : "") : "");
+  if (!wait_cycle.empty()) {
     st.deadlock_report += "waiting cycle: " + wait_cycle + "\n";
-  else
+    // The result line's reason ("result NOT verified: <why>", the JSON's app_message).
+    st.app_message = fmt::format("deadlock: waiting cycle of {} buffers ({} ...); {}", cycle_buffers,
+                                 wait_cycle.substr(0, wait_cycle.find(" -> ")), where);
+  } else {
     st.deadlock_report += "no waiting cycle among link buffers (the application stopped with packets or work left)\n";
+    st.app_message = fmt::format("deadlock: no waiting cycle among link buffers (the application stopped with "
+                                 "packets or work left); {}", where);
+  }
 }
 
 }  // namespace detail
@@ -657,6 +671,9 @@ RunStats run_prepared(Machine& m, Observers observers) {
     }
   }
   st.app_ok = !st.deadlock;
+  if (st.deadlock && st.app_message.empty())  // "result NOT verified: <why>"
+    st.app_message = !st.deadlock_report.empty() ? st.deadlock_report.substr(0, st.deadlock_report.find('\n'))
+                                                 : std::string("deadlock");
   for (JobRt& j : m.jobs()) {
     if (!st.app_ok || !root) break;
     if (st.dropped_by_faults) {  // dropped packets never reach the application: its own count cannot balance

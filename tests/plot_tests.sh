@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Issue 30 (figures): every topology family's link heat map is drawn in its layout (grid, stage or
+# Graphviz graph), beside the JSON it comes from, utilisation on a 0-1 scale; a file that is not a
+# run report is one line and exit 2; the latency histogram/CDF; `rica sweep --rate auto` finds
+# saturation on a small torus near `rica bound`'s channel-load bound, with its summary in the
+# CSV/JSON and the bound and saturation marked on the figures.
+# Usage: plot_tests.sh RICA   (skipped, exit 0, without matplotlib)
+set -u
+RICA=$(realpath "${1:?path to rica}")
+PLOTPY=python3; [ -x /usr/bin/python3 ] && PLOTPY=/usr/bin/python3  # the interpreter rica plots with
+if ! "$PLOTPY" -c "import matplotlib" 2> /dev/null; then echo "plot tests skipped: no matplotlib"; exit 0; fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+failed() { echo "FAIL [$1]"; fail=1; }
+
+# ---- heat maps: one network of every family, in its layout --------------------------------------
+# spec | layout
+FAMILIES="
+mesh:4x4|grid
+torus:4x4|grid
+torus:3x3x2|grid
+kary:k=3,n=2|grid
+mesh8:4|grid
+torus8:4|grid
+mxx:8|grid
+msn:4x4|grid
+cbanyan:n=3|stage
+ccc:n=3|stage
+comega:n=3|stage
+dce:n=4,delta=2|stage
+mdce:B=1,C=1,P=1,n=3|stage
+cccb:n=2|stage
+cb2:n=3|stage
+omega:4|stage
+fattree:4|stage
+hypercube:4|graph
+debruijn:4|graph
+ubruijn:4|graph
+shuffle:4|graph
+dragonfly:h=2|graph
+hyperx:4x4,T=2|graph
+slimfly:q=5|graph
+product:torus:4*mesh:3x2|graph
+hier:mesh:3x3/debruijn:3|graph
+file:$HERE/data/irregular12.txt|graph
+"
+i=0
+while IFS='|' read -r spec layout; do
+  [ -n "$spec" ] || continue
+  spec=${spec//\$HERE/$HERE}
+  i=$((i + 1))
+  d="$TMP/h$i"
+  mkdir -p "$d"
+  "$RICA" run "$spec" --engine cycle --rate 0.05 --cycles 600 --quiet --json "$d/r.json" --csv "$d/r.csv" > /dev/null \
+    || { failed "run $spec"; continue; }
+  # No --out: the figures go beside the JSON, not into the working directory.
+  got=$(cd "$TMP" && "$RICA" plot links "$d/r.json" 2>&1) || { failed "plot links $spec: $got"; continue; }
+  case "$got" in *"($layout layout)"*) ;; *) failed "plot links $spec: want the $layout layout, got: $got";; esac
+  [ -e "$TMP/links.png" ] && failed "plot links $spec wrote into the working directory"
+  "$PLOTPY" - "$d" <<'PY' || failed "plot links $spec: PNG 1600 px, SVG, links.dot utilisation in [0, 1]"
+import os, re, struct, sys
+d = sys.argv[1]
+with open(os.path.join(d, "links.png"), "rb") as f:
+    assert struct.unpack(">I", f.read(24)[16:20])[0] == 1600
+assert os.path.getsize(os.path.join(d, "links.svg")) > 0
+u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(os.path.join(d, "links.dot")).read())]
+assert u and all(0.0 <= x <= 1.0 for x in u), u[:5]
+PY
+done <<< "$FAMILIES"
+
+# Utilisation is busy cycles / cycles run: a saturated torus has a link near 1, an idle one near 0.
+"$RICA" run torus:8x8 --engine cycle --rate 1 --packets 30 --quiet --json "$TMP/sat.json" --csv "$TMP/sat.csv" \
+  > /dev/null && "$RICA" plot links "$TMP/sat.json" --quiet > /dev/null || failed "saturated torus heat map"
+"$PLOTPY" - "$TMP/links.dot" <<'PY' || failed "saturated torus: busiest link utilisation in (0.7, 1]"
+import re, sys
+u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(sys.argv[1]).read())]
+assert 0.7 < max(u) <= 1.0, max(u)
+PY
+
+# ---- a file that is not a run report: one line naming it and what was expected, exit 2 ----------
+"$RICA" sweep torus:4x4 --rate 0.05,0.1 --cycles 300 --out "$TMP/sw" --no-plot --quiet > /dev/null || failed "sweep"
+printf '{"points": []}\n' > "$TMP/notrun.json"
+for c in "links $TMP/sw/sweep.csv" "links $TMP/notrun.json" "latency $TMP/sw/sweep.csv" "latency $TMP/notrun.json"; do
+  read -r -a w <<< "$c"
+  err=$("$RICA" plot "${w[@]}" 2>&1 > /dev/null); st=$?
+  [ "$st" = 2 ] || failed "plot $c: exit $st, want 2"
+  [ "$(grep -c . <<< "$err")" = 1 ] || failed "plot $c: want one line: $err"
+  case "$err" in *Traceback*|*matplotlib*) failed "plot $c: traceback or install hint: $err";; esac
+  case "$err" in *"${w[1]}"*"expected "*) ;; *) failed "plot $c names the file and what it expected: $err";; esac
+done
+
+# ---- latency histogram and CDF ------------------------------------------------------------------
+"$RICA" plot latency "$TMP/sat.json" --quiet > /dev/null && [ -s "$TMP/sat.latency.png" ] && [ -s "$TMP/sat.latency.svg" ] \
+  || failed "plot latency"
+
+# ---- sweep --rate auto: saturation found near the channel-load bound -----------------------------
+# torus:4x4, uniform traffic, link time = degree: `rica bound` says 0.15625 packets/PE/cycle; the
+# cycle engine's largest accepted throughput is 0.82 of it (4,000 cycles, seed 1; the tolerance
+# below is 0.75-1.05; tests/test_channel_load.cpp measures how far the engine stays below bounds).
+"$RICA" sweep torus:4x4 --rate auto --cycles 4000 --out "$TMP/auto" --json "$TMP/auto.json" --no-plot > "$TMP/auto.txt" \
+  2> /dev/null || failed "sweep --rate auto"
+grep -q "^torus:4x4: zero-load latency .* saturates at offered .*channel-load bound" "$TMP/auto.txt" \
+  || { failed "sweep --rate auto prints the summary"; cat "$TMP/auto.txt"; }
+bound=$("$RICA" bound torus:4x4 --json - --quiet | "$PLOTPY" -c "import json,sys; print(json.load(sys.stdin)['bounds'][0]['bound'])")
+"$PLOTPY" - "$TMP/auto.json" "$TMP/auto/sweep_summary.csv" "$bound" <<'PY' || failed "sweep --rate auto: saturation within tolerance of rica bound"
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+bound = float(sys.argv[3])
+s = j["summary"][0]
+assert j["rates"] == "auto"
+assert abs(s["bound"] - bound) < 1e-9, (s["bound"], bound)
+assert s["saturated"], s
+# Tolerance: saturation throughput 75-105 % of the bound; the detected point at most 1.6 x the bound.
+assert 0.75 * bound <= s["saturation"] <= 1.05 * bound, (s["saturation"], bound)
+assert s["saturation_offered"] <= 1.6 * bound + 1e-9, s
+offered = sorted({p["offered"] for p in j["points"]})
+assert offered[0] < 0.05 * bound and offered[-1] >= 1.5 * bound, offered  # spaced up to past the bound
+assert len(offered) > 11, offered  # the 11-point grid plus points refined near the knee
+row = next(csv.DictReader(open(sys.argv[2])))
+assert row["topology"] == "torus:4x4" and row["saturated"] == "1" and float(row["bound"]) == float(f"{bound:.6g}")
+PY
+"$RICA" plot sweep "$TMP/auto/sweep.csv" --quiet > /dev/null && [ -s "$TMP/auto/latency_vs_accepted.png" ] \
+  || failed "plot sweep with the summary's marks"
+# A pattern without a traffic matrix has no bound: --rate auto is refused, one line, exit 2.
+err=$("$RICA" sweep torus:4x4 --rate auto --traffic "trace:$HERE/../examples/trace8.csv" --no-plot --out "$TMP/a2" 2>&1 >/dev/null); st=$?
+[ "$st" = 2 ] && [ "$(grep -c . <<< "$err")" = 1 ] && grep -q -- "--rate" <<< "$err" \
+  || failed "sweep --rate auto without a bound: exit $st: $err"
+err=$("$RICA" sweep torus:4x4 --rate autox --no-plot 2>&1 >/dev/null); st=$?
+[ "$st" = 2 ] && grep -q "or auto" <<< "$err" || failed "sweep --rate autox: exit $st: $err"
+
+exit $fail
