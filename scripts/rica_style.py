@@ -58,7 +58,7 @@ def figure(size=FIG_INCHES, **kw):
 
 
 def save(fig, out, name):
-    """DIR/name.png (1600 px wide at the default size) and DIR/name.svg. Titles and labels are wrapped
+    """DIR/name.png (1600 px wide at the default size) and DIR/name.svg (':' and ',' of name as '_'). Titles and labels are wrapped
     to fit beforehand (title()); tight_layout keeps every label inside the canvas."""
     fig.tight_layout()
     rewrapped = False
@@ -69,6 +69,7 @@ def save(fig, out, name):
             rewrapped = True
     if rewrapped:
         fig.tight_layout()
+    name = name.replace(":", "_").replace(",", "_")  # a pattern with parameters ("mesh:wrap=0") names a plain file
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=DPI)
     plt.close(fig)
