@@ -23,6 +23,9 @@ install(TARGETS ${RICA_EXPORTED} EXPORT ricaTargets
 install(TARGETS rica RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(DIRECTORY include/rica DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+# The generated list of built-in topology families (cmake/topology_families.cmake).
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/include/rica/topology/families.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/topology)
 # rica/apps/: the application libraries' headers. Consumers include them by path
 # (<rica/apps/traffic.hpp>): only P/include is on their include path, so rica's header names never
 # collide with theirs. Nothing of runtime/ (the machine's internals) is installed.

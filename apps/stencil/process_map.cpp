@@ -70,26 +70,21 @@ std::string embed(std::vector<node_t>& to_pe, ProcessGrid g, Pattern pattern, co
   const node_t n = t.pes();
   if (pattern == Pattern::hypercube) return "identity (natural: rank bits are the partner bits)";
   if (pattern == Pattern::all_to_all) return "identity (all-to-all: nothing to embed)";
-  const auto& v = t.variant();
-  if (std::holds_alternative<HypercubeTopology>(v) && pow2(g.px) && pow2(g.py)) {
-    // Consecutive Gray codes differ in one bit: grid neighbours (wrap included) are cube neighbours.
-    const unsigned a = log2u(g.px);
-    for (node_t r = 0; r < n; ++r) to_pe[r] = gray(r % g.px) | (gray(r / g.px) << a);
-    return "gray";
-  }
-  std::uint32_t ring = 0;  // DCE / MDCE: PE = column + ring * ring address; cross links flip one address bit
-  if (const auto* d = std::get_if<DceTopology>(&v)) ring = d->ring();
-  if (const auto* m = std::get_if<MdceTopology>(&v)) ring = m->ring();
+  // Node = column + ring * address, one link per flipped address bit (the hypercube: ring 1;
+  // DCE / MDCE: the ring length): rica/topology/family.hpp, BitAddressing.
+  const std::optional<BitAddressing> bits = t.bit_addressing();
+  const std::uint32_t ring = bits ? bits->columns : 0;
   if (ring && g.px % ring == 0 && pow2(g.px / ring) && pow2(g.py) &&
-      std::uint64_t{g.px / ring} * g.py * ring == n) {
-    // A grid row runs along px / ring consecutive rings; the ring addresses are Gray-coded per grid
-    // coordinate, so the next ring of a row and the same ring of the next row are one cross link away.
+      (ring == 1 || std::uint64_t{g.px / ring} * g.py * ring == n)) {
+    // Consecutive Gray codes differ in one bit. A grid row runs along px / ring consecutive rings;
+    // the ring addresses are Gray-coded per grid coordinate, so grid neighbours (wrap included) are
+    // one address bit, one link, apart.
     const unsigned a = log2u(g.px / ring);
     for (node_t r = 0; r < n; ++r) {
       const std::uint32_t x = r % g.px, y = r / g.px;
       to_pe[r] = x % ring + ring * (gray(x / ring) | (gray(y) << a));
     }
-    return "ring-gray";
+    return std::string(bits->name);
   }
   const Shape s = t.shape();
   if (s.size() == 2 && std::uint64_t{s[0]} * s[1] == n) {

@@ -120,26 +120,22 @@ Bisection bisection_width(const Topology& t, std::uint64_t seed) {
   if (N < 2) return b;
   // Closed forms: meshes and tori with every side equal and even (the cut across one dimension is
   // the minimum; for k = 2 a "ring" is one link, the hypercube's N/2).
-  if (std::holds_alternative<HypercubeTopology>(t.variant())) {
-    b.width = N / 2;
-    b.exact = true;
-    b.method = "exact: N/2 (hypercube)";
-    return b;
-  }
+  // The family's grid form (rica/topology/family.hpp): meshes, tori, the hypercube (sides of 2).
   std::optional<std::uint64_t> across;  // the cut across the longest even dimension: an upper bound
-  if (const auto* c = std::get_if<CubeTopology>(&t.variant())) {
-    const auto shape = c->shape();
+  if (const auto grid = t.grid_form()) {
+    const Shape& shape = grid->sides;
+    const bool wraps = grid->wrap;
     const auto kmax = *std::max_element(shape.begin(), shape.end());
     const bool equal = std::all_of(shape.begin(), shape.end(), [&](auto k) { return k == kmax; });
     if (kmax % 2 == 0) {
       const std::uint64_t rings = N / kmax;
-      across = rings * (c->wraps() && kmax >= 3 ? 2 : 1);
+      across = rings * (wraps && kmax >= 3 ? 2 : 1);
       if (equal) {
         b.width = *across;
         b.exact = true;
-        b.method = kmax == 2     ? "exact: N/2 (hypercube)"
-                   : c->wraps() ? "exact: 2N/k (k-ary d-cube, k even)"
-                                : "exact: N/k (k^d mesh, k even)";
+        b.method = kmax == 2 ? "exact: N/2 (hypercube)"
+                   : wraps   ? "exact: 2N/k (k-ary d-cube, k even)"
+                             : "exact: N/k (k^d mesh, k even)";
         return b;
       }
     }

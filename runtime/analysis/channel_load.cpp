@@ -20,14 +20,6 @@
 namespace rica {
 namespace {
 
-/// Whether the topology's orbit group maps every link (v, p) onto the link (g.v, p) with the
-/// same out-port, so that all links of one (orbit, port) class carry the same uniform load. True
-/// for the translations and XOR symmetries of the direct networks; the indirect networks' XOR
-/// symmetry exchanges switch ports, so their loads are computed over all pairs.
-/// tests/test_channel_load.cpp checks every family with orbits against the all-pairs walk.
-template <class T>
-constexpr bool ports_preserved = !std::is_same_v<T, OmegaTopology> && !std::is_same_v<T, FatTreeTopology>;
-
 /// Fixed-point scale of matrix probabilities (a double's 52-bit fraction): integer sums are exact
 /// and independent of the order in which threads add them, so results do not depend on the thread
 /// count. Sums are 128-bit: at most 2^26 sources x 2^16 crossings x 2^52 per link.
@@ -89,7 +81,8 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   const node_t N = c.pes;
   if (N < 2) throw usage_error(fmt::format("channel load: '{}' has fewer than 2 PEs", c.spec));
   const bool symmetric = matrix.is_uniform() && !opt.force_all_pairs && topo.orbit_count() > 0 &&
-                         topo.visit([](const auto& t) { return ports_preserved<std::decay_t<decltype(t)>>; });
+                         topo.symmetry_keeps_ports();  // the family's trait; absent: every source
+  // (tests/test_channel_load.cpp checks every family with orbits against the all-pairs walk)
 
   // Sources and the slot each node's links accumulate into.
   std::vector<Source> sources;

@@ -202,16 +202,13 @@ std::string_view to_string(EmbedMap m) noexcept {
 EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
   const node_t P = host.pes();
   if (map == EmbedMap::automatic) {
-    const auto& v = host.variant();
-    const bool shuffle = host.spec().rfind("shuffle:", 0) == 0;
-    if (std::holds_alternative<DeBruijnTopology>(v) || shuffle)
-      map = EmbedMap::debruijn;
-    else if (std::holds_alternative<HypercubeTopology>(v) &&
-             (guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array ||
-              guest.kind == Guest::Kind::mesh || guest.kind == Guest::Kind::torus))
-      map = EmbedMap::gray;
-    else
-      map = EmbedMap::identity;
+    // The family's own choice (rica/topology/family.hpp): de Bruijn hosts, the hypercube's Gray code.
+    // "linear": a guest the Gray code places with dilation 1 (rings, arrays, and meshes and tori as
+    // the product of two Gray codes).
+    const bool linear = guest.kind == Guest::Kind::ring || guest.kind == Guest::Kind::array ||
+                        guest.kind == Guest::Kind::mesh || guest.kind == Guest::Kind::torus;
+    const std::string_view pick = host.auto_embedding(linear);
+    map = pick.empty() ? EmbedMap::identity : parse_embed_map(pick);
   }
   EmbedResult r;
   r.guest = guest.spec;

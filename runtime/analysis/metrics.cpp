@@ -192,8 +192,9 @@ std::optional<Connectivity> product_connectivity(const Topology& t, const Metric
     const double l = std::min({a.lambda * n2, b.lambda * n1, static_cast<double>(a.delta + b.delta)});
     return Connectivity{static_cast<unsigned>(l), a.delta + b.delta, ""};
   };
-  if (const auto* c = std::get_if<CubeTopology>(&t.variant()); c != nullptr && !c->wraps()) {
-    const Shape s = c->shape();
+  // A family's forms (rica/topology/family.hpp): a grid of paths, or a product of two topologies.
+  if (const auto g = t.grid_form(); g && !g->wrap && g->decompose != GridForm::Decompose::never) {
+    const Shape& s = g->sides;
     Connectivity acc{1, 1, ""};
     double n = s[0];
     for (std::size_t i = 1; i < s.size(); ++i) {
@@ -203,13 +204,13 @@ std::optional<Connectivity> product_connectivity(const Topology& t, const Metric
     acc.how = "paths";
     return acc;
   }
-  if (const auto* p = std::get_if<ProductTopology>(&t.variant())) {
-    if (p->first().pes() < 2 || p->second().pes() < 2) return std::nullopt;
-    const auto a = factor_connectivity(p->first(), opt);
+  if (const auto p = t.product_factors()) {
+    if (p->first->pes() < 2 || p->second->pes() < 2) return std::nullopt;
+    const auto a = factor_connectivity(*p->first, opt);
     if (!a) return std::nullopt;
-    const auto b = factor_connectivity(p->second(), opt);
+    const auto b = factor_connectivity(*p->second, opt);
     if (!b) return std::nullopt;
-    Connectivity r = combine_c(*a, p->first().pes(), *b, p->second().pes());
+    Connectivity r = combine_c(*a, p->first->pes(), *b, p->second->pes());
     r.how = fmt::format("{} x {}", a->how, b->how);
     return r;
   }
@@ -485,10 +486,10 @@ std::optional<PairFigures> factor_figures(const Topology& t, const MetricsOption
 /// Exact figures of a mesh or Cartesian product from its factors, at any size; empty for other
 /// topologies or when a factor is too large for exact analysis.
 std::optional<PairFigures> product_figures(const Topology& t, const MetricsOptions& opt) {
-  if (const auto* c = std::get_if<CubeTopology>(&t.variant())) {
+  if (const auto g = t.grid_form(); g && g->decompose != GridForm::Decompose::never) {
     // Dimension order over paths (mesh) or rings (torus; a dimension of 2 is a path).
-    const Shape s = c->shape();
-    const bool wrap = c->wraps();
+    const Shape& s = g->sides;
+    const bool wrap = g->wrap;
     auto dim = [wrap](node_t k) { return wrap && k >= 3 ? ring_figures(k) : path_figures(k); };
     PairFigures f = dim(s[0]);
     for (std::size_t i = 1; i < s.size(); ++i) f = combine(f, dim(s[i]), 1);
@@ -501,13 +502,13 @@ std::optional<PairFigures> product_figures(const Topology& t, const MetricsOptio
     f.detail = fmt::format("distances add over the factors; {} = {}, dimension order", wrap ? "torus" : "mesh", f.how);
     return f;
   }
-  if (const auto* p = std::get_if<ProductTopology>(&t.variant())) {
-    const auto a = factor_figures(p->first(), opt);
+  if (const auto p = t.product_factors()) {
+    const auto a = factor_figures(*p->first, opt);
     if (!a) return std::nullopt;
-    const auto b = factor_figures(p->second(), opt);
+    const auto b = factor_figures(*p->second, opt);
     if (!b) return std::nullopt;
-    PairFigures f = combine(*a, *b, p->first().buffer_classes());
-    f.how = fmt::format("{} ({}) x {} ({})", p->first().spec(), a->how, p->second().spec(), b->how);
+    PairFigures f = combine(*a, *b, p->first->buffer_classes());
+    f.how = fmt::format("{} ({}) x {} ({})", p->first->spec(), a->how, p->second->spec(), b->how);
     f.detail = fmt::format("distances add over the factors; {}", f.how);
     return f;
   }
@@ -559,8 +560,9 @@ TopologyMetrics compute_metrics(const Topology& topo, const MetricsOptions& opt)
   // A torus is decomposed only when its symmetry would not fit the exact budget.
   std::optional<PairFigures> decomposed;
   if (opt.decompose && !opt.force_all_pairs) {
-    const auto* cube = std::get_if<CubeTopology>(&topo.variant());
-    if (cube == nullptr || !cube->wraps() || !plan_sources(topo, g, opt).symmetric)
+    const auto grid = topo.grid_form();
+    const bool prefer_symmetry = grid && grid->decompose == GridForm::Decompose::without_symmetry;
+    if (!prefer_symmetry || !plan_sources(topo, g, opt).symmetric)
       decomposed = product_figures(topo, opt);
   }
   const PairFigures f = decomposed ? *decomposed : traced_figures(topo, g, opt);

@@ -1,6 +1,7 @@
 // Space partitioning and closure verification. See include/rica/partition.hpp and
 // docs/partitions.md.
 #include "rica/partition.hpp"
+#include "rica/partition_layout.hpp"
 
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -24,6 +25,14 @@ namespace {
 constexpr std::uint32_t kNone = PartitionPlan::none;
 constexpr std::uint32_t kShared = PartitionPlan::shared;
 
+// ---- Layouts: which PE goes to which partition ------------------------------------------------
+
+using Layout = PartitionLayout;
+
+}  // namespace
+
+namespace partition_rules {
+
 bool is_pow2(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 unsigned log2_exact(std::uint64_t x) { return static_cast<unsigned>(std::countr_zero(x)); }
 
@@ -38,25 +47,6 @@ std::string pow2_list(unsigned max_bits) {
   if (max_bits >= 6) s += fmt::format(", ..., {}", 1ULL << max_bits);
   return s;
 }
-
-// ---- Layouts: which PE goes to which partition ------------------------------------------------
-
-/// XOR symmetry usable for exact verification from a few destinations: node = address * columns
-/// + column; XOR of the address with any c inside a partition's free mask maps the topology, its
-/// routes (ports included) and the partition onto themselves.
-struct XorSymmetry {
-  node_t columns = 1;
-  std::vector<node_t> free_mask;  // per partition
-};
-
-struct Layout {
-  std::string rule;
-  std::uint32_t parts = 0;
-  std::vector<std::uint32_t> part_of;  // per PE; kNone allowed
-  std::vector<Shape> shapes;           // per partition (empty -> {size})
-  std::vector<std::string> descriptions;
-  std::optional<XorSymmetry> sym;
-};
 
 /// Boundaries {0, ..., k} of m near-equal pieces of [0, k) (aligned halves for powers of two).
 std::vector<std::uint32_t> even_bounds(std::uint32_t k, std::uint32_t m) {
@@ -216,107 +206,10 @@ std::vector<unsigned> assign_bits(const Topology& t, const std::vector<DimCut>& 
   return bits;
 }
 
-// ---- Rules -------------------------------------------------------------------------------------
+}  // namespace partition_rules
 
-Layout rule_dce(const Topology& t, const DceTopology& dce, const PartitionRequest& r) {
-  refuse_cuts(t, r, "high row bits");
-  const unsigned n = dce.bits(), S = dce.ring();
-  for (const DimCut& c : r.dims) {
-    if (c.dim == 0) refuse(t, "dimension 0 is the ring (column); rings are never cut: cut dimension 1 (rows)");
-    if (c.dim != 1) refuse(t, fmt::format("--dims: DCE has dimensions 0 (column) and 1 (row), not {}", c.dim));
-  }
-  check_dims_unique(t, r.dims);
-  const bool all_bits = !r.dims.empty() && r.dims[0].bits != 0;
-  const std::uint64_t k = bits_parts(t, r, all_bits ? r.dims[0].bits : 0, all_bits);
-  if (!is_pow2(k) || k > (std::uint64_t{1} << n))
-    refuse(t, fmt::format("--parts {} is not a valid DCE partition count: partitions are 2^k whole rings, K = {}", k,
-                          pow2_list(n)));
-  const unsigned bits = log2_exact(k);
-  Layout L = box_layout(Shape{S, node_t{1} << n}, {{0, S}, even_bounds(node_t{1} << n, static_cast<std::uint32_t>(k))},
-                        "dce-rows");
-  // Row XOR commutes with links and routes, except the parallel wiring's spread of packets over
-  // two links by destination parity, which depends on the row when S is odd.
-  const Link probe = S > n ? dce.out_link(n, 1) : Link{};
-  const bool parallel_wiring = probe.present() && probe.peer < S;
-  if (!(parallel_wiring && S % 2 == 1))
-    L.sym = XorSymmetry{S, std::vector<node_t>(L.parts, (node_t{1} << (n - bits)) - 1)};
-  return L;
-}
-
-Layout rule_mdce(const Topology& t, const MdceTopology& m, const PartitionRequest& r) {
-  refuse_cuts(t, r, "high bits of dimensions 1..r");
-  const unsigned n = m.n(), dims = m.b() + m.c();
-  std::vector<DimCut> cuts = r.dims;
-  for (const DimCut& c : cuts) {
-    if (c.dim == 0) refuse(t, "dimension 0 is the ring (x0); rings are never cut: cut dimensions 1.." + std::to_string(dims));
-    if (c.dim > dims) refuse(t, fmt::format("--dims: dimension {} does not exist (MDCE dimensions 1..{})", c.dim, dims));
-  }
-  check_dims_unique(t, cuts);
-  const bool all_bits = !cuts.empty() && std::all_of(cuts.begin(), cuts.end(), [](const DimCut& c) { return c.bits != 0; });
-  unsigned given = 0;
-  for (const DimCut& c : cuts) given += c.bits;
-  const std::uint64_t k = bits_parts(t, r, given, all_bits);
-  if (!is_pow2(k) || log2_exact(k) > n * dims)
-    refuse(t, fmt::format("--parts {} is not a valid MDCE partition count: partitions fix high bits of dimensions "
-                          "1..{}, K = {}",
-                          k, dims, pow2_list(n * dims)));
-  const unsigned total = log2_exact(k);
-  if (cuts.empty())  // default: every dimension, highest first, round robin
-    for (unsigned i = dims; i >= 1; --i) cuts.push_back({i, 0});
-  const std::vector<unsigned> bits = assign_bits(t, cuts, total, std::vector<unsigned>(cuts.size(), n));
-  const Shape shape = m.shape();
-  std::vector<std::vector<std::uint32_t>> bounds(shape.size());
-  for (std::size_t i = 0; i < shape.size(); ++i) bounds[i] = {0, shape[i]};
-  node_t fixed = 0;  // in the address id / n: dimension i occupies bits [(i-1) n, i n)
-  for (std::size_t j = 0; j < cuts.size(); ++j) {
-    bounds[cuts[j].dim] = even_bounds(shape[cuts[j].dim], std::uint32_t{1} << bits[j]);
-    fixed |= ((node_t{1} << bits[j]) - 1) << (cuts[j].dim * n - bits[j]);
-  }
-  Layout L = box_layout(shape, bounds, "mdce-dims");
-  const unsigned par = t.ports() - dims;  // parallel copies: the route picks copy dst mod P
-  if (par == 1 || n % par == 0) {
-    const node_t all = static_cast<node_t>((std::uint64_t{1} << (n * dims)) - 1);
-    L.sym = XorSymmetry{n, std::vector<node_t>(L.parts, all & ~fixed)};
-  }
-  return L;
-}
-
-Layout rule_hypercube(const Topology& t, const PartitionRequest& r) {
-  refuse_cuts(t, r, "subcubes (fixed address bits)");
-  const unsigned n = static_cast<unsigned>(t.ports());
-  for (const DimCut& c : r.dims) {
-    if (c.dim >= n) refuse(t, fmt::format("--dims: dimension {} does not exist (address bits 0..{})", c.dim, n - 1));
-    if (c.bits > 1) refuse(t, fmt::format("--dims {}:{}: a hypercube dimension is one bit", c.dim, c.bits));
-  }
-  check_dims_unique(t, r.dims);
-  const bool all_bits = !r.dims.empty();
-  const std::uint64_t k = bits_parts(t, r, static_cast<unsigned>(r.dims.size()), all_bits);
-  if (!is_pow2(k) || k > (std::uint64_t{1} << n))
-    refuse(t, fmt::format("--parts {} is not a valid hypercube partition count: subcubes, K = {}", k, pow2_list(n)));
-  node_t mask = 0;
-  if (r.dims.empty()) {
-    for (unsigned b = 0; b < log2_exact(k); ++b) mask |= node_t{1} << (n - 1 - b);
-  } else {
-    for (const DimCut& c : r.dims) mask |= node_t{1} << c.dim;
-  }
-  Layout L = bits_layout(n, mask, "hypercube-subcubes", true);
-  const node_t all = static_cast<node_t>((std::uint64_t{1} << n) - 1);
-  L.sym = XorSymmetry{1, std::vector<node_t>(L.parts, all & ~mask)};
-  return L;
-}
-
-Layout rule_fattree(const Topology& t, const PartitionRequest& r) {
-  refuse_cuts(t, r, "subtrees");
-  const node_t N = t.pes();
-  for (const DimCut& c : r.dims)
-    if (c.dim != 0) refuse(t, "--dims: a fat tree has one dimension (0, the PE address)");
-  const bool all_bits = !r.dims.empty() && r.dims[0].bits != 0;
-  const std::uint64_t k = bits_parts(t, r, all_bits ? r.dims[0].bits : 0, all_bits);
-  if (!is_pow2(k) || k > N)
-    refuse(t, fmt::format("--parts {} is not a valid fat-tree partition count: subtrees, K = {}", k,
-                          pow2_list(log2_exact(N))));
-  return box_layout(Shape{N}, {even_bounds(N, static_cast<std::uint32_t>(k))}, "fattree-subtrees");
-}
+namespace {
+using namespace partition_rules;
 
 /// Pieces per dimension for K blocks over `allowed` dims (in preference order): each prime
 /// factor of K (largest first) goes to the allowed dimension with the longest current piece.
@@ -426,9 +319,13 @@ std::vector<std::vector<std::uint32_t>> grid_bounds(const Topology& t, const Sha
   return bounds;
 }
 
-Layout rule_grid(const Topology& t, const Shape& shape, const PartitionRequest& r, std::string rule) {
+}  // namespace
+
+Layout partition_rules::grid_layout(const Topology& t, const Shape& shape, const PartitionRequest& r, std::string rule) {
   return box_layout(shape, grid_bounds(t, shape, r), std::move(rule));
 }
+
+namespace {
 
 /// Candidates of the generic search, most natural first, without duplicates.
 std::vector<std::pair<std::string, Layout>> search_candidates(const Topology& t, const PartitionRequest& r) {
@@ -943,19 +840,11 @@ PartitionPlan partition(const Topology& t, const PartitionRequest& r) {
   check_size(t);
   if (r.parts > t.pes()) refuse(t, fmt::format("--parts {} is more than the {} PEs", r.parts, t.pes()));
   if (r.verify.sample_destinations == 0) refuse(t, "the sample needs at least one destination per partition");
+  // The family's own rule, when it has one (rica/topology/family.hpp); else the generic search.
   std::optional<Layout> layout;
-  const auto& v = t.variant();
-  if (const auto* dce = std::get_if<DceTopology>(&v)) {
-    layout = rule_dce(t, *dce, r);
-  } else if (const auto* mdce = std::get_if<MdceTopology>(&v); mdce != nullptr && mdce->basic()) {
-    layout = rule_mdce(t, *mdce, r);
-  } else if (std::holds_alternative<HypercubeTopology>(v)) {
-    layout = rule_hypercube(t, r);
-  } else if (const auto* cube = std::get_if<CubeTopology>(&v)) {
-    layout = rule_grid(t, t.shape(), r, cube->wraps() ? "torus-blocks" : "mesh-blocks");
-  } else if (std::holds_alternative<FatTreeTopology>(v)) {
-    layout = rule_fattree(t, r);
-  }
+  t.visit([&](const auto& family) {
+    if constexpr (requires { family.partition_layout(t, r); }) layout = family.partition_layout(t, r);
+  });
   if (layout) {
     const Method m = choose_method(r.verify, layout->sym.has_value(), pair_work(*layout));
     PartitionPlan plan = plan_from(t, *layout, r.verify, m);

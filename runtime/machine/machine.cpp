@@ -726,14 +726,11 @@ Routing routing_by_name(const std::string& name, const std::string& option) {
 }
 void check_routing(const Topology& t, Routing r, const std::string& option) {
   if (offers(t, r)) {
-    // The dragonfly's non-minimal routings with a short `classes=K`: refused with the cycle.
-    if (const auto* df = std::get_if<DragonflyTopology>(&t.variant());
-        df && (r == Routing::valiant || r == Routing::ugal_l) && df->given_classes() != 0 &&
-        df->given_classes() < DragonflyValiant::derived) {
-      const std::string what = fmt::format("{} {}: dragonfly classes={}", option, to_string(r), df->given_classes());
-      certify_dragonfly(*df, r == Routing::ugal_l, what);
-      throw usage_error(fmt::format("{}: below the {} classes the routing needs", what, DragonflyValiant::derived));
-    }
+    // The family's own check of an offered routing (e.g. the dragonfly's non-minimal routings with
+    // a short `classes=K`: refused with the cycle; rica/topology/family.hpp).
+    t.visit([&](const auto& f) {
+      if constexpr (requires { f.check_routing(r, option); }) f.check_routing(r, option);
+    });
     return;
   }
   std::string names;

@@ -1,4 +1,5 @@
 #include "rica/topology/comega.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -20,6 +21,28 @@ std::string CircularOmegaTopology::label(node_t v) const { return fmt::format("(
 
 std::string CircularOmegaTopology::spec() const {
   return ring_ == bits_ ? fmt::format("comega:n={}", bits_) : fmt::format("comega:n={},S={}", bits_, ring_);
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_comega(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return CircularOmegaTopology(n, a.has("S") ? a.uint("S") : n);
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> CircularOmegaTopology::registry_entries() {
+  return {
+      {"comega", "circular Omega (EM-4): Omega stages wrapped into rings; tag routing, 3 spiral classes",
+       "comega:n=7,S=8",
+       {{"n", "2..24", "", "address bits: 2^n switch rows"},
+        {"S", "n..64", "n", "stages (columns); the shuffle wiring repeats, so S > n needs no choice"}},
+       "n", make_comega},
+  };
 }
 
 }  // namespace rica

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include "family_util.hpp"
 
 #include <charconv>
 
@@ -76,6 +77,82 @@ node_t Topology::parse_node(const std::string& text) const {
     if (label(u) == text) return u;
   throw usage_error(fmt::format("node {} is neither a node number nor a label of '{}' (labels look like '{}')",
                                 quote_input(text), spec(), label(nodes() > 1 ? 1 : 0)));
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+using detail::split_top;
+using detail::strip_parens;
+
+/// The size of "product:<a>*<b>" (sep '*', first_weight 1) or "hier:<c>/<g>" (sep '/', 2: the
+/// cluster's classes count twice) from the parts' sizes, without building them.
+TopologySize composite_size(const SpecArgs& a, const char* name, char sep, std::uint64_t first_weight) {
+  const auto parts = split_top(a.raw(), sep, name);
+  if (parts.size() >= 2 && !parts[0].empty() && !parts[1].empty()) {
+    const TopologySize x = TopologyRegistry::size(strip_parens(parts[0]));
+    const TopologySize y = TopologyRegistry::size(strip_parens(parts[1]));
+    // Both parts direct (the constructors refuse others): nodes = PEs. The constructors' checks
+    // of the counts, refused first as they would be.
+    const double nodes = x.nodes * y.nodes;
+    const std::uint64_t ports = std::uint64_t{x.ports} + y.ports;
+    const std::uint64_t classes = first_weight * std::uint64_t{x.classes} + y.classes;
+    detail::check_node_count(name, nodes > 0x1p63 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(nodes));
+    detail::check_ports_and_classes(name, ports, classes);
+    return {nodes, nodes, static_cast<port_t>(ports), static_cast<class_t>(classes)};
+  }
+  return detail::size_of(TopologyRegistry::parse(std::string(name) + ":" + a.raw()));  // malformed: parse() says why
+}
+TopologySize size_product(const SpecArgs& a) { return composite_size(a, "product", '*', 1); }
+TopologySize size_hier(const SpecArgs& a) { return composite_size(a, "hier", '/', 2); }
+Topology make_product(const SpecArgs& a) {
+  const auto parts = split_top(a.raw(), '*', "product");
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty())
+    throw usage_error(fmt::format("product: expected 'product:<a>*<b>' with two topology specs (got '{}')", a.raw()));
+  return ProductTopology(TopologyRegistry::parse(strip_parens(parts[0])),
+                         TopologyRegistry::parse(strip_parens(parts[1])));
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> ProductTopology::registry_entries() {
+  return {
+      {"product", "Cartesian product of two direct topologies", "product:torus:4x4*debruijn:4",
+       {{"<a>*<b>", "two topology specs", "", "parenthesise a spec that contains '*'"}}, "*", make_product, size_product},
+  };
+}
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_hier(const SpecArgs& a) {
+  const auto parts = split_top(a.raw(), '/', "hier");
+  if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty())
+    throw usage_error(
+        fmt::format("hier: expected 'hier:<cluster>/<global>[/iface=K]' (got '{}')", a.raw()));
+  node_t iface = 0;
+  if (parts.size() == 3) {
+    if (parts[2].rfind("iface=", 0) != 0)
+      throw usage_error(fmt::format("hier: third part '{}' must be iface=K", parts[2]));
+    SpecArgs ia("hier", "");
+    ia.values.emplace_back("iface", parts[2].substr(6));
+    iface = ia.uint("iface");
+  }
+  return HierTopology(TopologyRegistry::parse(strip_parens(parts[0])),
+                      TopologyRegistry::parse(strip_parens(parts[1])), iface);
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> HierTopology::registry_entries() {
+  return {
+      {"hier", "two-level hierarchy: cluster network + inter-cluster network", "hier:mesh:4x4/debruijn:4",
+       {{"<cluster>/<global>[/iface=K]", "two topology specs", "", "iface = the cluster's interface node (0)"}},
+       "*", make_hier, size_hier},
+  };
 }
 
 }  // namespace rica

@@ -1,4 +1,6 @@
 #include "rica/topology/cube.hpp"
+#include "rica/partition_layout.hpp"
+#include "rica/registry.hpp"
 
 #include <bit>
 #include <fmt/format.h>
@@ -48,5 +50,37 @@ std::string HypercubeTopology::label(node_t v) const {
 }
 
 std::string HypercubeTopology::spec() const { return fmt::format("hypercube:n={}", n_); }
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_mesh(const SpecArgs& a) { return CubeTopology(a.shape("shape"), false); }
+Topology make_torus(const SpecArgs& a) { return CubeTopology(a.shape("shape"), true); }
+Topology make_kary(const SpecArgs& a) {
+  const unsigned k = a.uint("k"), n = a.uint("n");
+  detail::check_range("kary", "n", n, 1, CubeTopology::max_dims);
+  return CubeTopology(Shape(n, k), true);
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> CubeTopology::registry_entries() {
+  return {
+      {"mesh", "mesh of any shape; dimension-order routing", "mesh:32x32",
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_mesh},
+      {"torus", "torus / k-ary n-cube of any shape; dimension order, dateline classes", "torus:8x8x16",
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_torus},
+      {"kary", "k-ary n-cube (= torus:kxkx...)", "kary:k=4,n=3",
+       {{"k", "2..2^24", "", "ring size"}, {"n", "1..8", "", "dimensions"}}, "", make_kary},
+  };
+}
+
+// ---- Partition rule (rica/partition_layout.hpp) ------------------------------------------------
+
+std::optional<PartitionLayout> CubeTopology::partition_layout(const Topology& t, const PartitionRequest& r) const {
+  return partition_rules::grid_layout(t, t.shape(), r, wrap_ ? "torus-blocks" : "mesh-blocks");
+}
 
 }  // namespace rica

@@ -1,4 +1,6 @@
 #include "rica/topology/dce.hpp"
+#include "rica/partition_layout.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -52,6 +54,75 @@ std::string DceTopology::spec() const {
   if (ring_ != bits_) s += fmt::format(",S={}", ring_);
   if (wiring_ == DceWiring::parallel && ring_ != bits_) s += ",wiring=parallel";
   return s;
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+
+DceWiring wiring(const SpecArgs& a) {
+  return a.choice("wiring", {"flip", "parallel"}) == 0 ? DceWiring::flip_mod : DceWiring::parallel;
+}
+Topology make_dce(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, a.uint("delta"), a.has("S") ? a.uint("S") : n, wiring(a), "dce");
+}
+Topology make_cbanyan(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, 1, a.has("S") ? a.uint("S") : n, wiring(a), "cbanyan");
+}
+Topology make_ccc(const SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  return DceTopology(n, 0, a.has("S") ? a.uint("S") : n, DceWiring::flip_mod, "ccc");
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> DceTopology::registry_entries() {
+  // Locals, not namespace-scope constants: a registration from another file may ask for the
+  // entries during static initialisation, before this file's constants would exist.
+  const ParamDoc p_n_dce{"n", "1..24", "", "address bits: 2^n rows"};
+  const ParamDoc p_ring{"S", "n..64", "n", "ring length (columns); S > n adds stages (e.g. 8x128 = n=7,S=8)"};
+  const ParamDoc p_wiring{"wiring", "flip|parallel", "flip",
+                          "columns x >= n: cross link flips bit x mod n (flip), or is a 2nd parallel link"};
+  return {
+      {"cbanyan", "circular Banyan = DCE(n, 1, flip); 3 spiral buffer classes", "cbanyan:n=7,S=8",
+       {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan},
+      {"ccc", "cube-connected cycles, unidirectional rings = DCE(n, 0, flip)", "ccc:n=3", {p_n_dce, p_ring}, "n",
+       make_ccc},
+      {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",
+       {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce},
+  };
+}
+
+// ---- Partition rule (rica/partition_layout.hpp) ------------------------------------------------
+
+std::optional<PartitionLayout> DceTopology::partition_layout(const Topology& t, const PartitionRequest& r) const {
+  using namespace partition_rules;
+  refuse_cuts(t, r, "high row bits");
+  const unsigned n = bits(), S = ring();
+  for (const DimCut& c : r.dims) {
+    if (c.dim == 0) refuse(t, "dimension 0 is the ring (column); rings are never cut: cut dimension 1 (rows)");
+    if (c.dim != 1) refuse(t, fmt::format("--dims: DCE has dimensions 0 (column) and 1 (row), not {}", c.dim));
+  }
+  check_dims_unique(t, r.dims);
+  const bool all_bits = !r.dims.empty() && r.dims[0].bits != 0;
+  const std::uint64_t k = bits_parts(t, r, all_bits ? r.dims[0].bits : 0, all_bits);
+  if (!is_pow2(k) || k > (std::uint64_t{1} << n))
+    refuse(t, fmt::format("--parts {} is not a valid DCE partition count: partitions are 2^k whole rings, K = {}", k,
+                          pow2_list(n)));
+  const unsigned bits = log2_exact(k);
+  PartitionLayout L = box_layout(Shape{S, node_t{1} << n}, {{0, S}, even_bounds(node_t{1} << n, static_cast<std::uint32_t>(k))},
+                        "dce-rows");
+  // Row XOR commutes with links and routes, except the parallel wiring's spread of packets over
+  // two links by destination parity, which depends on the row when S is odd.
+  const Link probe = S > n ? out_link(n, 1) : Link{};
+  const bool parallel_wiring = probe.present() && probe.peer < S;
+  if (!(parallel_wiring && S % 2 == 1))
+    L.sym = XorSymmetry{S, std::vector<node_t>(L.parts, (node_t{1} << (n - bits)) - 1)};
+  return L;
 }
 
 }  // namespace rica

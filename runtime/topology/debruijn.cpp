@@ -1,6 +1,9 @@
 #include "rica/topology/debruijn.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace rica {
 
@@ -115,6 +118,65 @@ std::uint64_t necklace_count(unsigned n) {
   for (unsigned d = 1; d <= n; ++d)
     if (n % d == 0) sum += std::uint64_t{phi(d)} << (n / d);
   return sum / n;
+}
+
+
+// De Bruijn with one spare per necklace (the paper's §3): the first failed PE of a necklace (in
+// the order they were listed / drawn; here by id) is replaced by the necklace's spare, which
+// takes its address and, through the redundant S links, its links: the network is intact again.
+// A second failure in the same necklace finds the spare used: that PE stays failed.
+void DeBruijnTopology::replace_failed_pes(std::vector<node_t>& failed, std::vector<node_t>& replaced) const {
+  if (!necklace_spares()) return;
+  const unsigned n = this->n();
+  std::vector<node_t> used, left;
+  for (node_t v : failed) {
+    node_t rep = v, w = v;  // the necklace's representative: its least rotation
+    for (unsigned k = 0; k < n; ++k) rep = std::min(rep, w = detail::rotl(w, n));
+    if (std::find(used.begin(), used.end(), rep) == used.end()) {
+      used.push_back(rep);
+      replaced.push_back(v);
+    } else {
+      left.push_back(v);
+    }
+  }
+  failed = left;
+}
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_debruijn(const SpecArgs& a) {
+  const auto r = a.choice("route", {"overlap", "shift"});
+  const DeBruijnTopology t(a.uint("n"), true, r == 0 ? DeBruijnRouting::overlap : DeBruijnRouting::shift);
+  return a.choice("spares", {"none", "necklace"}) == 1 ? t.with_necklace_spares() : t;
+}
+Topology make_ubruijn(const SpecArgs& a) {
+  const auto r = a.choice("route", {"table", "minshift", "simple"});
+  const auto improved = a.choice("improved", {"0", "1"});
+  constexpr DeBruijnRouting routes[] = {DeBruijnRouting::table, DeBruijnRouting::minshift, DeBruijnRouting::simple};
+  const DeBruijnTopology t(a.uint("n"), false, routes[r], improved == 1);
+  return a.choice("spares", {"none", "necklace"}) == 1 ? t.with_necklace_spares() : t;
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> DeBruijnTopology::registry_entries() {
+  return {
+      {"debruijn", "directed de Bruijn B(2,n)", "debruijn:10",
+       {{"n", "2..24", "", "address bits: 2^n nodes"},
+        {"route", "overlap|shift", "overlap", "overlap = shortest; shift = plain n-hop tag routing"},
+        {"spares", "none|necklace", "none", "necklace = one spare PE per necklace replaces a failed PE (--faults)"}},
+       "n", make_debruijn},
+      {"ubruijn", "undirected de Bruijn UB(2,n)", "ubruijn:10",
+       {{"n", "2..13 (table), 2..24", "", "address bits: 2^n nodes"},
+        {"route", "table|minshift|simple", "table",
+         "table = shortest; minshift = min(left, right) overlap routing; simple = the shorter of the "
+         "plain n-step left and right shift routes (paper §6)"},
+        {"improved", "0|1", "0", "add the paper's 3 links so every node has degree 4"},
+        {"spares", "none|necklace", "none", "necklace = one spare PE per necklace replaces a failed PE (--faults)"}},
+       "n", make_ubruijn},
+  };
 }
 
 }  // namespace rica

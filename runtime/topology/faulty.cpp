@@ -190,25 +190,8 @@ FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t 
   }
   sort_unique(fs.links);
   sort_unique(fs.nodes);
-  // De Bruijn with one spare per necklace (the paper's §3): the first failed PE of a necklace (in
-  // the order they were listed / drawn; here by id) is replaced by the necklace's spare, which
-  // takes its address and, through the redundant S links, its links: the network is intact again.
-  // A second failure in the same necklace finds the spare used: that PE stays failed.
-  if (const auto* db = std::get_if<DeBruijnTopology>(&t.variant()); db && db->necklace_spares()) {
-    const unsigned n = db->n();
-    std::vector<node_t> used, left;
-    for (node_t v : fs.nodes) {
-      node_t rep = v, w = v;  // the necklace's representative: its least rotation
-      for (unsigned k = 0; k < n; ++k) rep = std::min(rep, w = detail::rotl(w, n));
-      if (std::find(used.begin(), used.end(), rep) == used.end()) {
-        used.push_back(rep);
-        fs.replaced.push_back(v);
-      } else {
-        left.push_back(v);
-      }
-    }
-    fs.nodes = left;
-  }
+  // A family with spare PEs (de Bruijn with necklace spares) repairs some failures itself.
+  t.replace_failed_pes(fs.nodes, fs.replaced);
   return fs;
 }
 

@@ -1,4 +1,5 @@
 #include "rica/topology/hyperx.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -43,6 +44,29 @@ std::string HyperXTopology::label(node_t v) const {
 
 std::string HyperXTopology::spec() const {
   return fmt::format("hyperx:{},T={}", shape_text(Shape(s_.begin(), s_.begin() + ndims_)), t_);
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_hyperx(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  return HyperXTopology(s, a.has("T") ? a.uint("T") : (s.empty() ? 1 : s[0]));
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> HyperXTopology::registry_entries() {
+  return {
+      {"hyperx", "HyperX / flattened butterfly: S1 x ... x SL routers, fully connected in each dimension (K = 1), "
+                 "T terminals (PEs) each; dimension order, 1 class",
+       "hyperx:8x8,T=8",
+       {{"shape", "S1xS2[x...], each 2..4096", "", "routers per dimension, first fastest"},
+        {"T", "1..4096", "S1", "terminals (PEs) per router (T = S1: a flattened butterfly)"}},
+       "shape", make_hyperx},
+  };
 }
 
 }  // namespace rica

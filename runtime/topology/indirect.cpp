@@ -1,4 +1,5 @@
 #include "rica/topology/indirect.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +11,11 @@ constexpr unsigned max_indirect_n = 22;  // 2^22 PEs + 22 * 2^21 switches = 48M 
 
 OmegaTopology::OmegaTopology(unsigned n) : n_(n) {
   detail::check_range("omega", "n", n, 1, max_indirect_n);
-  detail::check_node_count("omega", nodes());
+  pes_ = node_t{1} << n;
+  detail::check_node_count("omega", std::uint64_t{pes_} + std::uint64_t{n} * (pes_ / 2));
+  nodes_ = pes_ + n * (pes_ / 2);
+  ports_ = 2;
+  classes_ = 1;
 }
 
 std::string OmegaTopology::label(node_t v) const {
@@ -22,7 +27,11 @@ std::string OmegaTopology::spec() const { return fmt::format("omega:n={}", n_); 
 
 FatTreeTopology::FatTreeTopology(unsigned n) : n_(n) {
   detail::check_range("fattree", "n", n, 1, max_indirect_n);
-  detail::check_node_count("fattree", nodes());
+  pes_ = node_t{1} << n;
+  detail::check_node_count("fattree", std::uint64_t{pes_} + std::uint64_t{n} * (pes_ / 2));
+  nodes_ = pes_ + n * (pes_ / 2);
+  ports_ = 4;
+  classes_ = 1;
 }
 
 std::string FatTreeTopology::label(node_t v) const {
@@ -31,5 +40,30 @@ std::string FatTreeTopology::label(node_t v) const {
 }
 
 std::string FatTreeTopology::spec() const { return fmt::format("fattree:n={}", n_); }
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_omega(const SpecArgs& a) { return OmegaTopology(a.uint("n")); }
+/// `classes=K` given: the channel dependency check runs on the built network (when pes x nodes
+/// <= 2^24) and refuses a K whose dependency graph has a cycle, naming the cycle.
+/// An explicit `classes=K` (0 is refused here: the constructors take 0 for the derived count).
+unsigned explicit_classes(const SpecArgs& a, const char* name) {
+  if (!a.has("classes")) return 0;
+  const unsigned k = a.uint("classes");
+  detail::check_range(name, "classes", k, 1, 2);
+  return k;
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> OmegaTopology::registry_entries() {
+  return {
+      {"omega", "Omega multistage network (router-only switches)", "omega:10",
+       {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega},
+  };
+}
 
 }  // namespace rica

@@ -1,4 +1,5 @@
 // Eight-neighbour mesh and torus (spec/topologies.md §5). out_link() and route() are inline in
+#include "rica/registry.hpp"
 // the header (per-hop path).
 #include "rica/topology/neighbor8.hpp"
 
@@ -23,6 +24,31 @@ std::string Neighbor8Topology::label(node_t v) const { return fmt::format("({},{
 std::string Neighbor8Topology::spec() const {
   if (wrap_ && classes_ == Neighbor8Classes::distance) return fmt::format("{}:n={},classes=distance", kind(wrap_), n_);
   return fmt::format("{}:n={}", kind(wrap_), n_);
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_mesh8(const SpecArgs& a) { return Neighbor8Topology(a.uint("n"), false); }
+Topology make_torus8(const SpecArgs& a) {
+  const bool distance = a.has("classes") && a.choice("classes", {"wrap", "distance"}) == 1;
+  return Neighbor8Topology(a.uint("n"), true, distance ? Neighbor8Classes::distance : Neighbor8Classes::wrap);
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> Neighbor8Topology::registry_entries() {
+  return {
+      {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
+       {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
+      {"torus8", "eight-neighbour torus, n x n; diagonal-then-straight routing", "torus8:32",
+       {{"n", "3..8192", "", "side"},
+        {"classes", "wrap|distance", "wrap",
+         "wrap = wrap-arounds crossed so far (3 classes); distance = D - remaining distance (n/2 classes)"}},
+       "n", make_torus8},
+  };
 }
 
 }  // namespace rica

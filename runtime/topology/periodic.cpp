@@ -1,4 +1,5 @@
 // Periodic tori: M_{x+x} (spec/topologies.md §4) and the Manhattan street network (§6), with
+#include "family_util.hpp"
 // table-driven minimal routing built by BFS from one node per residue class.
 #include "rica/topology/periodic.hpp"
 
@@ -219,5 +220,50 @@ PeriodicTopology PeriodicTopology::msn(unsigned rows, unsigned cols) {
 }
 
 std::string PeriodicTopology::label(node_t v) const { return fmt::format("({},{})", v % nx_, v / nx_); }
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+using detail::size_of;
+
+Topology make_mxx(const SpecArgs& a) {
+  return PeriodicTopology::mxx(a.uint("N"), a.choice("route", {"minimal", "paper"}) == 1 ? MxxRoute::paper
+                                                                                       : MxxRoute::minimal);
+}
+Topology make_msn(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  if (s.size() != 2) throw usage_error(fmt::format("msn: parameter 'shape' = '{}' must be RxC", a.text("shape")));
+  return PeriodicTopology::msn(s[0], s[1]);
+}
+TopologySize size_mxx(const SpecArgs& a) {
+  const unsigned n = a.uint("N");
+  detail::check_range("mxx", "N", n, 8, 4096);  // PeriodicTopology::mxx's bounds, refused first
+  const double nodes = static_cast<double>(n) * n;
+  return {nodes, nodes, 8, 1};  // 8 ports: 4 torus links, 4 bypass links; classes: the table's diameter
+}
+TopologySize size_msn(const SpecArgs& a) {
+  const Shape s = a.shape("shape");
+  if (s.size() != 2) return size_of(make_msn(a));  // make_msn says why
+  detail::check_range("msn", "rows", s[0], 4, 4096);  // PeriodicTopology::msn's bounds, refused first
+  detail::check_range("msn", "cols", s[1], 4, 4096);
+  const double n = static_cast<double>(s[0]) * s[1];
+  return {n, n, 2, 1};
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> PeriodicTopology::registry_entries() {
+  return {
+      {"mxx", "M_{x+x}: N x N torus with recursive bypass tori; table routing", "mxx:32",
+       {{"N", "multiple of 4, 8..4096", "", "side of the torus"},
+        {"route", "minimal|paper", "minimal",
+         "minimal = shortest paths; paper = the paper's own rule (its 2.2, generalised; N <= 1024)"}},
+       "N", make_mxx, size_mxx},
+      {"msn", "Manhattan street network (unidirectional, alternating)", "msn:32x32",
+       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn, size_msn},
+  };
+}
 
 }  // namespace rica

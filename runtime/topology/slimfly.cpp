@@ -1,4 +1,5 @@
 #include "rica/topology/slimfly.hpp"
+#include "family_util.hpp"
 
 #include <fmt/format.h>
 
@@ -197,6 +198,36 @@ std::string SlimFlyTopology::spec() const {
   std::string s = fmt::format("slimfly:q={},p={}", q_, p_);
   if (classes_ != derived_classes()) s += fmt::format(",classes={}", classes_);
   return s;
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+using detail::certified;
+using detail::explicit_classes;
+
+Topology make_slimfly(const SpecArgs& a) {
+  const unsigned q = a.uint("q");
+  const int d = q % 4 == 1 ? 1 : q % 4 == 3 ? -1 : 0;
+  const unsigned k = static_cast<unsigned>((3 * static_cast<long>(q) - d) / 2);  // router degree; the type checks q
+  return certified(SlimFlyTopology(q, a.has("p") ? a.uint("p") : (k + 1) / 2, explicit_classes(a, "slimfly")), a,
+                   "slimfly");
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> SlimFlyTopology::registry_entries() {
+  return {
+      {"slimfly", "Slim Fly: MMS diameter-2 graph of 2q^2 routers, p terminals (PEs) each; minimal routing, 2 classes",
+       "slimfly:q=5",
+       {{"q", "prime power 3..31", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d, d in {-1,0,1}"},
+        {"p", "1..1024", "ceil(k'/2)", "terminals (PEs) per router; default half the router degree k'"},
+        {"classes", "1..2", "2",
+         "buffer classes; given, the channel dependency check runs (pes x nodes <= 2^24) and refuses too few"}},
+       "q", make_slimfly},
+  };
 }
 
 }  // namespace rica

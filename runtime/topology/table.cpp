@@ -1,4 +1,5 @@
 #include "rica/topology/table.hpp"
+#include "rica/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -350,6 +351,28 @@ GraphTopology load_edge_list_file(const std::string& path) {
       path, "file:" + path, {defaults::input::topology_file_bytes, defaults::input::topology_line_bytes}));
   EdgeList g = parse_edge_list(in, path);
   return GraphTopology(g, "file:" + path);
+}
+
+
+// ---- Registry entries (rica/registry.hpp): spec names, docs, factories ---------------------------
+
+namespace {
+
+Topology make_shuffle(const SpecArgs& a) { return make_shuffle_exchange(a.uint("n")); }
+Topology make_file(const SpecArgs& a) {
+  if (a.raw().empty()) throw usage_error("file: expected 'file:<path>' naming an edge-list file");
+  return load_edge_list_file(a.raw());
+}
+
+}  // namespace
+
+std::vector<TopologyEntry> GraphTopology::registry_entries() {
+  return {
+      {"shuffle", "shuffle-exchange; table routing", "shuffle:10", {{"n", "2..13", "", "address bits: 2^n nodes"}},
+       "n", make_shuffle},
+      {"file", "custom topology from an edge-list file (docs/topologies.md)", "file:examples/ring8.txt",
+       {{"<path>", "a readable file", "", "edge list; table-driven shortest-path routing"}}, "*", make_file},
+  };
 }
 
 }  // namespace rica

@@ -1,5 +1,7 @@
 #include "rica/topology/user.hpp"
 
+#include "rica/partition_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,9 +93,46 @@ UserTopology::UserTopology(UserTopologyDesc in) {
   if (shape_size(in.shape) != P)
     throw fail(fmt::format("shape {} has {} PEs, not {}", shape_text(in.shape), shape_size(in.shape), P));
   d->shape = std::move(in.shape);
+  if (!in.orbits.empty()) {
+    if (in.orbits.size() != N) throw fail(fmt::format("{} orbit numbers for {} nodes", in.orbits.size(), N));
+    const std::uint32_t k = *std::max_element(in.orbits.begin(), in.orbits.end()) + 1;
+    if (k > N) throw fail(fmt::format("orbit {} of {} nodes: orbits are numbered 0..K-1", k - 1, N));
+    d->orbit_reps.assign(k, no_node);
+    for (node_t v = N; v-- > 0;) d->orbit_reps[in.orbits[v]] = v;  // the least node of each orbit
+    for (std::uint32_t o = 0; o < k; ++o)
+      if (d->orbit_reps[o] == no_node) throw fail(fmt::format("orbit {} has no node; orbits are numbered 0..K-1", o));
+    for (node_t v = 0; v < N; ++v)
+      if ((v < P) != (d->orbit_reps[in.orbits[v]] < P))
+        throw fail(fmt::format("orbit {} holds PE and switch nodes (node {})", in.orbits[v], v));
+    d->orbits = std::move(in.orbits);
+  }
+  d->symmetry_keeps_ports = in.symmetry_keeps_ports && !d->orbits.empty();
+  d->partition = std::move(in.partition);
+  d->grid = std::move(in.grid);
+  if (d->grid && shape_size(d->grid->sides) != N)
+    throw fail(fmt::format("grid sides {} have {} nodes, not {}", shape_text(d->grid->sides), shape_size(d->grid->sides), N));
+  d->bit_addressing = in.bit_addressing;
+  d->embedding = std::move(in.embedding);
   d->routing = std::move(in.routing);
   d_ = std::move(d);
   if (in.check_routing && std::uint64_t{P} * N <= check_auto_limit) check_routing();
+}
+
+std::optional<PartitionLayout> UserTopology::partition_layout(const Topology& self, const PartitionRequest& r) const {
+  if (!d_->partition) return std::nullopt;
+  PartitionLayout L = d_->partition(self, r);
+  if (L.part_of.size() != d_->pes)
+    throw usage_error(fmt::format("partition {}: the family's rule gave {} PEs' partitions for {} PEs", d_->spec,
+                                  L.part_of.size(), d_->pes));
+  for (node_t v = 0; v < d_->pes; ++v)
+    if (L.part_of[v] >= L.parts && L.part_of[v] != PartitionPlan::none)
+      throw usage_error(fmt::format("partition {}: the family's rule put PE {} in partition {} of {}", d_->spec, v,
+                                    L.part_of[v], L.parts));
+  if (!L.shapes.empty() && L.shapes.size() != L.parts) L.shapes.clear();
+  if (!L.descriptions.empty() && L.descriptions.size() != L.parts) L.descriptions.clear();
+  if (L.sym) L.sym.reset();  // an XOR symmetry is the built-in rules' promise; verify every pair here
+  if (L.rule.empty()) L.rule = "user";
+  return L;
 }
 
 std::string UserTopology::label(node_t v) const {

@@ -3,7 +3,9 @@
 // network with a PE at every switch position and the last stage's outputs wrapped round to the
 // first stage. The ancestor of c-Banyan and of the spiral-buffer scheme.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -70,6 +72,9 @@ class CircularOmegaTopology {
   node_t orbit_rep(std::uint32_t k) const noexcept { return ((k / ring_) << period_) * ring_ + k % ring_; }
   /// Isomorphic to c-Banyan (vertex-transitive) when S == n.
   bool vertex_transitive() const noexcept { return ring_ == bits_; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
 
   unsigned bits() const noexcept { return bits_; }
   unsigned ring() const noexcept { return ring_; }

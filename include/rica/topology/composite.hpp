@@ -5,7 +5,9 @@
 // virtual call); their member functions are defined inline in rica/topology.hpp.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -32,6 +34,11 @@ class ProductTopology {
   std::uint32_t orbit(node_t v) const noexcept;
   node_t orbit_rep(std::uint32_t k) const noexcept;
   bool vertex_transitive() const noexcept;
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  /// Both factors' orbit groups keep ports, so does their product.
+  bool symmetry_keeps_ports() const noexcept;
+  std::optional<ProductFactors> product_factors() const noexcept { return ProductFactors{a_.get(), b_.get()}; }
   const Topology& first() const noexcept { return *a_; }
   const Topology& second() const noexcept { return *b_; }
 
@@ -65,6 +72,8 @@ class HierTopology : private NoSymmetry {
   using NoSymmetry::orbit_count;
   using NoSymmetry::orbit_rep;
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
 
  private:
   std::shared_ptr<const Topology> a_, b_;

@@ -3,7 +3,10 @@
 // (spec/topologies.md §7). Dimension-order routing.
 
 #include <array>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -61,6 +64,14 @@ class CubeTopology {
   std::uint32_t orbit(node_t v) const noexcept { return symmetric_ ? 0 : v; }
   node_t orbit_rep(std::uint32_t k) const noexcept { return symmetric_ ? 0 : k; }
   bool vertex_transitive() const noexcept { return symmetric_; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  /// Distances add over the dimensions; a torus is traced by its orbit while they fit the budget.
+  std::optional<GridForm> grid_form() const {
+    return GridForm{shape(), wrap_, wrap_ ? GridForm::Decompose::without_symmetry : GridForm::Decompose::always};
+  }
 
   bool wraps() const noexcept { return wrap_; }
 
@@ -108,6 +119,15 @@ class HypercubeTopology {
   std::uint32_t orbit(node_t) const noexcept { return 0; }
   node_t orbit_rep(std::uint32_t) const noexcept { return 0; }
   bool vertex_transitive() const noexcept { return true; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  /// n sides of 2 (bisection N/2); the metrics use the XOR orbit, exact already.
+  std::optional<GridForm> grid_form() const { return GridForm{Shape(n_, 2), false, GridForm::Decompose::never}; }
+  std::optional<BitAddressing> bit_addressing() const noexcept { return BitAddressing{1, "gray"}; }
+  /// Rings and arrays embed by the Gray code.
+  std::string_view auto_embedding(bool linear_guest) const noexcept { return linear_guest ? "gray" : ""; }
 
  private:
   unsigned n_;

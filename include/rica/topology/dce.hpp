@@ -2,7 +2,9 @@
 // DCE(n, delta, flip) — Directed Cycles Ensemble (spec/topologies.md §1), with c-Banyan
 // (delta = 1) and CCC (delta = 0) as special cases and ring length S >= n.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -59,6 +61,11 @@ class DceTopology {
   node_t orbit_rep(std::uint32_t k) const noexcept { return k; }
   /// (x, y) -> (x+1, rotl(y)) is an automorphism when S == n.
   bool vertex_transitive() const noexcept { return ring_ == bits_; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  std::optional<BitAddressing> bit_addressing() const noexcept { return BitAddressing{ring_, "ring-gray"}; }
 
   unsigned bits() const noexcept { return bits_; }
   unsigned ring() const noexcept { return ring_; }

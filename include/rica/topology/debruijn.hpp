@@ -4,6 +4,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,6 +168,13 @@ class DeBruijnTopology {
   std::uint32_t orbit(node_t v) const noexcept { return detail::bit(v, n_ - 1) ? (~v & (nodes() - 1)) : v; }
   node_t orbit_rep(std::uint32_t k) const noexcept { return k; }
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  std::string_view auto_embedding(bool /*linear_guest*/) const noexcept { return "debruijn"; }
+  /// With necklace spares: moves each failed PE its necklace's spare replaces from `failed` to
+  /// `replaced` (the first of each necklace, in the order given).
+  void replace_failed_pes(std::vector<node_t>& failed, std::vector<node_t>& replaced) const;
 
   unsigned n() const noexcept { return n_; }
   bool directed() const noexcept { return directed_; }

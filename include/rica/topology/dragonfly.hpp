@@ -6,7 +6,9 @@
 //
 // out_link() and route() are inline: a few divisions by construction-time constants per hop.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -63,6 +65,11 @@ class DragonflyTopology {
     return k < a_ * p_ ? k : pes_ + (k - a_ * p_);
   }
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  /// Refuses valiant / ugal-l with a given classes=K too short for them (dragonfly_family.cpp).
+  void check_routing(Routing r, const std::string& option) const;
 
   unsigned a() const noexcept { return a_; }
   unsigned p() const noexcept { return p_; }

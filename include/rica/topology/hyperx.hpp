@@ -5,7 +5,9 @@
 // routers router-only nodes after them, as for the indirect networks.
 
 #include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -40,6 +42,9 @@ class HyperXTopology {
   std::uint32_t orbit(node_t v) const noexcept { return v < pes_ ? v % t_ : t_; }
   node_t orbit_rep(std::uint32_t k) const noexcept { return k < t_ ? k : pes_; }
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
 
   unsigned dims() const noexcept { return ndims_; }
   unsigned terminals() const noexcept { return t_; }

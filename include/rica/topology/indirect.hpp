@@ -5,7 +5,9 @@
 // out_link() and route() are inline: they run once per packet hop (no allocation, no virtual
 // call, a few shifts and masks).
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -17,24 +19,21 @@ namespace rica {
 /// drives line 2j+b (at the last stage: PE 2j+b, in-port 0). Destination-tag routing: at stage s
 /// take out-port bit (n-1-s) of dst, so every route crosses exactly n switches and the path from
 /// any PE to any PE is unique. Unidirectional, acyclic: one class. n in [1, 22].
-class OmegaTopology {
+class OmegaTopology : public FamilyBase<OmegaTopology> {  // counts, shape {pes}, not vertex-transitive
  public:
   explicit OmegaTopology(unsigned n);
-  node_t nodes() const noexcept { return pes() + n_ * (pes() / 2); }
-  node_t pes() const noexcept { return node_t{1} << n_; }
-  port_t ports() const noexcept { return 2; }
   Link out_link(node_t v, port_t p) const noexcept;
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept;
-  class_t buffer_classes() const noexcept { return 1; }
   std::string label(node_t v) const;
   std::string spec() const;
-  Shape shape() const { return {pes()}; }
   /// PE address XOR c (with the matching XOR of each stage's switch indices) is an
   /// automorphism that maps routes onto routes: one PE orbit, one orbit per stage.
   std::uint32_t orbit_count() const noexcept { return 1 + n_; }
   std::uint32_t orbit(node_t v) const noexcept { return v < pes() ? 0 : 1 + (v - pes()) / (pes() / 2); }
   node_t orbit_rep(std::uint32_t k) const noexcept { return k == 0 ? 0 : pes() + (k - 1) * (pes() / 2); }
-  bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  // No symmetry_keeps_ports(): the XOR symmetry exchanges switch ports (channel load sums every source).
 
   unsigned n() const noexcept { return n_; }
   /// Stage of switch node v (precondition: v >= pes()).
@@ -59,25 +58,23 @@ class OmegaTopology {
 /// down by the bits of dst (at level l down-port bit(dst, l)). A route between PEs whose highest
 /// differing address bit is h-1 crosses 2h-1 switches, the shortest possible.
 /// Up*/down* routing is deadlock-free: one class. n in [1, 22].
-class FatTreeTopology {
+class FatTreeTopology : public FamilyBase<FatTreeTopology> {  // counts, shape {pes}, not vertex-transitive
  public:
   explicit FatTreeTopology(unsigned n);
-  node_t nodes() const noexcept { return pes() + n_ * (pes() / 2); }
-  node_t pes() const noexcept { return node_t{1} << n_; }
-  port_t ports() const noexcept { return 4; }
   Link out_link(node_t v, port_t p) const noexcept;
   Hop route(node_t cur, node_t dst, class_t cls) const noexcept;
-  class_t buffer_classes() const noexcept { return 1; }
   std::string label(node_t v) const;
   std::string spec() const;
-  Shape shape() const { return {pes()}; }
   /// PE address XOR c, with <w, l> -> <w ^ m_l(c), l> (m_l takes c's bits below l and c>>1's
   /// bits from l up), is an automorphism that maps routes onto routes: one PE orbit, one orbit
   /// per switch level.
   std::uint32_t orbit_count() const noexcept { return 1 + n_; }
   std::uint32_t orbit(node_t v) const noexcept { return v < pes() ? 0 : 1 + (v - pes()) / (pes() / 2); }
   node_t orbit_rep(std::uint32_t k) const noexcept { return k == 0 ? 0 : pes() + (k - 1) * (pes() / 2); }
-  bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  // No symmetry_keeps_ports(): the XOR symmetry exchanges switch ports.
 
   unsigned n() const noexcept { return n_; }
   /// Level of switch node v (precondition: v >= pes()).

@@ -6,7 +6,9 @@
 // links.
 
 #include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -81,6 +83,12 @@ class MdceTopology {
   node_t orbit_rep(std::uint32_t k) const noexcept { return k; }
   /// (x0, xi) -> (x0+1, rotl(xi)) for all i is an automorphism of the basic form (S = X = n).
   bool vertex_transitive() const noexcept { return basic(); }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
+  /// The basic MDCE (S = X = n) only.
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  std::optional<BitAddressing> bit_addressing() const noexcept { return BitAddressing{ring_, "ring-gray"}; }
 
   unsigned n() const noexcept { return n_; }
   unsigned b() const noexcept { return b_; }

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "rica/core.hpp"
+#include "rica/topology/family.hpp"  // the optional traits beyond this contract
 
 namespace rica {
 

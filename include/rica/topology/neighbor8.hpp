@@ -2,7 +2,9 @@
 // Eight-neighbour mesh and torus (spec/topologies.md §5).
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rica/topology/model.hpp"
 
@@ -83,6 +85,9 @@ class Neighbor8Topology {
   std::uint32_t orbit(node_t v) const noexcept { return wrap_ ? 0 : v; }
   node_t orbit_rep(std::uint32_t k) const noexcept { return wrap_ ? 0 : k; }
   bool vertex_transitive() const noexcept { return wrap_; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
 
   /// Direction of port k: (kDx[k], kDy[k]).
   static constexpr std::int8_t kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,9 @@ class PeriodicTopology {
   std::uint32_t orbit(node_t v) const noexcept { return (v % nx_) % px_ + px_ * ((v / nx_) % py_); }
   node_t orbit_rep(std::uint32_t k) const noexcept { return k % px_ + nx_ * (k / px_); }
   bool vertex_transitive() const noexcept { return t_->vertex_transitive; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
 
   /// Distance from cur to dst along route() (a table lookup): the shortest distance for the
   /// minimal routings, the rule's route length for mxx route=paper.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ class SlimFlyTopology {
     return k < 2 * q_ * p_ ? (k / p_) * q_ * p_ + k % p_ : pes_ + (k - 2 * q_ * p_) * q_;
   }
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  bool symmetry_keeps_ports() const noexcept { return true; }
 
   unsigned q() const noexcept { return q_; }
   unsigned p() const noexcept { return p_; }

@@ -32,7 +32,9 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -88,6 +90,12 @@ class GraphTopology : private NoSymmetry {
   using NoSymmetry::orbit_count;
   using NoSymmetry::orbit_rep;
   bool vertex_transitive() const noexcept { return false; }
+  /// Traits (rica/topology/family.hpp), defined in this family's files.
+  static std::vector<TopologyEntry> registry_entries();
+  /// shuffle:n embeds like the de Bruijn graph it contains.
+  std::string_view auto_embedding(bool /*linear_guest*/) const noexcept {
+    return spec_.rfind("shuffle:", 0) == 0 ? "debruijn" : "";
+  }
 
   struct Tables {
     node_t nodes = 0, pes = 0;

@@ -33,7 +33,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -63,13 +65,29 @@ struct UserTopologyDesc {
   std::vector<std::string> labels;  ///< optional node labels (empty or one per node; "" = the id)
   Shape shape;                      ///< optional PE coordinate ranges (product = pes); default {pes}
   bool check_routing = true;        ///< run check_routing() at construction when pes * nodes <= check_auto_limit
+
+  // The traits a built-in family declares (rica/topology/family.hpp), all optional: the same
+  // powers from user code. Each is the user's promise; rica checks what it can (sizes, ranges).
+  /// Orbits of the nodes under automorphisms that commute with routing (model.hpp's contract):
+  /// empty, or one orbit number per node, numbered 0..K-1 with every number used and PE orbits
+  /// holding PEs only. The metrics and channel load then examine one source per orbit.
+  std::vector<std::uint32_t> orbits;
+  /// The orbit group maps every link (v, p) onto (g.v, p): channel load by orbit (else every source).
+  bool symmetry_keeps_ports = false;
+  /// The family's partition rule (rica/partition_layout.hpp): the layout for a request, or a
+  /// usage_error naming what is wrong; empty = the generic search. Called from one thread.
+  std::function<PartitionLayout(const Topology& self, const PartitionRequest& r)> partition;
+  std::optional<GridForm> grid;                   ///< a product of paths / rings (metrics, bisection)
+  std::optional<BitAddressing> bit_addressing;    ///< node = column + columns * address
+  std::string embedding;                          ///< `embed --map auto` for this family ("" = identity)
 };
 
 /// A topology whose routing is a user callable. Immutable value type: copies share one
 /// description behind shared_ptr<const>, so copying is cheap and every member function is safe
 /// to call from any number of threads at once (route() as safe as the user's callable).
-/// No symmetry is declared (metrics and channel load examine every source).
-class UserTopology : private NoSymmetry {
+/// Symmetry and the other traits as the description declares them (none by default: metrics and
+/// channel load then examine every source).
+class UserTopology {
  public:
   /// Largest pes * nodes for which the constructor checks the routing by itself (4096 x 4096).
   static constexpr std::uint64_t check_auto_limit = std::uint64_t{1} << 24;
@@ -92,10 +110,18 @@ class UserTopology : private NoSymmetry {
   std::string label(node_t v) const;
   std::string spec() const { return d_->spec; }
   Shape shape() const { return d_->shape; }
-  using NoSymmetry::orbit;
-  using NoSymmetry::orbit_count;
-  using NoSymmetry::orbit_rep;
-  bool vertex_transitive() const noexcept { return false; }
+  std::uint32_t orbit_count() const noexcept { return static_cast<std::uint32_t>(d_->orbit_reps.size()); }
+  std::uint32_t orbit(node_t v) const noexcept { return d_->orbit_reps.empty() ? v : d_->orbits[v]; }
+  node_t orbit_rep(std::uint32_t k) const noexcept { return d_->orbit_reps.empty() ? k : d_->orbit_reps[k]; }
+  /// One orbit of PEs, all nodes PEs.
+  bool vertex_transitive() const noexcept { return d_->orbit_reps.size() == 1; }
+
+  /// Traits from the description (rica/topology/family.hpp).
+  bool symmetry_keeps_ports() const noexcept { return d_->symmetry_keeps_ports; }
+  std::optional<PartitionLayout> partition_layout(const Topology& self, const PartitionRequest& r) const;
+  std::optional<GridForm> grid_form() const { return d_->grid; }
+  std::optional<BitAddressing> bit_addressing() const noexcept { return d_->bit_addressing; }
+  std::string_view auto_embedding(bool /*linear_guest*/) const noexcept { return d_->embedding; }
 
   /// Follows the routing for every ordered pair of distinct PEs (memoised per destination: at
   /// most pes * nodes * buffer_classes route calls) and checks the channel dependency graph.
@@ -115,6 +141,12 @@ class UserTopology : private NoSymmetry {
     UserRouting routing;      // never empty
     std::vector<std::string> labels;
     Shape shape;
+    std::vector<std::uint32_t> orbits, orbit_reps;  // both empty, or per node / per orbit
+    bool symmetry_keeps_ports = false;
+    std::function<PartitionLayout(const Topology&, const PartitionRequest&)> partition;
+    std::optional<GridForm> grid;
+    std::optional<BitAddressing> bit_addressing;
+    std::string embedding;
   };
   std::shared_ptr<const Desc> d_;  // never null
 };
