@@ -123,6 +123,7 @@ Outcome execute(const StreamOptions& o) {
   check_routing(topo, cfg.routing);
   const JobStream stream = job_stream(o.jobs, "--jobs");
   for (const std::string& a : o.allocs) (void)make_allocator(a, topo, cfg.seed);  // names and structure checked first
+  if (!o.json.empty() && o.json != "-") check_output_file(o.json, "--json");
   if (!o.out.empty()) {
     prepare_output_dir(o.out, "--out");
     for (const char* f : {"stream.csv", "jobs.csv", "switches.csv", "utilisation.csv", "stream.json"})

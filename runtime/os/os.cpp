@@ -66,8 +66,11 @@ void OsDriver::place(unsigned j, std::vector<node_t> nodes) {
 void OsDriver::start_direct(unsigned j, std::uint64_t now) {
   RICA_ASSERT(placed_[j] && !switching_, "start_direct of a job not placed, or during a switch");
   const JobRt& job = m_.job(j);
+  for (node_t l = 0; l < job.size; ++l)
+    RICA_ASSERT(m_.job_at(job.global(l)) == no_job, "start_direct on a PE that runs a job");
+  // Routers of open partitions may be in several jobs' node sets: the last started owns them
+  // (they are switched only under time sharing, which needs closed partitions).
   for (node_t v : nodes_of_[j]) {
-    RICA_ASSERT(owner_cur_[v] == no_job, "start_direct on a node that runs a job");
     owner_cur_[v] = static_cast<std::uint8_t>(j);
     // After a switch, free nodes may be of different epochs: the job's nodes join the current one
     // (they hold nothing). Before any switch every node is in epoch 0 and none is halted.

@@ -227,12 +227,13 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
   detail::Machine m(topology, std::move(rt), ccfg);
   detail::StreamPlanner plan(topology, stream, sc, *sched, cfg.seed, out.jobs);
   detail::OsDriver driver(m, sc.os, results, plan);
+  plan.step(driver, 0);  // the jobs that arrive at cycle 0 start at cycle 0, as in a plain run
   m.set_hook(&driver);
   out.machine = detail::run_prepared(m, observers);
   out.switches = driver.switches;
   out.utilisation = plan.utilisation;
-  // Per job: the measures, packets, latency, interference (packets over links outside its own
-  // node set: its PEs and the routers its own routes use).
+  // Per job: the measures, packets, latency, interference (packets over links outside its home:
+  // its PEs and the switch nodes its own routes use, as run_jobs counts them).
   const double tau = defaults::os_stream::bounded_slowdown_seconds * sc.cycles_per_second;
   std::vector<std::uint8_t> home(m.nodes());
   out.ok = !out.machine.deadlock && out.machine.conservation_ok && out.machine.lost == 0 && out.machine.duplicates == 0;
@@ -265,7 +266,8 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     out.ok = out.ok && f.ok;
     if (r.pes.empty()) continue;
     std::fill(home.begin(), home.end(), 0);
-    for (node_t v : job_nodes(topology, r.pes)) home[v] = 1;
+    for (node_t v : job_nodes(topology, r.pes))
+      if (v >= m.pes()) home[v] = 1;  // the switches its routes use; other jobs' PEs are foreign
     for (node_t v : r.pes) home[v] = 1;
     topology.visit([&](const auto& t) {
       for (node_t v = 0; v < m.nodes(); ++v)
