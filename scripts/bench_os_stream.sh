@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-bench-os-stream}"
 rica="$here/build/rica"
 [ -x "$rica" ] || bash "$here/scripts/build.sh"
-jobs="poisson:jobs=200,rate=0.05,size=16:256,length=60,seed=1"
+jobs="poisson:jobs=200,rate=0.25,size=16:256,length=60,seed=1"
 start=$(date +%s.%N)
 "$rica" os-stream cccb:n=4 --jobs "$jobs" --alloc buddy --sched gang --policy drain --rows 4 --slice 2000 \
   --cycles-per-second 50 --rate 0.02 --threads 2 --out "$out" --quiet

@@ -257,7 +257,7 @@ def os_stream(src, out, title=None):
         util[key(r)].append(r)
     for r in rows("switches.csv"):
         switches[key(r)].append(r)
-    suffix = f" - {title}" if title else ""
+    suffix = f"\n{title}" if title else ""
     for run in runs:
         k = key(run)
         fig, ax = figure()

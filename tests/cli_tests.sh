@@ -369,7 +369,7 @@ check_exit 2 "os-stream: missing SWF file" os-stream torus:4x4 --jobs "$p31/none
 check_exit 2 "os-stream: cycles per second" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --cycles-per-second 0
 check_exit 2 "os-stream: unwritable --out" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --out /proc/x
 "$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --alloc buddy,first-fit --sched fcfs,easy,gang \
-  --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet \
+  --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet > /dev/null \
   || { echo "FAIL [os-stream on the example SWF]"; fail=1; }
 for f in stream.csv jobs.csv switches.csv utilisation.csv stream.json; do
   [ -s "$p31/o/$f" ] || { echo "FAIL [os-stream wrote no $f]"; fail=1; }
