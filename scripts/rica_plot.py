@@ -315,9 +315,11 @@ def os_stream(src, out, title=None):
         ax.set_ylabel("cycles per switch (mean)")
         ax2.set_ylabel("packets saved per switch (mean)")
         ax.set_title("switch cost per policy" + suffix)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
+        ax2.set_ylim(0, ax2.get_ylim()[1] * 1.3)
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = ax2.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2)
+        ax.legend(h1 + h2, l1 + l2, loc="upper left")
         save(fig, out, "switch_cost")
 
 

@@ -307,9 +307,11 @@ TEST(OsStream, ExactlyOnceAcrossEverySwitchOfALongStream) {
   sc.scheduler = "easy";
   sc.cycles_per_second = 20;
   sc.rate = 0.3;
+  sc.alone = true;
   const StreamStats st = run_stream(t, s, uniform_jobs(0.3), stream_config(2), sc);
   expect_clean(st);
   EXPECT_TRUE(st.switches.empty());
+  for (const StreamJobResult& j : st.jobs) EXPECT_GT(j.latency_alone, 0) << "each job re-run alone on its placement";
   std::uint64_t foreign = 0;
   for (const StreamJobResult& j : st.jobs) foreign += j.figures.foreign_link_packets;
   EXPECT_GT(foreign, 0u) << "random placement: jobs' packets cross other jobs' PEs";

@@ -38,7 +38,7 @@ struct StreamOptions {
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
-  bool no_plot = false, quiet = false, progress = false;
+  bool no_plot = false, quiet = false, progress = false, alone = false;
 };
 
 void declare(CLI::App* c, StreamOptions& o) {
@@ -63,6 +63,7 @@ void declare(CLI::App* c, StreamOptions& o) {
   add_uint(c, "--save-rate", o.save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o.out, "Directory for stream.csv, jobs.csv, switches.csv, utilisation.csv, stream.json, plots");
   add_json(c, o.json, "Write the JSON summary (with configuration and provenance) to FILE");
+  c->add_flag("--alone", o.alone, "Interference: run every job again alone on its placement and report its latency there");
   c->add_flag("--no-plot", o.no_plot, "Write the CSV and JSON only");
   add_quiet(c, o.quiet);
   add_progress(c, o.progress);
@@ -109,6 +110,7 @@ Outcome execute(const StreamOptions& o) {
   base.cycles_per_second = parse_real(o.cps, "--cycles-per-second", 0, 1e9, true);
   base.rate = o.rate;
   base.rows = o.rows;
+  base.alone = o.alone;
   base.os.slice = o.slice;
   base.os.io_hop_cycles = o.io_hop_cycles;
   base.os.save_words_per_cycle = o.save_rate;
@@ -155,12 +157,13 @@ Outcome execute(const StreamOptions& o) {
   out.json["runs"] = nlohmann::json::array();
   using report::csv_row;
   out.summary_csv = csv_row({"alloc", "sched", "policy", "jobs", "makespan", "utilisation", "wait_mean", "response_mean",
-                             "slowdown_mean", "bounded_slowdown_mean", "fragmentation_internal", "fragmentation_external",
+                             "slowdown_mean", "bounded_slowdown_mean", "latency_mean", "latency_alone_mean",
+                             "foreign_link_packets", "fragmentation_internal", "fragmentation_external",
                              "switches", "switch_cycles_total", "switch_cycles_mean", "packets_saved", "packets_restored",
                              "packet_hops", "lost", "duplicates", "misdelivered", "ok"});
   out.jobs_csv = csv_row({"alloc", "sched", "policy", "job", "pes", "held", "row", "arrival", "start", "end", "work",
                           "wait", "response", "slowdown", "bounded_slowdown", "slices", "delivered", "latency_mean",
-                          "foreign_link_packets", "first_pe", "ok"});
+                          "latency_alone", "foreign_link_packets", "first_pe", "ok"});
   out.switches_csv = csv_row({"alloc", "sched", "policy", "at", "from_row", "to_row", "cycles", "freeze", "detect",
                               "packets_saved", "words_saved", "packets_restored", "bound"});
   out.util_csv = csv_row({"alloc", "sched", "policy", "cycle", "busy", "held", "placed", "waiting", "blocked"});
@@ -185,7 +188,8 @@ Outcome execute(const StreamOptions& o) {
     auto g = [](double x) { return fmt::format("{:.6g}", x); };
     out.summary_csv += csv_row({pt.alloc, pt.sched, pt.policy, std::to_string(st.jobs.size()), std::to_string(st.makespan),
                                 g(st.utilisation_mean), g(r["wait_mean"]), g(r["response_mean"]), g(r["slowdown_mean"]),
-                                g(r["bounded_slowdown_mean"]), g(st.fragmentation_internal), g(st.fragmentation_external),
+                                g(r["bounded_slowdown_mean"]), g(r["latency_mean"]), g(r["latency_alone_mean"]),
+                                g(r["foreign_link_packets"]), g(st.fragmentation_internal), g(st.fragmentation_external),
                                 sw["count"].dump(), sw["cycles_total"].dump(), g(sw["cycles_mean"]),
                                 sw["packets_saved"].dump(), sw["packets_restored"].dump(),
                                 std::to_string(st.machine.hops), std::to_string(st.machine.lost),
@@ -196,7 +200,7 @@ Outcome execute(const StreamOptions& o) {
                                std::to_string(j.held), std::to_string(j.row), std::to_string(j.arrival),
                                std::to_string(j.start), std::to_string(j.end), std::to_string(j.work), g(j.wait),
                                g(j.response), g(j.slowdown), g(j.bounded_slowdown), std::to_string(j.figures.slices),
-                               std::to_string(j.figures.delivered), g(j.figures.latency_mean),
+                               std::to_string(j.figures.delivered), g(j.figures.latency_mean), g(j.latency_alone),
                                std::to_string(j.figures.foreign_link_packets),
                                j.pes.empty() ? "" : std::to_string(j.pes.front()), j.figures.ok ? "true" : "false"});
     for (const SwitchRecord& s : st.switches)

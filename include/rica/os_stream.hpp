@@ -162,6 +162,9 @@ struct StreamConfig {
   double cycles_per_second = defaults::os_stream::cycles_per_second;
   double rate = defaults::os_stream::rate;    ///< a traffic job's injection rate (its packets per PE)
   unsigned rows = defaults::os_stream::rows;  ///< gang: rows at most
+  /// Interference: after the stream, run every job again alone on its own placement (same
+  /// application, seed and PEs, nothing else on the machine) and report its latency there.
+  bool alone = false;
   OsConfig os;                                ///< slice, switch policy, I/O and save rates
 };
 
@@ -178,6 +181,7 @@ struct StreamJobResult {
   node_t held = 0;                                ///< PEs its placement held
   double wait = 0, response = 0, slowdown = 0, bounded_slowdown = 0;
   JobResult figures;                              ///< packets, latency, foreign link packets, verdict
+  double latency_alone = 0;                       ///< StreamConfig::alone: mean latency run alone (0: not run)
 };
 
 /// Machine utilisation over time: a step function, one point per change.

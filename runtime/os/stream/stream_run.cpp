@@ -278,6 +278,14 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     });
   }
   out.ok = out.ok && out.misdelivered == 0;
+  if (sc.alone)  // interference: each job alone on its own placement, same application and seed
+    for (StreamJobResult& r : out.jobs) {
+      if (r.pes.empty()) continue;
+      auto app = make_app(r.job, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(r.work) * sc.rate))));
+      std::vector<JobSpec> one = {{r.figures.name, app.get(), r.pes}};
+      const OsStats alone = run_jobs(topology, one, ccfg, OsConfig{});
+      r.latency_alone = alone.jobs[0].latency_mean;
+    }
   for (const StreamJobResult& r : out.jobs) out.makespan = std::max(out.makespan, r.end);
   // Time means over the makespan of the utilisation step function.
   double busy = 0, frag = 0, blocked = 0;
@@ -324,6 +332,10 @@ nlohmann::json StreamStats::to_json() const {
   j["response_mean"] = mean([](const StreamJobResult& r) { return r.response; });
   j["slowdown_mean"] = mean([](const StreamJobResult& r) { return r.slowdown; });
   j["bounded_slowdown_mean"] = mean([](const StreamJobResult& r) { return r.bounded_slowdown; });
+  j["latency_mean"] = mean([](const StreamJobResult& r) { return r.figures.latency_mean; });
+  j["latency_alone_mean"] = mean([](const StreamJobResult& r) { return r.latency_alone; });
+  j["foreign_link_packets"] = mean([](const StreamJobResult& r) { return static_cast<double>(r.figures.foreign_link_packets); }) *
+                              static_cast<double>(jobs.size());
   std::uint64_t cyc = 0, saved = 0, restored = 0, mx = 0;
   for (const SwitchRecord& s : switches) cyc += s.cycles, saved += s.packets_saved, restored += s.packets_restored, mx = std::max(mx, s.cycles);
   j["switches"] = {{"count", switches.size()}, {"cycles_total", cyc}, {"cycles_max", mx},
@@ -338,6 +350,7 @@ nlohmann::json StreamStats::to_json() const {
                          {"slices", r.figures.slices}, {"delivered", r.figures.delivered},
                          {"latency_mean", r.figures.latency_mean}, {"latency_max", r.figures.latency_max},
                          {"hops_mean", r.figures.hops_mean}, {"foreign_link_packets", r.figures.foreign_link_packets},
+                         {"latency_alone", r.latency_alone},
                          {"ok", r.figures.ok}, {"message", r.figures.message}});
   return j;
 }
