@@ -31,7 +31,7 @@ struct StreamOptions {
   std::vector<std::string> allocs{"buddy"}, scheds{"fcfs"}, policies{"drain"};
   std::string job = "uniform";  ///< every job's traffic pattern or application
   double rate = defaults::os_stream::rate;
-  std::string cps = "100";      ///< --cycles-per-second (text: parsed by parse_real)
+  std::string cps = fmt::format("{:g}", defaults::os_stream::cycles_per_second);  ///< --cycles-per-second (parse_real)
   std::uint64_t slice = defaults::os::slice;
   unsigned rows = defaults::os_stream::rows;
   EngineOptions engine;
