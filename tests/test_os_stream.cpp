@@ -66,7 +66,9 @@ TEST(OsStream, PoissonStreamsAreSeededAndChecked) {
     EXPECT_EQ(a.jobs[i].pes, b.jobs[i].pes);
     EXPECT_TRUE(a.jobs[i].pes == 2 || a.jobs[i].pes == 4 || a.jobs[i].pes == 8 || a.jobs[i].pes == 16);
     EXPECT_GE(a.jobs[i].run_time, 1);
-    if (i) EXPECT_GE(a.jobs[i].submit, a.jobs[i - 1].submit);
+    if (i) {
+      EXPECT_GE(a.jobs[i].submit, a.jobs[i - 1].submit);
+    }
     differs = differs || a.jobs[i].pes != c.jobs[i].pes || a.jobs[i].submit != c.jobs[i].submit;
   }
   EXPECT_TRUE(differs);
@@ -144,13 +146,14 @@ TEST(OsStream, BuddyCoalesces) {
 // A job-level driver of a scheduler (no network): jobs run exactly their estimates.
 struct JobLevel : SchedulerContext {
   struct J {
+    J(std::uint64_t a, std::uint64_t e, node_t k) : arrival(a), est(e), size(k) {}
     std::uint64_t arrival, est;
     node_t size;
     std::uint64_t start = ~0ull, end = 0;
     node_t held = 0;
     std::vector<node_t> pes;
   };
-  explicit JobLevel(const Topology& t) : topo(t), alloc(make_allocator("random", t, 1)) {}
+  explicit JobLevel(const Topology& machine) : topo(machine), alloc(make_allocator("random", machine, 1)) {}
   const Topology& topo;
   std::unique_ptr<Allocator> alloc;
   std::vector<J> jobs;
@@ -297,10 +300,12 @@ TEST(OsStream, ExactlyOnceAcrossEverySwitchOfALongStream) {
     EXPECT_GE(st.switches.size(), 50u) << policy;
     std::uint64_t saved = 0, restored = 0;
     for (const SwitchRecord& r : st.switches) saved += r.packets_saved, restored += r.packets_restored;
-    if (std::string(policy) != "flush") EXPECT_GT(saved, 0u) << policy << ": switches under load save packets";
+    if (std::string(policy) != "flush") {
+      EXPECT_GT(saved, 0u) << policy << ": switches under load save packets";
+    }
     EXPECT_EQ(saved, restored) << policy << ": every saved packet restored";
     for (const StreamJobResult& j : st.jobs)
-      EXPECT_EQ(j.figures.delivered, std::uint64_t{j.job.pes} * std::max<std::uint64_t>(1, std::llround(j.work * 0.3)));
+      EXPECT_EQ(j.figures.delivered, std::uint64_t{j.job.pes} * std::max<std::uint64_t>(1, std::llround(static_cast<double>(j.work) * 0.3)));
   }
   StreamConfig sc;
   sc.allocator = "random";
