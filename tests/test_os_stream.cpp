@@ -83,7 +83,7 @@ TEST(OsStream, PoissonStreamsAreSeededAndChecked) {
 TEST(OsStream, AllocatorsNeverOverlap) {
   for (const auto& [name, spec] : std::vector<std::pair<std::string, std::string>>{
            {"buddy", "hypercube:6"}, {"buddy", "torus:8x8"}, {"buddy", "cccb:n=2"}, {"first-fit", "torus:8x8"},
-           {"best-fit", "mesh:8x8"}, {"random", "cccb:n=2"}}) {
+           {"best-fit", "mesh:8x8"}, {"random", "cccb:n=2"}, {"compact", "torus:8x8"}, {"compact", "omega:6"}}) {
     const Topology t = TopologyRegistry::parse(spec);
     auto a = make_allocator(name, t, 7);
     Rng rng(11);
@@ -320,6 +320,25 @@ TEST(OsStream, ExactlyOnceAcrossEverySwitchOfALongStream) {
   std::uint64_t foreign = 0;
   for (const StreamJobResult& j : st.jobs) foreign += j.figures.foreign_link_packets;
   EXPECT_GT(foreign, 0u) << "random placement: jobs' packets cross other jobs' PEs";
+}
+
+// The topology-aware allocator keeps each job's PEs near each other: the same stream travels
+// fewer packet-hops than under random placement.
+TEST(OsStream, CompactPlacementShortensPaths) {
+  const Topology t = TopologyRegistry::parse("torus:16x16");
+  const JobStream s = poisson_stream("poisson:jobs=12,rate=1,size=16:64,length=4,seed=3");
+  std::map<std::string, std::uint64_t> hops;
+  for (const char* alloc : {"compact", "random"}) {
+    StreamConfig sc;
+    sc.allocator = alloc;
+    sc.scheduler = "easy";
+    sc.cycles_per_second = 20;
+    sc.rate = 0.1;
+    const StreamStats st = run_stream(t, s, uniform_jobs(0.1), stream_config(2), sc);
+    expect_clean(st);
+    hops[alloc] = st.machine.hops;
+  }
+  EXPECT_LT(hops["compact"] * 3, hops["random"] * 2) << hops["compact"] << " vs " << hops["random"];
 }
 
 TEST(OsStream, IdenticalForOneAndTwoThreads) {

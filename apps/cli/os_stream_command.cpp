@@ -47,7 +47,7 @@ void declare(CLI::App* c, StreamOptions& o) {
   add_text(c, "--jobs", o.jobs, "The job stream: an SWF file or poisson:jobs=N,rate=R,size=A:B,length=L[,seed=S]",
            "an SWF file or poisson:jobs=N,rate=R,size=A:B,length=L[,seed=S]")
       ->required();
-  add_name_list(c, "--alloc", o.allocs, "Allocators: buddy, first-fit, best-fit, random (comma list; docs/os.md)");
+  add_name_list(c, "--alloc", o.allocs, "Allocators: buddy, first-fit, best-fit, random, compact (comma list; docs/os.md)");
   add_name_list(c, "--sched", o.scheds, "Schedulers: fcfs, easy, gang (comma list)");
   add_name_list(c, "--policy", o.policies, "Switch policies at gang slot boundaries: drain, flush, drain-pe (comma list)");
   add_text(c, "--job", o.job, "Every job's traffic pattern or application (sized to its PEs)",

@@ -14,6 +14,7 @@ std::unique_ptr<Allocator> make_buddy_allocator(const Topology& t, std::uint64_t
 std::unique_ptr<Allocator> make_first_fit_allocator(const Topology& t, std::uint64_t seed);
 std::unique_ptr<Allocator> make_best_fit_allocator(const Topology& t, std::uint64_t seed);
 std::unique_ptr<Allocator> make_random_allocator(const Topology& t, std::uint64_t seed);
+std::unique_ptr<Allocator> make_compact_allocator(const Topology& t, std::uint64_t seed);
 
 std::unique_ptr<Scheduler> make_fcfs_scheduler();
 std::unique_ptr<Scheduler> make_easy_scheduler();

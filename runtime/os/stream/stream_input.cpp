@@ -221,6 +221,9 @@ std::vector<AllocEntry>& alloc_registry() {
        detail::make_first_fit_allocator},
       {"best-fit", "contiguous PE-id ranges, the smallest free run that fits", detail::make_best_fit_allocator},
       {"random", "any free PEs, drawn at random (open placement: space sharing only)", detail::make_random_allocator},
+      {"compact", "topology-aware: the k free PEs nearest a start by hops in the network, any topology (open: "
+                  "space sharing only)",
+       detail::make_compact_allocator},
   };
   return r;
 }
