@@ -243,6 +243,17 @@ PYBIND11_MODULE(_rica, m) {
   m.def(
       "route", [](const std::vector<std::string>& args) { return to_python(rica::cli::route_json(args)); },
       py::arg("args"), "rica route ARGS --json");
+  m.def(
+      "os_stream",
+      [](const std::vector<std::string>& args) {
+        nlohmann::json j;
+        {
+          py::gil_scoped_release nogil;
+          j = rica::cli::os_stream_json(args);
+        }
+        return to_python(j);
+      },
+      py::arg("args"), "rica os-stream ARGS --json: the runs' measures, per job");
   m.def("describe", &describe, py::arg("spec"), "PEs, nodes, ports and buffer classes of a topology spec");
   m.def(
       "label", [](const std::string& spec, node_t v) {

@@ -7,6 +7,7 @@ Usage:
   scripts/rica_plot.py latency RUN.json [--out DIR]
   scripts/rica_plot.py os OS.csv [--out DIR] [--title TEXT]
   scripts/rica_plot.py telemetry WINDOWS.csv [--out DIR] [--title TEXT]
+  scripts/rica_plot.py os-stream DIR [--out DIR] [--title TEXT]
 
 Every figure is written as PNG 1600 px wide and SVG in the one style of scripts/rica_style.py (titles
 wrapped to fit, axis labels with units, colours fixed per network family and per OS policy, log axes
@@ -50,7 +51,9 @@ EXPECTED = {"links": "a run report written by rica run --json FILE (with --csv)"
             "sweep": "the sweep.csv written by rica sweep",
             "os": "the os.csv written by rica os",
             "telemetry": "the telemetry windows CSV written by rica run --telemetry W (R.telemetry_windows.csv) "
-                         "or rica os --telemetry W (telemetry_windows.csv)"}
+                         "or rica os --telemetry W (telemetry_windows.csv)",
+            "os-stream": "a directory written by rica os-stream --out DIR (stream.csv, jobs.csv, switches.csv, "
+                         "utilisation.csv)"}
 
 
 class BadInput(Exception):
@@ -309,6 +312,90 @@ def os_plots(csv_path, out, title=None):
         save(fig, out, name)
 
 
+def os_stream(src, out, title=None):
+    """rica os-stream: a Gantt chart per run (jobs on PEs over time), utilisation over time,
+    bounded-slowdown CDFs and switch cost per run (allocator, scheduler, policy)."""
+    def rows(name):
+        path = os.path.join(src, name)
+        return list(csv.DictReader(open(path, newline="")))
+    runs = rows("stream.csv")
+    if not runs:
+        raise BadInput(f"{os.path.join(src, 'stream.csv')}: no runs")
+    key = lambda r: (r["alloc"], r["sched"], r["policy"])
+    label = lambda k: f"{k[0]}, {k[1]}" + ("" if k[2] == "none" else f", {k[2]}")
+    jobs, util, switches = defaultdict(list), defaultdict(list), defaultdict(list)
+    for r in rows("jobs.csv"):
+        jobs[key(r)].append(r)
+    for r in rows("utilisation.csv"):
+        util[key(r)].append(r)
+    for r in rows("switches.csv"):
+        switches[key(r)].append(r)
+    suffix = f"\n{title}" if title else ""
+    for run in runs:
+        k = key(run)
+        fig, ax = figure()
+        rows_used = sorted({int(j["row"]) for j in jobs[k]})
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for j in jobs[k]:
+            start, end, first = int(j["start"]), int(j["end"]), int(j["first_pe"] or 0)
+            ax.broken_barh([(start, max(1, end - start))], (first, int(j["pes"])), alpha=0.6,
+                           facecolor=colours[rows_used.index(int(j["row"])) % len(colours)], edgecolor="black", linewidth=0.3)
+        ax.set_xlabel("cycle")
+        ax.set_ylabel("PEs (from the placement's first PE)")
+        ax.set_title(f"jobs on PEs over time: {label(k)}" + (f" (colour: gang row)" if len(rows_used) > 1 else "") + suffix)
+        ax.grid(True, alpha=0.3)
+        save(fig, out, "gantt_" + "_".join(k))
+    fig, ax = figure()
+    for run in runs:
+        k = key(run)
+        pts = util[k]
+        if not pts:
+            continue
+        pes_total = max(1, max(int(p["held"]) for p in pts), max(int(p["busy"]) for p in pts))
+        xs = [int(p["cycle"]) for p in pts] + [int(run["makespan"])]
+        ys = [int(p["busy"]) for p in pts] + [int(pts[-1]["busy"])]
+        ax.step(xs, ys, where="post", label=f"{label(k)} (mean {float(run['utilisation']):.2f})")
+    ax.set_xlabel("cycle")
+    ax.set_ylabel("busy PEs (jobs running)")
+    ax.set_title("utilisation over time" + suffix)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    save(fig, out, "utilisation")
+    fig, ax = figure()
+    for run in runs:
+        k = key(run)
+        v = sorted(float(j["bounded_slowdown"]) for j in jobs[k])
+        if v:
+            ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=label(k))
+    ax.set_xscale("log")
+    ax.set_xlabel("bounded slowdown")
+    ax.set_ylabel("share of jobs")
+    ax.set_title("bounded slowdown CDF" + suffix)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    save(fig, out, "slowdown_cdf")
+    timed = [r for r in runs if int(r["switches"]) > 0]
+    if timed:
+        fig, ax = figure()
+        xs = range(len(timed))
+        ax.bar([x - 0.2 for x in xs], [float(r["switch_cycles_mean"]) for r in timed], width=0.4,
+               label="cycles per switch (mean)")
+        ax2 = ax.twinx()
+        ax2.bar([x + 0.2 for x in xs], [int(r["packets_saved"]) / int(r["switches"]) for r in timed], width=0.4,
+                color="tab:orange", label="packets saved per switch (mean)")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([label(key(r)) for r in timed], rotation=15, ha="right")
+        ax.set_ylabel("cycles per switch (mean)")
+        ax2.set_ylabel("packets saved per switch (mean)")
+        ax.set_title("switch cost per policy" + suffix)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
+        ax2.set_ylim(0, ax2.get_ylim()[1] * 1.3)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, loc="upper left")
+        save(fig, out, "switch_cost")
+
+
 def telemetry(csv_path, out, title=None):
     """Telemetry over time: accepted throughput, mean latency and buffer occupancy per window
     against the window's end (cycles); one line per run (rica os: per policy, rate and slice)."""
@@ -378,11 +465,15 @@ def main(argv=None):
     t.add_argument("--out")
     t.add_argument("--quiet", action="store_true")
     t.add_argument("--title")
+    st = sub.add_parser("os-stream")
+    st.add_argument("csv", metavar="DIR")
+    st.add_argument("--out")
+    st.add_argument("--title")
     a = ap.parse_args(argv)
     global QUIET
     QUIET = a.quiet
     src = a.json if a.kind in ("links", "latency") else a.csv
-    out = a.out or os.path.dirname(os.path.abspath(src))
+    out = a.out or (src if a.kind == "os-stream" else os.path.dirname(os.path.abspath(src)))
     os.makedirs(out, exist_ok=True)
     try:
         if a.kind == "sweep":
@@ -393,6 +484,8 @@ def main(argv=None):
             latency(a.json, out)
         elif a.kind == "telemetry":
             telemetry(a.csv, out, a.title)
+        elif a.kind == "os-stream":
+            os_stream(a.csv, out, a.title)
         else:
             os_plots(a.csv, out, a.title)
     except BadInput as e:

@@ -356,4 +356,37 @@ head -1 "$p28/os/telemetry_jobs.csv" | grep -q "^policy,rate,slice,window,end,jo
   && [ -s "$p28/os/telemetry_halts.csv" ] && [ -s "$p28/os/telemetry_windows.csv" ] \
   || { echo "FAIL [os --telemetry writes per-job and halt tables]"; fail=1; }
 rm -rf "$p28"
+
+# Issue 31: rica os-stream (job streams, allocators, schedulers; docs/os.md "Job streams")
+p31=$(mktemp -d)
+printf '1 0 -1 10 4 -1 -1 4 20 -1 1 1 1 1 1 1 -1 -1\n2 5 -1 x 4 -1 -1 4 20 -1 1 1 1 1 1 1 -1 -1\n' > "$p31/bad.swf"
+check_exit 2 "os-stream: malformed SWF line" os-stream torus:4x4 --jobs "$p31/bad.swf"
+expect_in "bad.swf:2: field 4 (run time)" "os-stream: SWF error names line and field" os-stream torus:4x4 --jobs "$p31/bad.swf"
+check_exit 2 "os-stream: unknown allocator" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --alloc budy
+expect_in "did you mean 'buddy'?" "os-stream: nearest allocator" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --alloc budy
+check_exit 2 "os-stream: unknown scheduler" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --sched fifo
+check_exit 2 "os-stream: gang on open placement" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --sched gang --alloc random
+check_exit 2 "os-stream: job larger than the machine" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=32,length=1
+check_exit 2 "os-stream: bad poisson parameter" os-stream torus:4x4 --jobs poisson:jobs=2,rate=0,size=2,length=1
+check_exit 2 "os-stream: missing SWF file" os-stream torus:4x4 --jobs "$p31/none.swf"
+check_exit 2 "os-stream: cycles per second" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --cycles-per-second 0
+check_exit 2 "os-stream: unwritable --out" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --out /proc/x
+"$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --alloc buddy,first-fit --sched fcfs,easy,gang \
+  --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet > /dev/null \
+  || { echo "FAIL [os-stream on the example SWF]"; fail=1; }
+for f in stream.csv jobs.csv switches.csv utilisation.csv stream.json; do
+  [ -s "$p31/o/$f" ] || { echo "FAIL [os-stream wrote no $f]"; fail=1; }
+done
+[ "$(grep -c ',true$' "$p31/o/stream.csv")" = 8 ] || { echo "FAIL [os-stream: 8 runs, all ok]"; cat "$p31/o/stream.csv"; fail=1; }
+python3 -c "
+import json,sys; j=json.load(open('$p31/o/stream.json'))
+r=j['runs']; sys.exit(not (len(r)==8 and all(x['lost']==0 and x['duplicates']==0 and x['ok'] for x in r)
+  and all(len(x['jobs'])==23 for x in r) and any(x['switches']['count']>0 for x in r)))" \
+  || { echo "FAIL [os-stream JSON: runs, jobs, switches]"; fail=1; }
+if python3 -c "import matplotlib" 2> /dev/null; then
+  python3 ../scripts/plot_os_stream.py "$p31/o" > /dev/null \
+    && [ -s "$p31/o/utilisation.png" ] && [ -s "$p31/o/slowdown_cdf.svg" ] && [ -s "$p31/o/switch_cost.png" ] \
+    && [ -s "$p31/o/gantt_buddy_gang_drain.png" ] || { echo "FAIL [plot_os_stream.py]"; fail=1; }
+fi
+rm -rf "$p31"
 exit $fail

@@ -68,10 +68,11 @@ done
 # ---- 3. every subcommand: the shared options exist and mean the same thing ----
 leaves=("list" "topo torus:4x4" "route torus:4x4 0 5" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4"
         "app sort -t torus:4x4" "app stencil -t torus:4x4" "experiment rwc1" "bound torus:4x4" "partition torus:4x4"
-        "embed ring torus:4x4" "plot links x.json" "plot latency x.json" "plot sweep x.csv" "plot os x.csv" "report x.json")
-runs_something=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "app sort -t torus:4x4"
+        "embed ring torus:4x4" "plot links x.json" "plot latency x.json" "plot sweep x.csv" "plot os x.csv" "report x.json"
+        "os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1")
+runs_something=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1" "app sort -t torus:4x4"
                 "app stencil -t torus:4x4" "experiment rwc1" "bound torus:4x4" "partition torus:4x4" "embed ring torus:4x4")
-seeded=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "app sort -t torus:4x4"
+seeded=("topo torus:4x4" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4" "os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1" "app sort -t torus:4x4"
         "app stencil -t torus:4x4" "experiment rwc1" "bound torus:4x4" "partition torus:4x4")
 help_of() {
   local words; read -r -a words <<< "$1"; local n=1
@@ -100,12 +101,12 @@ for c in "${seeded[@]}"; do
   got=$("$RICA" "${w[@]}" --seed -1 2>&1 >/dev/null)
   [ "$got" = "$want_seed" ] || failed "rica $c --seed -1: '$got' (run says '$want_seed')"
 done
-for c in "sweep torus:4x4" "os torus:4x4" "experiment rwc1"; do
+for c in "sweep torus:4x4" "os torus:4x4" "os-stream torus:4x4" "experiment rwc1"; do
   grep -q -- "--out" <<< "$(help_of "$c")" || failed "rica $c lacks --out"
   grep -q -- "--progress" <<< "$(help_of "$c")" || failed "rica $c lacks --progress"
 done
 # --rate: one name for the offered load (sweep keeps --rates as an alias)
-for c in "run torus:4x4" "sweep torus:4x4" "os torus:4x4"; do
+for c in "run torus:4x4" "sweep torus:4x4" "os torus:4x4" "os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1"; do
   read -r -a w <<< "$c"
   e=$("$RICA" "${w[@]}" --rate 2 2>&1 >/dev/null); [ $? = 2 ] && grep -q -- "--rate" <<< "$e" || failed "rica $c --rate 2: '$e'"
 done

@@ -44,6 +44,9 @@ RunOutcome run_outcome(const std::vector<std::string>& args);
 /// `rica sweep SPEC... [options]` without --out/--no-plot: the points, in the CLI's order.
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args);
 
+/// `rica os-stream SPEC --jobs ... [options]` without --out/--json: the JSON `--json` writes.
+nlohmann::json os_stream_json(const std::vector<std::string>& args);
+
 /// Parses `args` as subcommand `name` whose options `declare` adds; CLI11's parse errors become
 /// usage_error with the CLI's text ("... (see rica --help)"). `then` runs after the parse while the
 /// subcommand still exists (options that remember their CLI::App or CLI::Option need it alive).

@@ -115,6 +115,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   add_run_commands(app, status);
   add_sweep_command(app);
   add_os_command(app, status);
+  add_os_stream_command(app, status);
   add_app_command(app, status);
   add_experiment_commands(app);
   add_partition_command(app);

@@ -30,5 +30,8 @@ void add_report_command(CLI::App& app);
 /// `rica os` (time sharing: drain vs flush); `status` receives the exit status (1 packets lost,
 /// duplicated or misdelivered or a drain bound broken, 3 a run deadlocked or livelocked).
 void add_os_command(CLI::App& app, int& status);
+/// `rica os-stream` (job streams: allocators, schedulers, switch policies; rica/os_stream.hpp);
+/// `status` as for `rica os`.
+void add_os_stream_command(CLI::App& app, int& status);
 
 }  // namespace rica::cli

@@ -15,6 +15,7 @@
 #include "rica/defaults.hpp"
 #include "rica/metrics.hpp"
 #include "rica/os.hpp"
+#include "rica/os_stream.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "app_registry.hpp"
@@ -222,6 +223,11 @@ void run_list(const ListOptions& o) {
     nlohmann::json pol = nlohmann::json::array();
     for (const auto& [name, doc] : switch_policies()) pol.push_back({{"name", name}, {"summary", doc}});
     j["switch_policies"] = pol;
+    nlohmann::json al = nlohmann::json::array(), sc = nlohmann::json::array();
+    for (const auto& [name, doc] : allocators()) al.push_back({{"name", name}, {"summary", doc}});
+    for (const auto& [name, doc] : schedulers()) sc.push_back({{"name", name}, {"summary", doc}});
+    j["allocators"] = al;
+    j["schedulers"] = sc;
     nlohmann::json routings = nlohmann::json::array();
     routings.push_back({{"name", "deterministic"}, {"topologies", "all"}, {"summary", "the topology's route()"}});
     for (const RoutingDoc& r : adaptive_routing_docs())
@@ -234,6 +240,10 @@ void run_list(const ListOptions& o) {
     std::cout << TopologyRegistry::help_text() << "\n" << TrafficRegistry::help_text() << "\n"
               << AppRegistry::help_text() << "\nSwitch policies (rica os --policy a,b,...):\n\n";
     for (const auto& [name, doc] : switch_policies()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
+    std::cout << "\nAllocators (rica os-stream --alloc a,b,...):\n\n";
+    for (const auto& [name, doc] : allocators()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
+    std::cout << "\nSchedulers (rica os-stream --sched a,b,...):\n\n";
+    for (const auto& [name, doc] : schedulers()) std::cout << fmt::format("  {:<10} {}\n", name, doc);
     std::cout << "\nRoutings (--routing NAME, on every command that runs a machine):\n\n"
               << "  deterministic  every topology: its own route() (default)\n";
     for (const RoutingDoc& r : adaptive_routing_docs())

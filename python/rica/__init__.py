@@ -21,7 +21,7 @@ import tempfile
 from ._rica import RicaError
 from . import _rica
 
-__all__ = ["RicaError", "Result", "SweepResult", "Topology", "run", "sweep", "names", "list_text"]
+__all__ = ["RicaError", "Result", "SweepResult", "Topology", "run", "sweep", "os_stream", "names", "list_text"]
 
 
 def _argv(positional, options):
@@ -139,6 +139,14 @@ def sweep(topologies, **options):
     if isinstance(topologies, str):
         topologies = [topologies]
     return SweepResult(_rica.sweep(_argv(topologies, options)))
+
+
+def os_stream(topology, jobs, **options):
+    """`rica os-stream TOPOLOGY --jobs JOBS` (alloc, sched, policy, job, rate, cycles_per_second,
+    slice, rows, routing, threads, seed, buffer_words, packet_words, link_cycles, io_hop_cycles,
+    save_rate): the JSON `--json` writes, a dict with one entry per run in "runs" (each with its
+    measures and a "jobs" list). `alloc`, `sched` and `policy` take a name or a list of names."""
+    return _rica.os_stream(_argv([topology], dict(options, jobs=jobs)))
 
 
 class Topology:

@@ -204,3 +204,22 @@ def test_trace_events_as_a_keyword(tmp_path):
     assert sum(1 for e in events if e["ph"] == "f") == te["delivered"]
     with pytest.raises(rica.RicaError, match="--trace-events"):
         rica.run("torus:4x4", trace_events=str(path))  # the async engine: refused
+
+
+def test_os_stream_equals_cli_and_refuses_the_same(tmp_path):
+    """rica.os_stream: the CLI's JSON runs, the CLI's one-line refusals."""
+    swf = os.path.join(os.path.dirname(__file__), "../../examples/os_stream/small.swf")
+    opts = dict(alloc=["buddy", "first-fit"], sched=["easy", "gang"], policy="drain", cycles_per_second=2, rate=0.2,
+                slice=100, threads=1)
+    r = rica.os_stream("torus:8x8", swf, **opts)
+    assert len(r["runs"]) == 4 and all(run["ok"] and run["lost"] == 0 for run in r["runs"])
+    out = tmp_path / "s.json"
+    p = cli("os-stream", "torus:8x8", "--jobs", swf, "--alloc", "buddy,first-fit", "--sched", "easy,gang",
+            "--policy", "drain", "--cycles-per-second", "2", "--rate", "0.2", "--slice", "100", "--threads", "1",
+            "--json", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert json.load(open(out))["runs"] == r["runs"]
+    p = cli("os-stream", "torus:8x8", "--jobs", swf, "--alloc", "budy")
+    with pytest.raises(rica.RicaError) as e:
+        rica.os_stream("torus:8x8", swf, alloc="budy")
+    assert p.stderr.strip() == "rica: error: " + str(e.value)

@@ -128,6 +128,18 @@ void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t
   requeue(v, st.injq, now);
 }
 
+void Machine::place_job(std::size_t j, const std::vector<node_t>& pes) {
+  JobRt& job = jobs_[j];
+  RICA_ASSERT(job.placed_later && pes.size() == job.size, "place_job: not a job placed later, or the wrong size");
+  for (node_t v = 0; v < nodes_; ++v) RICA_ASSERT(os_.job_at(v) != j, "place_job of a job that runs");
+  job.global_of = pes;
+  job.local_of.assign(pes_, no_node);
+  for (node_t l = 0; l < job.size; ++l) {
+    RICA_ASSERT(pes[l] < pes_ && job.local_of[pes[l]] == no_node, "place_job: a PE outside the machine or repeated");
+    job.local_of[pes[l]] = l;
+  }
+}
+
 PeAppState Machine::switch_out(node_t v) {
   PeAppState st;
   os_.set_job(v, no_job);
@@ -311,7 +323,7 @@ void Machine::allocate() {
   os_.reset(nodes_);
   ledger_.allocate(nodes_, ports_, jobs_.size(), [&](node_t v) { return holds(v); });
   for (std::size_t j = 0; j < jobs_.size(); ++j)
-    for (node_t l = 0; l < jobs_[j].size; ++l)
+    for (node_t l = 0; l < jobs_[j].size && !jobs_[j].placed_later; ++l)
       if (os_.job_at(jobs_[j].global(l)) == no_job) os_.set_job(jobs_[j].global(l), static_cast<std::uint8_t>(j), false);
   for (node_t v = 0; v < pes_; ++v)  // a PE with no job is idle (another rank's PEs are not held here)
     if (holds(v)) pe_[v].generating = os_.job_at(v) != no_job;
@@ -325,7 +337,10 @@ void Machine::allocate() {
     for (const JobRt& j : jobs_) {
       const std::uint64_t k = j.app->max_sends_per_pe();
       known = known && k > 0;
-      for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
+      if (j.placed_later)  // any PE may host it
+        for (std::uint64_t& b : bound) b += k;
+      else
+        for (node_t l = 0; l < j.size; ++l) bound[j.global(l)] += k;
     }
     bitmap_k = known ? *std::max_element(bound.begin(), bound.end()) : 0;
   }

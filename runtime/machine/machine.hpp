@@ -139,6 +139,9 @@ struct JobRt {
   std::vector<node_t> global_of;  ///< local PE -> machine PE; empty: identity (the whole machine)
   std::vector<node_t> local_of;   ///< machine PE -> local PE, no_node if not a member; empty: identity
   node_t size = 0;
+  /// Placed by the OS during the run (job streams, rica/os_stream.hpp): global_of / local_of are
+  /// set by Machine::place_job before the job first runs, and any PE may host it.
+  bool placed_later = false;
   node_t local(node_t g) const noexcept { return local_of.empty() ? g : local_of[g]; }
   node_t global(node_t l) const noexcept { return global_of.empty() ? l : global_of[l]; }
 };
@@ -223,6 +226,9 @@ class Machine {
   /// Job j's application takes PE v: its saved state (send queue, generator) moves in; its
   /// queued packets may leave from cycle `now` on. Switch nodes only change owner.
   void switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t now);
+  /// Job j (placed_later) takes the machine PEs `pes` (local PE i is pes[i]; distinct, size()
+  /// of them). Precondition: j runs on no node.
+  void place_job(std::size_t j, const std::vector<node_t>& pes);
   /// The job leaves node v: returns its application state (PEs) and send queue (any node); the
   /// node then runs nothing.
   PeAppState switch_out(node_t v);

@@ -17,7 +17,7 @@
 #include <numeric>
 
 #include "../machine/machine.hpp"
-#include "os_policy.hpp"
+#include "os_driver.hpp"
 
 namespace rica {
 
@@ -33,265 +33,280 @@ std::vector<node_t> job_nodes(const Topology& topology, const std::vector<node_t
 }
 
 namespace detail {
+
+OsDriver::OsDriver(Machine& m, const OsConfig& os, std::vector<JobResult>& results, OsPlanner& planner)
+    : m_(m), view_(m), os_(os), policy_(make_switch_policy(os.policy)), planner_(planner), results_(results) {
+  const std::size_t J = m_.job_count();
+  nodes_of_.resize(J);
+  placed_.assign(J, 0);
+  owner_cur_.assign(m_.nodes(), no_job);
+  ctx_.resize(J);
+  save_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
+  queue_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
+  done_.assign(J, 0);
+  index_.resize(J);
+  // Every node starts with no job; planners start the first ones (start_direct).
+  for (node_t v = 0; v < m_.nodes(); ++v) m_.switch_out(v);
+}
+
+void OsDriver::place(unsigned j, std::vector<node_t> nodes) {
+  RICA_ASSERT(std::find(running_.begin(), running_.end(), j) == running_.end(), "place() of a running job");
+  JobRt const& job = m_.job(j);
+  if (job.placed_later) m_.place_job(j, std::vector<node_t>(nodes.begin(), nodes.begin() + job.size));
+  ctx_[j].clear();
+  ctx_[j].resize(job.size);
+  for (node_t l = 0; l < job.size; ++l)
+    ctx_[j][l].rng = Rng(mix64(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
+  index_[j].assign(m_.nodes(), ~0u);
+  for (std::size_t i = 0; i < nodes.size(); ++i) index_[j][nodes[i]] = static_cast<std::uint32_t>(i);
+  nodes_of_[j] = std::move(nodes);
+  placed_[j] = 1;
+}
+
+void OsDriver::start_direct(unsigned j, std::uint64_t now) {
+  RICA_ASSERT(placed_[j] && !switching_, "start_direct of a job not placed, or during a switch");
+  const JobRt& job = m_.job(j);
+  for (node_t l = 0; l < job.size; ++l)
+    RICA_ASSERT(m_.job_at(job.global(l)) == no_job, "start_direct on a PE that runs a job");
+  // Routers of open partitions may be in several jobs' node sets: the last started owns them
+  // (they are switched only under time sharing, which needs closed partitions).
+  for (node_t v : nodes_of_[j]) {
+    owner_cur_[v] = static_cast<std::uint8_t>(j);
+    // After a switch, free nodes may be of different epochs: the job's nodes join the current one
+    // (they hold nothing). Before any switch every node is in epoch 0 and none is halted.
+    if (switch_id_) m_.resume(v, switch_id_);
+  }
+  for (node_t l = 0; l < job.size; ++l)
+    m_.switch_in(job.global(l), static_cast<std::uint8_t>(j), std::move(ctx_[j][l]), now);
+  running_.push_back(j);
+  ++results_[j].slices;
+}
+
+void OsDriver::stop_direct(unsigned j) {
+  RICA_ASSERT(done_[j] && !switching_, "stop_direct of a job that has not finished, or during a switch");
+  for (node_t v : nodes_of_[j]) {
+    if (owner_cur_[v] != j) continue;
+    owner_cur_[v] = no_job;
+    if (m_.job_at(v) == j) {
+      const PeAppState st = m_.switch_out(v);
+      RICA_ASSERT(st.injq.empty(), "stop_direct: a finished job with packets to send");
+    }
+  }
+  running_.erase(std::remove(running_.begin(), running_.end(), j), running_.end());
+}
+
+std::uint64_t OsDriver::held() const {
+  std::uint64_t n = 0;
+  for (const auto& per_job : save_)
+    for (const auto& area : per_job) n += area.size();
+  for (const auto& per_job : queue_)
+    for (const auto& area : per_job) n += area.size();
+  for (std::size_t j = 0; j < ctx_.size(); ++j)
+    for (node_t l = 0; l < ctx_[j].size(); ++l)
+      if (m_.job_at(m_.job(j).global(l)) != j) n += ctx_[j][l].injq.size();
+  return n;
+}
+
+bool OsDriver::busy() const {
+  if (switching_) return true;
+  for (std::size_t j = 0; j < done_.size(); ++j)
+    if (!done_[j]) return true;
+  return false;
+}
+
+void OsDriver::after_cycle(std::uint64_t cycle) {
+  const std::uint64_t now = cycle + 1;  // the state is that at the start of cycle `now`
+  update_done(now);
+  if (switching_) {
+    advance_switch(now);
+    return;
+  }
+  planner_.step(*this, now);
+}
+
+/// A job is done when none of its PEs generates or holds a send, none of its packets is in the
+/// network (entered == left, summed over its nodes), none is saved, and none waits in a switch
+/// node's source queue (a drained packet restored there has left the network and not re-entered
+/// it: missing this lost packets on indirect networks, which have switch nodes).
+void OsDriver::update_done(std::uint64_t now) {
+  for (std::size_t j = 0; j < done_.size(); ++j) {
+    if (done_[j] || !placed_[j]) continue;
+    const JobRt& job = m_.job(j);
+    bool idle = true;
+    for (node_t l = 0; l < job.size && idle; ++l) {
+      const node_t v = job.global(l);
+      if (m_.job_at(v) == j) {
+        idle = m_.pe_idle(v);
+      } else {
+        const PeAppState& c = ctx_[j][l];
+        idle = c.started && !c.generating && c.injq.empty();
+      }
+    }
+    if (!idle) continue;
+    std::uint64_t in = 0, out = 0;
+    for (node_t v : nodes_of_[j]) {
+      in += m_.net_in(j, v);
+      out += m_.net_out(j, v);
+      if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
+      if (v >= m_.pes() && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
+    }
+    if (!idle || in != out) continue;
+    done_[j] = 1;
+    finished_now_.push_back(static_cast<unsigned>(j));
+    results_[j].completion_cycle = now;
+  }
+}
+
+void OsDriver::owners_of(const std::vector<unsigned>& set, std::vector<std::uint8_t>& owner) const {
+  owner.assign(m_.nodes(), no_job);
+  for (unsigned j : set)
+    for (node_t v : nodes_of_[j]) owner[v] = static_cast<std::uint8_t>(j);
+}
+
+void OsDriver::begin_switch(std::uint64_t now, std::vector<unsigned> next, unsigned from_slot, unsigned to_slot) {
+  switching_ = true;
+  ++switch_id_;
+  next_ = std::move(next);
+  owners_of(next_, owner_next_);
+  rec_ = SwitchRecord{};
+  rec_.at = now;
+  rec_.from_slot = from_slot;
+  rec_.to_slot = to_slot;
+  sw_.clear();
+  ordered_.assign(m_.nodes(), 0);
+  outgoing_.clear();
+  for (unsigned j : running_)
+    if (std::find(next_.begin(), next_.end(), j) == next_.end()) outgoing_.push_back(j);
+  for (node_t v = 0; v < m_.nodes(); ++v) {
+    const std::uint8_t out = owner_cur_[v], in = owner_next_[v];
+    if (out == in) continue;
+    NodeSwitch n{v, out, in, 0};
+    if (out != no_job) {
+      n.depth = tree_depth(index_[out][v]);
+      n.order_at = now + std::uint64_t{os_.io_hop_cycles} * n.depth;
+    } else {
+      n.order_at = now;  // idle until now: only the incoming job's restore
+    }
+    sw_.push_back(n);
+  }
+  rec_.bound_cycles = policy_->begin(*this);
+  advance_switch(now);
+}
+
+/// Takes the outgoing job's application state off node v (its send queue included).
+void OsDriver::take_off(unsigned j, node_t v) {
+  PeAppState st = m_.switch_out(v);
+  if (v < m_.pes() && m_.job(j).local(v) != no_node) {
+    ctx_[j][m_.job(j).local(v)] = std::move(st);
+  } else {  // a switch: restored packets not yet re-injected (kept aside, as a PE's send queue is)
+    queue_[j][v].insert(queue_[j][v].end(), st.injq.begin(), st.injq.end());
+  }
+}
+
+void OsDriver::advance_switch(std::uint64_t now) {
+  policy_->advance(*this, now);
+  bool all = true;
+  for (NodeSwitch& n : sw_) {
+    if (n.phase == NodeSwitch::wait_order && now >= n.order_at) {
+      if (n.out != no_job) {
+        take_off(n.out, n.v);
+        policy_->on_order(*this, n);
+      }
+      ordered_[n.v] = 1;
+      n.phase = NodeSwitch::clearing;
+    }
+    if (n.phase == NodeSwitch::clearing) {
+      std::uint64_t ready_at = now, saved_words = 0, saved_packets = 0;
+      if (n.out == no_job) {
+        m_.halt(n.v);  // no one may send here before the incoming job is restored
+      } else {
+        const std::optional<std::uint64_t> r = policy_->clear(*this, n, now, saved_packets, saved_words);
+        if (!r) {
+          all = false;
+          continue;
+        }
+        ready_at = *r;
+      }
+      rec_.packets_saved += saved_packets;
+      rec_.words_saved += saved_words;
+      rec_.peak_node_packets = std::max<std::uint64_t>(rec_.peak_node_packets, saved_packets);
+      std::uint64_t pk = 0, wd = 0;
+      for (std::size_t j = 0; j < save_.size(); ++j)
+        for (const Packet& p : save_[j][n.v]) ++pk, wd += p.words;
+      save_peak_packets = std::max(save_peak_packets, pk);
+      save_peak_words = std::max(save_peak_words, wd);
+      std::uint64_t restore_words = 0;
+      if (n.in != no_job)
+        for (const Packet& p : save_[n.in][n.v]) restore_words += p.words;
+      n.resume_at = std::max(ready_at, now) + words_cost(restore_words);
+      n.phase = NodeSwitch::restoring;
+    }
+    if (n.phase == NodeSwitch::restoring && now >= n.resume_at) {
+      if (n.in != no_job) {
+        // Saved packets first (they were in the network), then restored packets the node had
+        // not re-injected yet, then the job's own send queue.
+        rec_.packets_restored += save_[n.in][n.v].size();
+        m_.requeue(n.v, save_[n.in][n.v], now);
+        m_.requeue(n.v, queue_[n.in][n.v], now);
+        PeAppState st;
+        if (n.v < m_.pes() && m_.job(n.in).local(n.v) != no_node) st = std::move(ctx_[n.in][m_.job(n.in).local(n.v)]);
+        m_.switch_in(n.v, n.in, std::move(st), now);
+      }
+      m_.resume(n.v, switch_id_);
+      n.phase = NodeSwitch::resumed;
+    }
+    if (n.phase != NodeSwitch::resumed) all = false;
+  }
+  if (!all) return;
+  rec_.cycles = now - rec_.at;
+  switches.push_back(rec_);
+  switching_ = false;
+  running_ = next_;
+  owner_cur_ = owner_next_;
+  slot_start_ = now;
+  for (unsigned j : running_) ++results_[j].slices;
+}
+
 namespace {
 
-/// The OS driver: a CycleHook of the cycle engine. Everything it does runs on the main thread
-/// between cycles, when the machine is still, except on_switched_out (a packet of a job that is
-/// switched out reached its destination), which runs on the destination node's task and writes
-/// only that node's save area. It acts on the machine only through Machine's operations; what
-/// happens to the packets in the network at a switch is the policy's (rica/os_policy.hpp), which
-/// sees the machine only through an OsView.
-class OsDriver final : public CycleHook, public SwitchState {
+/// run_jobs' plan: a fixed cycle of slots, each run for `slice` cycles or until its jobs are done;
+/// a slot with no work left is skipped.
+class SlotCycle final : public OsPlanner {
  public:
-  OsDriver(Machine& m, const OsConfig& os, std::vector<std::vector<node_t>> nodes_of,
-           std::vector<std::vector<unsigned>> slots, std::vector<JobResult>& results)
-      : m_(m), view_(m), os_(os), policy_(make_switch_policy(os.policy)), nodes_of_(std::move(nodes_of)),
-        slots_(std::move(slots)), results_(results) {
-    const std::size_t J = m_.job_count();
-    owner_.assign(slots_.size(), std::vector<std::uint8_t>(m_.nodes(), no_job));
-    for (std::size_t s = 0; s < slots_.size(); ++s)
-      for (unsigned j : slots_[s])
-        for (node_t v : nodes_of_[j]) owner_[s][v] = static_cast<std::uint8_t>(j);
-    ctx_.resize(J);
-    save_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
-    queue_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
-    done_.assign(J, 0);
-    index_.assign(J, std::vector<std::uint32_t>(m_.nodes(), ~0u));
-    for (std::size_t j = 0; j < J; ++j) {
-      const JobRt& job = m_.job(j);
-      ctx_[j].resize(job.size);
-      for (node_t l = 0; l < job.size; ++l)
-        ctx_[j][l].rng = Rng(mix64(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
-      for (std::size_t i = 0; i < nodes_of_[j].size(); ++i) index_[j][nodes_of_[j][i]] = static_cast<std::uint32_t>(i);
-    }
-    // Every node starts with no job; the first slot's jobs take their PEs.
-    for (node_t v = 0; v < m_.nodes(); ++v) m_.switch_out(v);
-    for (unsigned j : slots_[0]) {
-      const JobRt& job = m_.job(j);
-      for (node_t l = 0; l < job.size; ++l) m_.switch_in(job.global(l), static_cast<std::uint8_t>(j), std::move(ctx_[j][l]), 0);
-      ++results_[j].slices;
-    }
+  explicit SlotCycle(std::vector<std::vector<unsigned>> slots, std::uint64_t slice)
+      : slots_(std::move(slots)), slice_(slice) {}
+  void start(OsDriver& d) {
+    for (unsigned j : slots_[0]) d.start_direct(j, 0);
   }
-
-  std::vector<SwitchRecord> switches;
-  std::uint64_t save_peak_packets = 0, save_peak_words = 0;
-
-  // ---- CycleHook ----
-  void on_switched_out(node_t v, const Packet& p) override { save_[p.job][v].push_back(p); }
-  bool holding() const override { return switching_; }
-  std::uint64_t held() const override {
-    std::uint64_t n = 0;
-    for (const auto& per_job : save_)
-      for (const auto& area : per_job) n += area.size();
-    for (const auto& per_job : queue_)
-      for (const auto& area : per_job) n += area.size();
-    for (std::size_t j = 0; j < ctx_.size(); ++j)
-      for (node_t l = 0; l < ctx_[j].size(); ++l)
-        if (m_.job_at(m_.job(j).global(l)) != j) n += ctx_[j][l].injq.size();
-    return n;
-  }
-  bool busy() const override {
-    if (switching_) return true;
-    for (std::size_t j = 0; j < done_.size(); ++j)
-      if (!done_[j]) return true;
-    return false;
-  }
-  void after_cycle(std::uint64_t cycle) override {
-    const std::uint64_t now = cycle + 1;  // the state is that at the start of cycle `now`
-    update_done(now);
-    if (switching_) {
-      advance_switch(now);
-      return;
-    }
+  void step(OsDriver& d, std::uint64_t now) override {
+    (void)d.take_finished();
     bool slot_done = true;
-    for (unsigned j : slots_[cur_]) slot_done = slot_done && done_[j];
-    if (now - slot_start_ < os_.slice && !slot_done) return;
+    for (unsigned j : slots_[cur_]) slot_done = slot_done && d.finished(j);
+    if (now - d.slot_start() < slice_ && !slot_done) return;
     // Next slot with work, in schedule order (may be this one again).
     std::size_t next = cur_;
     for (std::size_t k = 1; k <= slots_.size(); ++k) {
       const std::size_t s = (cur_ + k) % slots_.size();
       bool work = false;
-      for (unsigned j : slots_[s]) work = work || !done_[j];
+      for (unsigned j : slots_[s]) work = work || !d.finished(j);
       if (work) {
         next = s;
         break;
       }
     }
     if (next == cur_) {
-      slot_start_ = now;
+      d.restart_slot(now);
       return;
     }
-    begin_switch(now, next);
+    const std::size_t from = cur_;
+    cur_ = next;
+    d.begin_switch(now, slots_[next], static_cast<unsigned>(from), static_cast<unsigned>(next));
   }
-
-  // ---- SwitchState (what the policy sees) ----
-  OsView& machine() override { return view_; }
-  const OsView& machine() const override { return view_; }
-  const OsConfig& os() const override { return os_; }
-  std::uint64_t started_at() const override { return rec_.at; }
-  SwitchRecord& record() override { return rec_; }
-  const std::vector<unsigned>& outgoing() const override { return outgoing_; }
-  const std::vector<node_t>& nodes_of(unsigned job) const override { return nodes_of_[job]; }
-  std::uint8_t owner_before(node_t v) const override { return owner_[cur_][v]; }
-  bool ordered(node_t v) const override { return ordered_[v] != 0; }
-  std::vector<Packet>& saved(unsigned job, node_t v) override { return save_[job][v]; }
 
  private:
-  /// A job is done when none of its PEs generates or holds a send, none of its packets is in the
-  /// network (entered == left, summed over its nodes), none is saved, and none waits in a switch
-  /// node's source queue (a drained packet restored there has left the network and not re-entered
-  /// it: missing this lost packets on indirect networks, which have switch nodes).
-  void update_done(std::uint64_t now) {
-    for (std::size_t j = 0; j < done_.size(); ++j) {
-      if (done_[j]) continue;
-      const JobRt& job = m_.job(j);
-      bool idle = true;
-      for (node_t l = 0; l < job.size && idle; ++l) {
-        const node_t v = job.global(l);
-        if (m_.job_at(v) == j) {
-          idle = m_.pe_idle(v);
-        } else {
-          const PeAppState& c = ctx_[j][l];
-          idle = c.started && !c.generating && c.injq.empty();
-        }
-      }
-      if (!idle) continue;
-      std::uint64_t in = 0, out = 0;
-      for (node_t v : nodes_of_[j]) {
-        in += m_.net_in(j, v);
-        out += m_.net_out(j, v);
-        if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
-        if (v >= m_.pes() && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
-      }
-      if (!idle || in != out) continue;
-      done_[j] = 1;
-      results_[j].completion_cycle = now;
-    }
-  }
-
-  void begin_switch(std::uint64_t now, std::size_t next) {
-    switching_ = true;
-    ++switch_id_;
-    next_ = next;
-    rec_ = SwitchRecord{};
-    rec_.at = now;
-    rec_.from_slot = static_cast<unsigned>(cur_);
-    rec_.to_slot = static_cast<unsigned>(next);
-    sw_.clear();
-    ordered_.assign(m_.nodes(), 0);
-    outgoing_.clear();
-    for (unsigned j : slots_[cur_])
-      if (std::find(slots_[next].begin(), slots_[next].end(), j) == slots_[next].end()) outgoing_.push_back(j);
-    for (node_t v = 0; v < m_.nodes(); ++v) {
-      const std::uint8_t out = owner_[cur_][v], in = owner_[next][v];
-      if (out == in) continue;
-      NodeSwitch n{v, out, in, 0};
-      if (out != no_job) {
-        n.depth = tree_depth(index_[out][v]);
-        n.order_at = now + std::uint64_t{os_.io_hop_cycles} * n.depth;
-      } else {
-        n.order_at = now;  // idle until now: only the incoming job's restore
-      }
-      sw_.push_back(n);
-    }
-    rec_.bound_cycles = policy_->begin(*this);
-    advance_switch(now);
-  }
-
-  /// Takes the outgoing job's application state off node v (its send queue included).
-  void take_off(unsigned j, node_t v) {
-    PeAppState st = m_.switch_out(v);
-    if (v < m_.pes() && m_.job(j).local(v) != no_node) {
-      ctx_[j][m_.job(j).local(v)] = std::move(st);
-    } else {  // a switch: restored packets not yet re-injected (kept aside, as a PE's send queue is)
-      queue_[j][v].insert(queue_[j][v].end(), st.injq.begin(), st.injq.end());
-    }
-  }
-
-  void advance_switch(std::uint64_t now) {
-    policy_->advance(*this, now);
-    bool all = true;
-    for (NodeSwitch& n : sw_) {
-      if (n.phase == NodeSwitch::wait_order && now >= n.order_at) {
-        if (n.out != no_job) {
-          take_off(n.out, n.v);
-          policy_->on_order(*this, n);
-        }
-        ordered_[n.v] = 1;
-        n.phase = NodeSwitch::clearing;
-      }
-      if (n.phase == NodeSwitch::clearing) {
-        std::uint64_t ready_at = now, saved_words = 0, saved_packets = 0;
-        if (n.out == no_job) {
-          m_.halt(n.v);  // no one may send here before the incoming job is restored
-        } else {
-          const std::optional<std::uint64_t> r = policy_->clear(*this, n, now, saved_packets, saved_words);
-          if (!r) {
-            all = false;
-            continue;
-          }
-          ready_at = *r;
-        }
-        rec_.packets_saved += saved_packets;
-        rec_.words_saved += saved_words;
-        rec_.peak_node_packets = std::max<std::uint64_t>(rec_.peak_node_packets, saved_packets);
-        std::uint64_t pk = 0, wd = 0;
-        for (std::size_t j = 0; j < save_.size(); ++j)
-          for (const Packet& p : save_[j][n.v]) ++pk, wd += p.words;
-        save_peak_packets = std::max(save_peak_packets, pk);
-        save_peak_words = std::max(save_peak_words, wd);
-        std::uint64_t restore_words = 0;
-        if (n.in != no_job)
-          for (const Packet& p : save_[n.in][n.v]) restore_words += p.words;
-        n.resume_at = std::max(ready_at, now) + words_cost(restore_words);
-        n.phase = NodeSwitch::restoring;
-      }
-      if (n.phase == NodeSwitch::restoring && now >= n.resume_at) {
-        if (n.in != no_job) {
-          // Saved packets first (they were in the network), then restored packets the node had
-          // not re-injected yet, then the job's own send queue.
-          rec_.packets_restored += save_[n.in][n.v].size();
-          m_.requeue(n.v, save_[n.in][n.v], now);
-          m_.requeue(n.v, queue_[n.in][n.v], now);
-          PeAppState st;
-          if (n.v < m_.pes() && m_.job(n.in).local(n.v) != no_node) st = std::move(ctx_[n.in][m_.job(n.in).local(n.v)]);
-          m_.switch_in(n.v, n.in, std::move(st), now);
-        }
-        m_.resume(n.v, switch_id_);
-        n.phase = NodeSwitch::resumed;
-      }
-      if (n.phase != NodeSwitch::resumed) all = false;
-    }
-    if (!all) return;
-    rec_.cycles = now - rec_.at;
-    switches.push_back(rec_);
-    switching_ = false;
-    cur_ = next_;
-    slot_start_ = now;
-    for (unsigned j : slots_[cur_]) ++results_[j].slices;
-  }
-
-  Machine& m_;
-  OsView view_;  ///< all a policy sees of m_
-  const OsConfig& os_;
-  std::unique_ptr<SwitchPolicyImpl> policy_;
-  std::vector<std::vector<node_t>> nodes_of_;           // [job]: PEs in local order, then routers
   std::vector<std::vector<unsigned>> slots_;
-  std::vector<std::vector<std::uint8_t>> owner_;        // [slot][node]: the job whose node set holds it
-  std::vector<std::vector<std::uint32_t>> index_;       // [job][node]: position in nodes_of (I/O tree)
-  std::vector<std::vector<PeAppState>> ctx_;            // [job][local PE]: state while switched out
-  std::vector<std::vector<std::vector<Packet>>> save_;  // [job][node]: drained / flushed packets
-  std::vector<std::vector<std::vector<Packet>>> queue_;  // [job][switch]: restored, not yet re-injected
-  std::vector<std::uint8_t> done_;
-  std::vector<JobResult>& results_;
-  std::size_t cur_ = 0, next_ = 0;
-  std::uint64_t slot_start_ = 0;
-  bool switching_ = false;
-  std::uint32_t switch_id_ = 0;
-  SwitchRecord rec_;
-  std::vector<NodeSwitch> sw_;
-  std::vector<unsigned> outgoing_;
-  std::vector<std::uint8_t> ordered_;  // [node]: the order reached it in this switch
+  std::uint64_t slice_;
+  std::size_t cur_ = 0;
 };
 
 }  // namespace
@@ -363,7 +378,10 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
   EngineConfig ccfg = cfg;
   ccfg.engine = EngineKind::cycle;  // the OS layer runs on the virtual clock
   detail::Machine m(topology, std::move(rt), ccfg);
-  detail::OsDriver driver(m, os, nodes_of, slots, out.jobs);
+  detail::SlotCycle plan(slots, os.slice);
+  detail::OsDriver driver(m, os, out.jobs, plan);
+  for (std::size_t j = 0; j < jobs.size(); ++j) driver.place(static_cast<unsigned>(j), nodes_of[j]);
+  plan.start(driver);
   m.set_hook(&driver);
   out.machine = detail::run_prepared(m, observers);
   out.switches = driver.switches;

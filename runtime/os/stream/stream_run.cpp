@@ -1,0 +1,358 @@
+// One job stream on the cycle engine (rica/os_stream.hpp; docs/os.md "Job streams"). The stream
+// planner is an OsPlanner of the OS driver (runtime/os/os_driver.hpp): between cycles it takes
+// the jobs that finished off their nodes and frees their placements, queues the jobs that
+// arrived, asks the scheduler to place jobs, and under time sharing turns the rows of the
+// Ousterhout matrix a slice each, every turn a switch with the switch policy. The machine's
+// ledger checks every packet of every job exactly once, across every switch, as for any run.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "../os_driver.hpp"
+#include "rica/os_stream.hpp"
+#include "rica/partition.hpp"
+
+namespace rica {
+namespace detail {
+namespace {
+
+class StreamPlanner final : public OsPlanner, public SchedulerContext {
+ public:
+  StreamPlanner(const Topology& t, const JobStream& s, const StreamConfig& sc, Scheduler& sched, std::uint64_t seed,
+                std::vector<StreamJobResult>& out)
+      : topo_(t), sc_(sc), sched_(sched), seed_(seed), out_(out), ts_(sched.time_sharing()) {
+    const std::size_t J = s.jobs.size();
+    arrival_.resize(J);
+    for (std::size_t j = 0; j < J; ++j) arrival_[j] = cycles(s.jobs[j].submit);
+    max_rows_ = ts_ ? sc.rows : 1;
+  }
+
+  std::vector<UtilisationPoint> utilisation;
+
+  // ---- OsPlanner ----
+  void step(OsDriver& d, std::uint64_t now) override {
+    d_ = &d;
+    now_ = now;
+    for (unsigned j : d.running())
+      if (!started_.count(j)) started_[j] = d.slot_start(), out_[j].start = d.slot_start();
+    bool changed = false;
+    for (unsigned j : d.take_finished()) {
+      out_[j].end = now;
+      if (std::find(d.running().begin(), d.running().end(), j) != d.running().end()) d.stop_direct(j);
+      const unsigned r = out_[j].row;
+      rows_[r]->release(out_[j].pes);
+      row_jobs_[r].erase(std::find(row_jobs_[r].begin(), row_jobs_[r].end(), j));
+      if (ts_)
+        for (node_t v : d.job_nodes_of(j)) row_nodes_[r][v] = 0;
+      running_.erase(std::find(running_.begin(), running_.end(), j));
+      changed = true;
+    }
+    while (next_ < arrival_.size() && arrival_[next_] <= now) waiting_.push_back(static_cast<unsigned>(next_++)), changed = true;
+    if (changed) sched_.schedule(*this);
+    if (ts_ && !row_jobs_.empty()) {
+      const bool empty = row_jobs_[cur_].empty();
+      if (empty || now - d.slot_start() >= sc_.os.slice) {
+        std::size_t next = cur_;
+        for (std::size_t k = 1; k <= row_jobs_.size(); ++k) {
+          const std::size_t r = (cur_ + k) % row_jobs_.size();
+          if (!row_jobs_[r].empty()) {
+            next = r;
+            break;
+          }
+        }
+        if (next != cur_) {
+          const std::size_t from = cur_;
+          cur_ = next;
+          d.begin_switch(now, row_jobs_[next], static_cast<unsigned>(from), static_cast<unsigned>(next));
+          sample(now, true);
+          return;
+        }
+        if (!empty) d.restart_slot(now);
+      }
+    }
+    sample(now, false);
+  }
+
+  // ---- SchedulerContext ----
+  std::uint64_t now() const override { return now_; }
+  node_t machine_pes() const override { return topo_.pes(); }
+  const std::vector<unsigned>& waiting() const override { return waiting_; }
+  const std::vector<unsigned>& running() const override { return running_; }
+  node_t size(unsigned job) const override { return out_[job].job.pes; }
+  std::uint64_t estimate(unsigned job) const override {
+    const StreamJob& j = out_[job].job;
+    return std::max<std::uint64_t>(1, cycles(j.requested_time > 0 ? j.requested_time : j.run_time));
+  }
+  std::uint64_t placed_at(unsigned job) const override { return placed_at_.at(job); }
+  node_t held_by(unsigned job) const override { return out_[job].held; }
+  unsigned max_rows() const override { return max_rows_; }
+  Allocator& row(unsigned r) override {
+    RICA_ASSERT(r < max_rows_, "row beyond max_rows()");
+    while (rows_.size() <= r) {
+      rows_.push_back(make_allocator(sc_.allocator, topo_, seed_ + rows_.size()));
+      row_jobs_.emplace_back();
+      row_nodes_.emplace_back(ts_ ? topo_.nodes() : 0, 0);
+      held_before_.push_back(0);
+    }
+    held_before_[r] = rows_[r]->held();
+    return *rows_[r];
+  }
+  bool place(unsigned job, unsigned r, const std::vector<node_t>& pes) override {
+    RICA_ASSERT(r < rows_.size() && pes.size() == size(job), "place(): a row not made, or a placement of the wrong size");
+    std::vector<node_t> nodes = ts_ ? job_nodes(topo_, pes) : pes;
+    if (ts_) {
+      for (node_t v : nodes)
+        if (row_nodes_[r][v]) return false;
+      for (node_t v : nodes) row_nodes_[r][v] = 1;
+    }
+    StreamJobResult& o = out_[job];
+    o.row = r;
+    o.pes = pes;
+    o.held = rows_[r]->held() - held_before_[r];
+    held_before_[r] = rows_[r]->held();
+    placed_at_[job] = now_;
+    d_->place(job, std::move(nodes));
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), job));
+    running_.push_back(job);
+    row_jobs_[r].push_back(job);
+    if (!ts_ || r == cur_) {
+      d_->start_direct(job, now_);
+      started_[job] = now_;
+      o.start = now_;
+    }
+    return true;
+  }
+
+ private:
+  std::uint64_t cycles(double seconds) const {
+    return static_cast<std::uint64_t>(std::llround(seconds * sc_.cycles_per_second));
+  }
+  /// A utilisation point when anything changed (`switching`: the running set is halted).
+  void sample(std::uint64_t now, bool switching) {
+    UtilisationPoint p;
+    p.cycle = now;
+    if (!switching)
+      for (unsigned j : d_->running()) p.busy += size(j);
+    for (const auto& a : rows_) p.held += a->held();
+    for (unsigned j : running_) p.placed += size(j);
+    p.waiting = waiting_.size();
+    if (!waiting_.empty() && rows_.size() == max_rows_) {
+      const node_t k = size(waiting_.front());
+      bool room = false, fits = false;
+      for (const auto& a : rows_) room = room || topo_.pes() - a->held() >= k, fits = fits || a->largest_free() >= k;
+      p.blocked = room && !fits;
+    }
+    if (!utilisation.empty()) {
+      const UtilisationPoint& q = utilisation.back();
+      if (q.busy == p.busy && q.held == p.held && q.placed == p.placed && q.waiting == p.waiting && q.blocked == p.blocked)
+        return;
+    }
+    utilisation.push_back(p);
+  }
+
+  const Topology& topo_;
+  const StreamConfig& sc_;
+  Scheduler& sched_;
+  std::uint64_t seed_;
+  std::vector<StreamJobResult>& out_;
+  bool ts_;
+  unsigned max_rows_ = 1;
+  OsDriver* d_ = nullptr;
+  std::uint64_t now_ = 0;
+  std::vector<std::uint64_t> arrival_;  ///< [job]: cycle of arrival (jobs in submit order)
+  std::size_t next_ = 0;                ///< the next job to arrive
+  std::vector<unsigned> waiting_, running_;
+  std::map<unsigned, std::uint64_t> placed_at_, started_;
+  std::vector<std::unique_ptr<Allocator>> rows_;
+  std::vector<std::vector<unsigned>> row_jobs_;     ///< [row]: placed, unfinished jobs
+  std::vector<std::vector<std::uint8_t>> row_nodes_;  ///< [row][node]: a job of the row uses it (time sharing)
+  std::vector<node_t> held_before_;                ///< [row]: held() when row() was last asked for
+  std::size_t cur_ = 0;                             ///< the row that runs (or will, after a switch)
+};
+
+}  // namespace
+}  // namespace detail
+
+StreamStats run_stream(const Topology& topology, const JobStream& stream, const JobAppFactory& make_app,
+                       const EngineConfig& cfg, const StreamConfig& sc, Observers observers) {
+  validate(cfg);
+  const std::size_t J = stream.jobs.size();
+  if (J == 0) throw usage_error("--jobs: the stream has no job");
+  if (J > defaults::os_stream::max_jobs)
+    throw usage_error(fmt::format("--jobs: {} jobs; at most {} per stream (a packet names its job in 8 bits)", J,
+                                  defaults::os_stream::max_jobs));
+  detail::check_range("os-stream", "slice", static_cast<std::int64_t>(std::min<std::uint64_t>(sc.os.slice, 1ULL << 40)), 1,
+                      std::int64_t{1} << 30);
+  detail::check_range("os-stream", "rows", sc.rows, 1, 64);
+  if (!(sc.cycles_per_second > 0) || sc.cycles_per_second > 1e9)
+    throw usage_error(fmt::format("--cycles-per-second: {} is out of range (0, 1e9]", sc.cycles_per_second));
+  if (!(sc.rate > 0) || sc.rate > 1) throw usage_error(fmt::format("--rate: {} is out of range (0, 1]", sc.rate));
+  auto sched = make_scheduler(sc.scheduler);
+  {
+    auto probe = make_allocator(sc.allocator, topology, cfg.seed);
+    if (sched->time_sharing() && !probe->closed())
+      throw usage_error(fmt::format("--alloc: '{}' places jobs on open partitions; '{}' time-shares and needs closed "
+                                    "ones (buddy, first-fit, best-fit)",
+                                    sc.allocator, sc.scheduler));
+  }
+  for (const StreamJob& j : stream.jobs) {
+    if (j.pes > topology.pes())
+      throw usage_error(fmt::format("--jobs: job {} asks for {} PEs; {} has {}", j.id, j.pes, topology.spec(),
+                                    topology.pes()));
+    if (!(j.run_time > 0)) throw usage_error(fmt::format("--jobs: job {} has run time {}; it must be > 0", j.id, j.run_time));
+  }
+  StreamStats out;
+  out.jobs.resize(J);
+  std::vector<std::unique_ptr<App>> apps;
+  std::vector<detail::JobRt> rt(J);
+  for (std::size_t j = 0; j < J; ++j) {
+    StreamJobResult& r = out.jobs[j];
+    r.job = stream.jobs[j];
+    r.work = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(r.job.run_time * sc.cycles_per_second)));
+    const auto packets = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(r.work) * sc.rate)));
+    apps.push_back(make_app(r.job, packets));
+    if (!apps.back()) throw usage_error(fmt::format("--jobs: job {}: no application", r.job.id));
+    Machine m(topology, cfg.seed + j, r.job.pes);
+    apps.back()->setup(m);
+    rt[j].app = apps.back().get();
+    rt[j].handlers = m.handlers();
+    rt[j].size = r.job.pes;
+    rt[j].placed_later = true;
+  }
+  EngineConfig ccfg = cfg;
+  ccfg.engine = EngineKind::cycle;  // the OS layer runs on the virtual clock
+  std::vector<JobResult> results(J);
+  detail::Machine m(topology, std::move(rt), ccfg);
+  detail::StreamPlanner plan(topology, stream, sc, *sched, cfg.seed, out.jobs);
+  detail::OsDriver driver(m, sc.os, results, plan);
+  plan.step(driver, 0);  // the jobs that arrive at cycle 0 start at cycle 0, as in a plain run
+  m.set_hook(&driver);
+  out.machine = detail::run_prepared(m, observers);
+  out.switches = driver.switches;
+  out.utilisation = plan.utilisation;
+  // Per job: the measures, packets, latency, interference (packets over links outside its home:
+  // its PEs and the switch nodes its own routes use, as run_jobs counts them).
+  const double tau = defaults::os_stream::bounded_slowdown_seconds * sc.cycles_per_second;
+  std::vector<std::uint8_t> home(m.nodes());
+  out.ok = !out.machine.deadlock && out.machine.conservation_ok && out.machine.lost == 0 && out.machine.duplicates == 0;
+  for (std::size_t j = 0; j < J; ++j) {
+    StreamJobResult& r = out.jobs[j];
+    JobResult& f = r.figures;
+    f = results[j];
+    f.name = fmt::format("job {}", r.job.id);
+    f.pes = r.job.pes;
+    r.arrival = static_cast<std::uint64_t>(std::llround(r.job.submit * sc.cycles_per_second));
+    r.end = f.completion_cycle;  // the driver's: a job may finish while a switch is under way
+    r.wait = static_cast<double>(r.start) - static_cast<double>(r.arrival);
+    r.response = static_cast<double>(r.end) - static_cast<double>(r.arrival);
+    r.slowdown = r.response / static_cast<double>(r.work);
+    r.bounded_slowdown = std::max(1.0, r.response / std::max(static_cast<double>(r.work), tau));
+    const auto jf = m.job_figures(j);
+    f.delivered = jf.delivered;
+    f.measured = jf.measured;
+    f.misdelivered = jf.misdelivered;
+    f.latency_max = jf.lat_max;
+    if (f.measured) {
+      f.latency_mean = static_cast<double>(jf.lat_sum) / static_cast<double>(f.measured);
+      f.hops_mean = static_cast<double>(jf.hops) / static_cast<double>(f.measured);
+    }
+    out.misdelivered += f.misdelivered;
+    std::string why;
+    f.ok = !out.machine.deadlock && f.completion_cycle > 0 && apps[j]->verify(why);
+    f.message = f.completion_cycle > 0 ? why : "never finished";
+    f.summary = apps[j]->summary();
+    out.ok = out.ok && f.ok;
+    if (r.pes.empty()) continue;
+    std::fill(home.begin(), home.end(), 0);
+    for (node_t v : job_nodes(topology, r.pes))
+      if (v >= m.pes()) home[v] = 1;  // the switches its routes use; other jobs' PEs are foreign
+    for (node_t v : r.pes) home[v] = 1;
+    topology.visit([&](const auto& t) {
+      for (node_t v = 0; v < m.nodes(); ++v)
+        for (port_t p = 0; p < m.ports(); ++p) {
+          const std::uint64_t c = m.job_link_packets(j, v, p);
+          if (c && (!home[v] || !home[t.out_link(v, p).peer])) f.foreign_link_packets += c;
+        }
+    });
+  }
+  out.ok = out.ok && out.misdelivered == 0;
+  if (sc.alone)  // interference: each job alone on its own placement, same application and seed
+    for (StreamJobResult& r : out.jobs) {
+      if (r.pes.empty()) continue;
+      auto app = make_app(r.job, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(r.work) * sc.rate))));
+      std::vector<JobSpec> one = {{r.figures.name, app.get(), r.pes}};
+      const OsStats alone = run_jobs(topology, one, ccfg, OsConfig{});
+      r.latency_alone = alone.jobs[0].latency_mean;
+    }
+  for (const StreamJobResult& r : out.jobs) out.makespan = std::max(out.makespan, r.end);
+  // Time means over the makespan of the utilisation step function.
+  double busy = 0, frag = 0, blocked = 0;
+  const double pes = topology.pes();
+  for (std::size_t i = 0; i < out.utilisation.size(); ++i) {
+    const UtilisationPoint& p = out.utilisation[i];
+    const std::uint64_t until = i + 1 < out.utilisation.size() ? out.utilisation[i + 1].cycle : out.makespan;
+    if (until <= p.cycle) continue;
+    const double dt = static_cast<double>(until - p.cycle);
+    busy += dt * p.busy / pes;
+    frag += dt * (p.held - p.placed) / pes;
+    blocked += p.blocked ? dt : 0;
+  }
+  if (out.makespan) {
+    const double T = static_cast<double>(out.makespan);
+    out.utilisation_mean = busy / T;
+    out.fragmentation_internal = frag / T;
+    out.fragmentation_external = blocked / T;
+  }
+  return out;
+}
+
+nlohmann::json StreamStats::to_json() const {
+  nlohmann::json j;
+  j["ok"] = ok;
+  j["lost"] = machine.lost;
+  j["duplicates"] = machine.duplicates;
+  j["misdelivered"] = misdelivered;
+  j["conservation_ok"] = machine.conservation_ok;
+  j["deadlock"] = machine.deadlock;
+  j["deadlock_report"] = machine.deadlock_report;
+  j["cycles_run"] = machine.cycles_run;
+  j["packet_hops"] = machine.hops;
+  j["makespan"] = makespan;
+  j["utilisation_mean"] = utilisation_mean;
+  j["fragmentation_internal"] = fragmentation_internal;
+  j["fragmentation_external"] = fragmentation_external;
+  auto mean = [&](auto f) {
+    double s = 0;
+    for (const StreamJobResult& r : jobs) s += f(r);
+    return jobs.empty() ? 0.0 : s / static_cast<double>(jobs.size());
+  };
+  j["wait_mean"] = mean([](const StreamJobResult& r) { return r.wait; });
+  j["response_mean"] = mean([](const StreamJobResult& r) { return r.response; });
+  j["slowdown_mean"] = mean([](const StreamJobResult& r) { return r.slowdown; });
+  j["bounded_slowdown_mean"] = mean([](const StreamJobResult& r) { return r.bounded_slowdown; });
+  j["latency_mean"] = mean([](const StreamJobResult& r) { return r.figures.latency_mean; });
+  j["latency_alone_mean"] = mean([](const StreamJobResult& r) { return r.latency_alone; });
+  j["foreign_link_packets"] = mean([](const StreamJobResult& r) { return static_cast<double>(r.figures.foreign_link_packets); }) *
+                              static_cast<double>(jobs.size());
+  std::uint64_t cyc = 0, saved = 0, restored = 0, mx = 0;
+  for (const SwitchRecord& s : switches) cyc += s.cycles, saved += s.packets_saved, restored += s.packets_restored, mx = std::max(mx, s.cycles);
+  j["switches"] = {{"count", switches.size()}, {"cycles_total", cyc}, {"cycles_max", mx},
+                   {"cycles_mean", switches.empty() ? 0.0 : static_cast<double>(cyc) / static_cast<double>(switches.size())},
+                   {"packets_saved", saved}, {"packets_restored", restored}};
+  j["jobs"] = nlohmann::json::array();
+  for (const StreamJobResult& r : jobs)
+    j["jobs"].push_back({{"id", r.job.id}, {"pes", r.job.pes}, {"held", r.held}, {"row", r.row},
+                         {"submit", r.job.submit}, {"run_time", r.job.run_time}, {"work", r.work},
+                         {"arrival", r.arrival}, {"start", r.start}, {"end", r.end}, {"wait", r.wait},
+                         {"response", r.response}, {"slowdown", r.slowdown}, {"bounded_slowdown", r.bounded_slowdown},
+                         {"slices", r.figures.slices}, {"delivered", r.figures.delivered},
+                         {"latency_mean", r.figures.latency_mean}, {"latency_max", r.figures.latency_max},
+                         {"hops_mean", r.figures.hops_mean}, {"foreign_link_packets", r.figures.foreign_link_packets},
+                         {"latency_alone", r.latency_alone},
+                         {"ok", r.figures.ok}, {"message", r.figures.message}});
+  return j;
+}
+
+}  // namespace rica
