@@ -1,5 +1,6 @@
 // Guest graphs embedded in host topologies. See include/rica/embed.hpp.
 #include "rica/embed.hpp"
+#include "rica/suggest.hpp"
 
 #include <fmt/format.h>
 
@@ -124,7 +125,9 @@ Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
     g.spec = fmt::format("shuffle-exchange:{}", n);
   } else {
     throw usage_error(fmt::format(
-        "embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n]", name));
+        "embed: unknown guest '{}'{}", name,
+        valid_names_tail(name, {"ring", "array", "tree", "double-tree", "shuffle-exchange"},
+                         "ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n]")));
   }
   if (oriented) g.spec += " (oriented)";
   return g;
