@@ -116,6 +116,10 @@ void parse_subcommand(const std::string& name, const std::vector<std::string>& a
   if (then) then();
 }
 
+namespace {
+[[maybe_unused]] const bool command_table_set = set_command_table(&add_all_commands);
+}  // namespace
+
 void add_all_commands(CLI::App& app, int& status) {
   add_topology_commands(app);
   add_run_commands(app, status);

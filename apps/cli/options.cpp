@@ -1,6 +1,5 @@
 // One parser and one validation per option concept (options.hpp).
 #include "options.hpp"
-#include "commands.hpp"
 #include "rica/footprint.hpp"
 #include "rica/faults.hpp"
 
@@ -770,10 +769,13 @@ CLI::Option* add_config(CLI::App* c) {
 }
 
 namespace {
+void (*command_table)(CLI::App&, int&) = nullptr;  // set once, before main (cli_main.cpp)
+
 std::vector<std::string> collect_config_keys() {
+  if (command_table == nullptr) return {};
   CLI::App app{"rica"};
   int status = 0;
-  add_all_commands(app, status);
+  command_table(app, status);
   std::vector<std::string> keys;
   std::vector<CLI::App*> todo{&app};
   while (!todo.empty()) {
@@ -787,6 +789,11 @@ std::vector<std::string> collect_config_keys() {
   return keys;
 }
 }  // namespace
+
+bool set_command_table(void (*add_all)(CLI::App&, int&)) {
+  command_table = add_all;
+  return true;
+}
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = collect_config_keys();  // thread-safe once
@@ -890,8 +897,12 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
     std::string dashed = key;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     const CLI::Option* o = sub->get_option_no_throw("--" + dashed);
+    // The topology positional is "topology" (run, sweep, os, bound) or "spec" (topo, route,
+    // partition): either name fills either.
+    const std::string other_name = dashed == "topology" ? "spec" : dashed == "spec" ? "topology" : "";
     const bool is_pos = o == nullptr &&
-                        ((o = sub->get_option_no_throw(key)) != nullptr || (o = sub->get_option_no_throw(dashed)) != nullptr) &&
+                        ((o = sub->get_option_no_throw(key)) != nullptr || (o = sub->get_option_no_throw(dashed)) != nullptr ||
+                         (!other_name.empty() && (o = sub->get_option_no_throw(other_name)) != nullptr)) &&
                         o->get_lnames().empty() && o->get_snames().empty();
     const bool reserved = dashed == "config" || dashed == "help" || dashed == "strict-config";
     if (o == nullptr || reserved) {

@@ -257,8 +257,12 @@ CLI::Option* add_config(CLI::App* c);
 std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args);
 /// Every option key of every subcommand (long names without dashes, positional names), sorted:
 /// apply_config skips a key of another subcommand (listed on stderr) and refuses one no
-/// subcommand takes. Built once, thread-safe.
+/// subcommand takes. Built once from the command table (set_command_table), thread-safe; empty
+/// without one (then every key a command does not take is refused).
 const std::vector<std::string>& config_keys();
+/// The function that declares every subcommand (add_all_commands, commands.hpp), for
+/// config_keys(); cli_main.cpp sets it during static initialisation. Returns true.
+bool set_command_table(void (*add_all)(CLI::App&, int&));
 /// The configuration of parsed subcommand `c`: every option that shapes the result, keyed as for
 /// --config, the given value or the default (options without a default and not given are left
 /// out). Outputs and presentation (--json, --csv, --trace, --telemetry, --dot, --out, --quiet, --progress,
