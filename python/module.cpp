@@ -7,11 +7,15 @@
 //     out of memory raises MemoryError; nothing else escapes as anything but RuntimeError;
 //   - the GIL is released while topologies are analysed and machines run (no Python object is
 //     touched then), so other Python threads go on;
-//   - tables are NumPy arrays built from the runtime's result structs (RunStats, SweepPoint).
+//   - tables are NumPy arrays built from the runtime's result structs (RunStats, SweepPoint);
+//   - Ctrl-C: while a call runs in the main thread, SIGINT asks the runs to stop
+//     (rica/interrupt.hpp: the cycle engine stops within a cycle) and the call raises
+//     KeyboardInterrupt, having written nothing; Python's own handler is back when it returns.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -20,7 +24,10 @@
 
 #include "api.hpp"
 #include "app_registry.hpp"
+#include "options.hpp"
 #include "rica/core.hpp"
+#include "rica/interrupt.hpp"
+#include "rica/version.hpp"
 #include "rica/os.hpp"
 #include "rica/registry.hpp"
 #include "traffic.hpp"
@@ -140,11 +147,56 @@ py::dict telemetry_tables(const rica::Telemetry& tel) {
   return d;
 }
 
+/// While it lives (a call from the main thread): SIGINT requests a stop (rica::request_interrupt)
+/// instead of Python's handler, which cannot run while the GIL is released. Constructed and
+/// destroyed with the GIL held.
+class SigintGuard {
+ public:
+  SigintGuard() {
+    rica::clear_interrupt();
+    const py::module_ threading = py::module_::import("threading");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { rica::request_interrupt(); };
+    sigemptyset(&sa.sa_mask);
+    installed_ = sigaction(SIGINT, &sa, &old_) == 0;
+  }
+  ~SigintGuard() {
+    if (installed_) sigaction(SIGINT, &old_, nullptr);
+  }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+ private:
+  struct sigaction old_ {};
+  bool installed_ = false;
+};
+
+/// f() with the GIL released and Ctrl-C turned into a stop request; KeyboardInterrupt when one
+/// came (the run stopped, rica::interrupted, or finished first: the async engine, analyses).
+template <class F>
+auto interruptible(F&& f) {
+  SigintGuard guard;
+  auto raise_interrupt = [] {
+    rica::clear_interrupt();
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  };
+  try {
+    auto result = [&] {
+      py::gil_scoped_release nogil;
+      return f();
+    }();
+    if (rica::interrupt_requested()) raise_interrupt();
+    return result;
+  } catch (const rica::interrupted&) {
+    raise_interrupt();
+    throw;  // not reached
+  }
+}
+
 py::dict run(const std::vector<std::string>& args) {
-  rica::cli::RunOutcome out = [&] {
-    py::gil_scoped_release nogil;
-    return rica::cli::run_outcome(args);
-  }();
+  rica::cli::RunOutcome out = interruptible([&] { return rica::cli::run_outcome(args); });
   py::dict r = tables(out.topology, out.stats);
   r["summary"] = to_python(out.json);
   r["status"] = out.status;
@@ -154,11 +206,8 @@ py::dict run(const std::vector<std::string>& args) {
 }
 
 py::dict sweep(const std::vector<std::string>& args) {
-  std::vector<rica::experiments::SweepPoint> pts;
-  {
-    py::gil_scoped_release nogil;
-    pts = rica::cli::sweep_points(args);
-  }
+  const std::vector<rica::experiments::SweepPoint> pts =
+      interruptible([&] { return rica::cli::sweep_points(args); });
   py::list topo, traffic;
   std::vector<double> rate, offered, accepted, lat_mean, lat_p50, lat_p99, hops;
   std::vector<std::uint64_t> delivered, cycles, cycles_run, seed;
@@ -191,6 +240,52 @@ py::dict sweep(const std::vector<std::string>& args) {
   d["cycles"] = array_of(cycles);
   d["cycles_run"] = array_of(cycles_run);
   d["seed"] = array_of(seed);
+  // Per point (topology, rate) over its seeds, consecutive in the points: mean and 95% confidence
+  // half-width (Student t), as `rica sweep` writes sweep_mean.csv (rica::cli::mean_ci95).
+  py::list mtopo, mtraffic;
+  std::vector<double> mrate, moffered, mgen, macc, macc_ci, mlat, mlat_ci, mp99, mp99_ci, mhops;
+  std::vector<std::uint64_t> mseeds;
+  for (std::size_t i = 0; i < pts.size();) {
+    std::size_t j = i;
+    while (j < pts.size() && pts[j].topology == pts[i].topology && pts[j].rate == pts[i].rate) ++j;
+    auto stat = [&](auto field) {
+      std::vector<double> v;
+      for (std::size_t k = i; k < j; ++k) v.push_back(field(pts[k]));
+      return rica::cli::mean_ci95(v);
+    };
+    const auto acc = stat([](const auto& p) { return p.accepted; });
+    const auto lat = stat([](const auto& p) { return p.latency_mean; });
+    const auto p99 = stat([](const auto& p) { return p.latency_p99; });
+    mtopo.append(pts[i].topology);
+    mtraffic.append(pts[i].traffic);
+    mrate.push_back(pts[i].rate);
+    moffered.push_back(pts[i].offered);
+    mseeds.push_back(j - i);
+    mgen.push_back(stat([](const auto& p) { return p.generated; }).first);
+    macc.push_back(acc.first);
+    macc_ci.push_back(acc.second);
+    mlat.push_back(lat.first);
+    mlat_ci.push_back(lat.second);
+    mp99.push_back(p99.first);
+    mp99_ci.push_back(p99.second);
+    mhops.push_back(stat([](const auto& p) { return p.hops_mean; }).first);
+    i = j;
+  }
+  py::dict m;
+  m["topology"] = mtopo;
+  m["traffic"] = mtraffic;
+  m["rate"] = array_of(mrate);
+  m["offered"] = array_of(moffered);
+  m["seeds"] = array_of(mseeds);
+  m["generated_mean"] = array_of(mgen);
+  m["accepted_mean"] = array_of(macc);
+  m["accepted_ci95"] = array_of(macc_ci);
+  m["latency_mean"] = array_of(mlat);
+  m["latency_ci95"] = array_of(mlat_ci);
+  m["latency_p99_mean"] = array_of(mp99);
+  m["latency_p99_ci95"] = array_of(mp99_ci);
+  m["hops_mean"] = array_of(mhops);
+  d["means"] = m;
   return d;
 }
 
@@ -227,17 +322,21 @@ PYBIND11_MODULE(_rica, m) {
   m.doc() = "rica's native layer; use the rica package (python/rica/__init__.py)";
   py::register_exception<rica::usage_error>(m, "RicaError", PyExc_ValueError);
   m.attr("TELEMETRY_WINDOW") = rica::defaults::telemetry::window;
+  m.attr("VERSION") = std::string(rica::version());
+  m.def(
+      "command",
+      [](const std::vector<std::string>& args) {
+        return interruptible([&] { return rica::cli::run_command(args); });
+      },
+      py::arg("args"),
+      "rica ARGS in this process (the subcommand first): the CLI's parsers and checks; returns the exit "
+      "status; refusals raise RicaError");
   m.def("run", &run, py::arg("args"), "rica run ARGS: figures and per-PE, per-link, per-packet tables");
   m.def("sweep", &sweep, py::arg("args"), "rica sweep ARGS (no --out): one row per (topology, rate)");
   m.def(
       "topo",
       [](const std::vector<std::string>& args) {
-        nlohmann::json j;
-        {
-          py::gil_scoped_release nogil;
-          j = rica::cli::topo_json(args);
-        }
-        return to_python(j);
+        return to_python(interruptible([&] { return rica::cli::topo_json(args); }));
       },
       py::arg("args"), "rica topo ARGS --json");
   m.def(

@@ -41,11 +41,20 @@ struct RunOutcome {
 };
 RunOutcome run_outcome(const std::vector<std::string>& args);
 
-/// `rica sweep SPEC... [options]` without --out/--no-plot: the points, in the CLI's order.
+/// `rica sweep SPEC... [options]`: the points, in the CLI's order; the CLI's files too when --out
+/// or --json is given (nothing is printed).
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args);
 
 /// `rica os-stream SPEC --jobs ... [options]` without --out/--json: the JSON `--json` writes.
 nlohmann::json os_stream_json(const std::vector<std::string>& args);
+
+/// Any subcommand in this process: `args` as after "rica" (the subcommand first), --config
+/// merged as on the command line. What the command writes (--json FILE, --out DIR) is the result;
+/// give --quiet to print nothing. Refusals throw usage_error with the CLI's one-line text; a
+/// stopped run (rica/interrupt.hpp) throws rica::interrupted. Returns the exit status the CLI
+/// would (0, 1 failed checks, 3 deadlock). Sets the recorded invocation (provenance): one call at
+/// a time.
+int run_command(const std::vector<std::string>& args);
 
 /// Parses `args` as subcommand `name` whose options `declare` adds; CLI11's parse errors become
 /// usage_error with the CLI's text ("... (see rica --help)"). `then` runs after the parse while the

@@ -16,6 +16,7 @@
 #include "rica/cli.hpp"
 #include "rica/core.hpp"
 #include "rica/distributed.hpp"
+#include "rica/suggest.hpp"
 #include "rica/version.hpp"
 #include "sweep.hpp"
 
@@ -26,60 +27,29 @@ std::atomic<std::size_t>& failed_allocation_size() noexcept {
   return size;
 }
 
-void parse_subcommand(const std::string& name, const std::vector<std::string>& args,
-                      const std::function<void(CLI::App*)>& declare, const std::function<void()>& then) {
-  CLI::App app{"rica"};
-  CLI::App* sub = app.add_subcommand(name);
-  declare(sub);
-  std::vector<std::string> argv{args.rbegin(), args.rend()};  // CLI11 takes them last first
-  argv.push_back(name);
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + " (see rica --help)");
-  }
-  if (then) then();
-}
-
 namespace {
 
-/// Edit distance (insertions, deletions, substitutions, adjacent swaps) between a and b.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
-/// The candidate nearest to `given` if it is near enough to be a typo (at most a third of its
-/// length, at least 1, at most 3 edits); empty otherwise.
-std::string nearest(const std::string& given, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::min<std::size_t>(3, std::max<std::size_t>(1, given.size() / 3)) + 1;
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(given, c);
-    if (d < best_d) best_d = d, best = c;
-  }
-  return best;
+/// The subcommand CLI11 chose (the innermost), or `app` itself when none was recognised.
+CLI::App* chosen_leaf(CLI::App& app) {
+  CLI::App* leaf = &app;
+  while (!leaf->get_subcommands().empty()) leaf = leaf->get_subcommands().front();
+  return leaf;
 }
 
 /// For a command line CLI11 refused: "; did you mean ..." naming the nearest subcommand to an
 /// unknown one, or the nearest option of the chosen subcommand to an unknown option; empty when
 /// nothing is near.
-std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
-  CLI::App* leaf = &app;
-  while (!leaf->get_subcommands().empty()) leaf = leaf->get_subcommands().front();
-  if (leaf == &app) {  // no subcommand recognised: the first word is a misspelt one
-    for (const std::string& a : args) {
-      if (a.empty() || a[0] == '-') continue;
+std::string command_hint(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* leaf = chosen_leaf(app);
+  const auto subs = leaf->get_subcommands([](CLI::App*) { return true; });
+  if (!subs.empty()) {  // no (inner) subcommand recognised: the word after the chosen one is a misspelt one
+    auto a = args.begin();
+    if (leaf != &app) a = std::find(args.begin(), args.end(), leaf->get_name()) + 1;
+    for (; a < args.end(); ++a) {
+      if (a->empty() || (*a)[0] == '-') continue;
       std::vector<std::string> names;
-      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
-      const std::string n = nearest(a, names);
+      for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+      const std::string n = nearest_name(*a, names);
       return n.empty() ? "" : fmt::format("; did you mean '{}'?", n);
     }
     return "";
@@ -91,13 +61,103 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
     if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
     const std::string given = a.substr(0, a.find('='));
     if (std::find(names.begin(), names.end(), given) != names.end()) continue;
-    const std::string n = nearest(given, names);
+    const std::string n = nearest_name(given, names);
     if (!n.empty()) return fmt::format("; did you mean '{}' for '{}'?", n, given);
   }
   return "";
 }
 
+/// For an option of one value given more than once, under one spelling or several ("--rates 0.1
+/// --rate 0.2"): a refusal naming the spellings given; empty when no option was.
+std::string repeated_option(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* leaf = chosen_leaf(app);
+  if (leaf == &app) return "";
+  for (const CLI::Option* o : leaf->get_options()) {
+    if (o->get_expected_max() != 1 || o->get_lnames().empty()) continue;
+    std::vector<std::string> given;
+    for (const std::string& a : args)
+      for (const std::string& l : o->get_lnames())
+        if (a == "--" + l || a.starts_with("--" + l + "=")) given.push_back("--" + l);
+    if (given.size() < 2) continue;
+    std::vector<std::string> names = given;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    if (names.size() == 1)
+      return fmt::format("{} given {} times; it takes one value, give it once", names.front(), given.size());
+    return fmt::format("{} are one option and exclude each other (given {} times); give one of them once",
+                       fmt::join(names, " and "), given.size());
+  }
+  return "";
+}
+
+/// The one-line refusal of a command line CLI11 refused (what follows "rica: error: ").
+std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
+  if (std::string own = repeated_option(app, args); !own.empty()) return own;
+  return fmt::format("{}{} (see rica --help)", e.what(), command_hint(app, args));
+}
+
 }  // namespace
+
+void parse_subcommand(const std::string& name, const std::vector<std::string>& args,
+                      const std::function<void(CLI::App*)>& declare, const std::function<void()>& then) {
+  CLI::App app{"rica"};
+  CLI::App* sub = app.add_subcommand(name);
+  declare(sub);
+  add_config(sub);
+  std::vector<std::string> argv{name};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv = apply_config(app, std::move(argv));      // --config FILE, as on the command line
+  std::reverse(argv.begin(), argv.end());          // CLI11 takes them last first
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(parse_error_text(app, e, args));
+  }
+  if (then) then();
+}
+
+namespace {
+[[maybe_unused]] const bool command_table_set = set_command_table(&add_all_commands);
+}  // namespace
+
+void add_all_commands(CLI::App& app, int& status) {
+  add_topology_commands(app);
+  add_run_commands(app, status);
+  add_sweep_command(app);
+  add_os_command(app, status);
+  add_os_stream_command(app, status);
+  add_app_command(app, status);
+  add_experiment_commands(app);
+  add_partition_command(app);
+  add_embed_command(app);
+  add_plot_command(app);
+  add_report_command(app);
+  // Every leaf subcommand reads --config FILE (apply_config merges it before parsing).
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });
+    if (leaves.empty()) add_config(sub);
+    for (CLI::App* leaf : leaves) add_config(leaf);
+  }
+}
+
+int run_command(const std::vector<std::string>& args) {
+  CLI::App app{"rica"};
+  app.require_subcommand(1);
+  int status = 0;
+  add_all_commands(app, status);
+  std::vector<char*> argv{const_cast<char*>("rica")};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  set_invocation(static_cast<int>(argv.size()), argv.data());
+  std::vector<std::string> words = apply_config(app, args);
+  std::reverse(words.begin(), words.end());  // CLI11 takes the arguments in reverse order
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) throw usage_error("help: see rica --help (nothing was run)");
+    throw usage_error(parse_error_text(app, e, args));
+  }
+  return status;
+}
 
 int main(int argc, char** argv, const char* scripts_dir) {
   // Under mpirun (more than one process), MPI starts here and ends when main returns
@@ -111,23 +171,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "rica " + version_string());
   int status = 0;
-  add_topology_commands(app);
-  add_run_commands(app, status);
-  add_sweep_command(app);
-  add_os_command(app, status);
-  add_os_stream_command(app, status);
-  add_app_command(app, status);
-  add_experiment_commands(app);
-  add_partition_command(app);
-  add_embed_command(app);
-  add_plot_command(app);
-  add_report_command(app);
-  // Every leaf subcommand reads --config FILE (apply_config below merges it before parsing).
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });
-    if (leaves.empty()) add_config(sub);
-    for (CLI::App* leaf : leaves) add_config(leaf);
-  }
+  add_all_commands(app, status);
   set_invocation(argc, argv);
   try {
     // --config FILE: its options join the command line unless the command line gives them.
@@ -146,8 +190,8 @@ int main(int argc, char** argv, const char* scripts_dir) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string hint = did_you_mean(app, std::vector<std::string>(argv + 1, argv + argc));
-    std::fprintf(stderr, "rica: error: %s%s (see rica --help)\n", e.what(), hint.c_str());
+    const std::string text = parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc));
+    std::fprintf(stderr, "rica: error: %s\n", text.c_str());
     return 2;
   } catch (const rica::usage_error& e) {
     std::fprintf(stderr, "rica: error: %s\n", e.what());

@@ -6,6 +6,10 @@
 
 namespace rica::cli {
 
+/// Every subcommand on `app` (each leaf with --config and --strict-config): the whole command line
+/// rica::cli::main parses; `status` receives a command's exit status.
+void add_all_commands(CLI::App& app, int& status);
+
 /// `rica list`, `rica topo`, `rica route`.
 void add_topology_commands(CLI::App& app);
 /// `rica run`, `rica demo`; `status` receives the exit status (3 on deadlock).

@@ -18,6 +18,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "rica/suggest.hpp"
 #include "rica/version.hpp"
 
 #include <oneapi/tbb/global_control.h>
@@ -699,7 +700,7 @@ std::string& invocation_time() {
 /// Options that are outputs or presentation, not configuration.
 bool is_presentation(const std::string& key) {
   static const char* const keys[] = {"json", "csv", "trace", "dot", "out", "quiet", "progress", "no-plot", "config", "help",
-                                     "telemetry", "trace-events", "trace-events-packets"};
+                                     "telemetry", "trace-events", "trace-events-packets", "strict-config"};
   return std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) != std::end(keys);
 }
 
@@ -784,12 +785,47 @@ std::string command_line() {
 std::string start_time() { return invocation_time(); }
 
 CLI::Option* add_config(CLI::App* c) {
+  c->add_flag("--strict-config")->description(
+      "With --config: refuse keys this command does not take (by default they are listed on stderr and "
+      "skipped, so any command's JSON report seeds any other)");
   return c
       ->add_option_function<std::string>(
           "--config", [](const std::string&) {},
-          "JSON (or .toml) file of options (keys = option names without dashes; a rica JSON report's 'config' "
-          "works); the command line overrides it")
+          "JSON (or .toml) file of options (keys = option names without leading dashes, dashed or snake_case; "
+          "any rica JSON report's 'config' works); the command line overrides it")
       ->type_name("FILE");
+}
+
+namespace {
+void (*command_table)(CLI::App&, int&) = nullptr;  // set once, before main (cli_main.cpp)
+
+std::vector<std::string> collect_config_keys() {
+  if (command_table == nullptr) return {};
+  CLI::App app{"rica"};
+  int status = 0;
+  command_table(app, status);
+  std::vector<std::string> keys;
+  std::vector<CLI::App*> todo{&app};
+  while (!todo.empty()) {
+    CLI::App* a = todo.back();
+    todo.pop_back();
+    for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) todo.push_back(sub);
+    for (const CLI::Option* o : a->get_options()) keys.push_back(key_of(o));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+}  // namespace
+
+bool set_command_table(void (*add_all)(CLI::App&, int&)) {
+  command_table = add_all;
+  return true;
+}
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = collect_config_keys();  // thread-safe once
+  return keys;
 }
 
 std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args) {
@@ -841,7 +877,15 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
       throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
     }
   }
-  if (j.is_object() && j.contains("config") && j.contains("rica_version")) j = j["config"];
+  if (j.is_object() && j.contains("config") && j.contains("rica_version")) {
+    // A report of a command without --engine (sweep: the cycle engine always) names its engine in
+    // "model": it seeds --engine of a command that has one.
+    const nlohmann::json model = j.value("model", nlohmann::json::object());
+    j = nlohmann::json(j["config"]);
+    if (j.is_object() && !j.contains("engine") && model.is_object() && model.contains("engine") &&
+        model["engine"].is_string())
+      j["engine"] = model["engine"];
+  }
   if (!j.is_object()) throw usage_error(fmt::format("--config: '{}' is not a JSON object of options", file));
   const std::string path = sub->get_parent() && sub->get_parent()->get_parent()
                                ? sub->get_parent()->get_name() + " " + sub->get_name()
@@ -873,14 +917,38 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
     }
     ++free_words;
   }
-  std::vector<std::string> positional, named;
+  const bool strict = std::find(tail.begin(), tail.end(), "--strict-config") != tail.end();
+  std::vector<std::string> positional, named, skipped;
   for (const auto& [key, value] : j.items()) {
     if (value.is_null()) continue;
-    const CLI::Option* o = sub->get_option_no_throw("--" + key);
-    const bool is_pos = o == nullptr && (o = sub->get_option_no_throw(key)) != nullptr && o->get_lnames().empty() &&
-                        o->get_snames().empty();
-    if (o == nullptr || key == "config" || key == "help")
-      throw usage_error(fmt::format("--config: '{}' is not an option of 'rica {}' (see rica {} --help)", key, path, path));
+    // Dashed and snake_case keys alike: "buffer_words" is --buffer-words.
+    std::string dashed = key;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    const CLI::Option* o = sub->get_option_no_throw("--" + dashed);
+    // The topology positional is "topology" (run, sweep, os, bound) or "spec" (topo, route,
+    // partition): either name fills either.
+    const std::string other_name = dashed == "topology" ? "spec" : dashed == "spec" ? "topology" : "";
+    const bool is_pos = o == nullptr &&
+                        ((o = sub->get_option_no_throw(key)) != nullptr || (o = sub->get_option_no_throw(dashed)) != nullptr ||
+                         (!other_name.empty() && (o = sub->get_option_no_throw(other_name)) != nullptr)) &&
+                        o->get_lnames().empty() && o->get_snames().empty();
+    const bool reserved = dashed == "config" || dashed == "help" || dashed == "strict-config";
+    if (o == nullptr || reserved) {
+      // A key another subcommand takes (a report of another command seeds this one) is skipped,
+      // listed below; a key no subcommand takes, or any with --strict-config, is refused.
+      const std::vector<std::string>& everywhere = config_keys();
+      const bool elsewhere =
+          !reserved && std::find(everywhere.begin(), everywhere.end(), dashed) != everywhere.end();
+      if (!elsewhere || strict) {
+        std::vector<std::string> mine;
+        for (const CLI::Option* x : sub->get_options()) mine.push_back(key_of(x));
+        throw usage_error(fmt::format("--config: '{}' is not an option of 'rica {}'{}{} (see rica {} --help)", key, path,
+                                      did_you_mean(dashed, mine), strict && elsewhere ? " (--strict-config)" : "",
+                                      path));
+      }
+      skipped.push_back(key);
+      continue;
+    }
     if (is_pos) {
       if (free_words > 0) continue;  // the command line gives the positionals
       if (value.is_array())
@@ -890,24 +958,29 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
       continue;
     }
     if (given_option(o)) continue;
+    const std::string flag = "--" + dashed;
     if (value.is_boolean()) {
       if (o->get_expected_max() != 0)
         throw usage_error(fmt::format("--config: '{}' takes a value, not true/false", key));
-      if (value.get<bool>()) named.push_back("--" + key);
+      if (value.get<bool>()) named.push_back(flag);
       continue;
     }
     if (o->get_expected_max() == 0)
       throw usage_error(fmt::format("--config: '{}' is a switch; give true or false", key));
     if (value.is_array()) {
       for (const auto& v : value) {
-        named.push_back("--" + key);
+        named.push_back(flag);
         named.push_back(word_of(v, key));
       }
     } else {
-      named.push_back("--" + key);
+      named.push_back(flag);
       named.push_back(word_of(value, key));
     }
   }
+  if (!skipped.empty())
+    std::fprintf(stderr, "rica: --config: skipped %zu key%s that 'rica %s' does not take: %s (--strict-config refuses "
+                 "them)\n", skipped.size(), skipped.size() == 1 ? "" : "s", path.c_str(),
+                 fmt::format("{}", fmt::join(skipped, ", ")).c_str());
   std::vector<std::string> out(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(start));
   out.insert(out.end(), positional.begin(), positional.end());
   out.insert(out.end(), tail.begin(), tail.end());

@@ -248,17 +248,27 @@ std::string start_time();
 /// `word` quoted for a POSIX shell when it needs it.
 std::string shell_quote(const std::string& word);
 
-/// --config FILE on c. The file is read by apply_config() before parsing; this declaration
-/// documents the option and checks the file exists.
+/// --config FILE and --strict-config on c. The file is read by apply_config() before parsing; this
+/// declaration documents the options.
 CLI::Option* add_config(CLI::App* c);
 /// `args` (argv without the program) with the options of `--config FILE` added that the command
 /// line does not give (the command line overrides the file). FILE is JSON (or TOML when it ends in
 /// .toml: top-level `key = value` lines, the same keys): an object whose keys
-/// are the subcommand's option names without dashes (positionals by name), or a rica JSON report
-/// (its "config" object is used). A value is a string, a number, a boolean (flags) or an array
+/// are the subcommand's option names without the leading dashes, dashed or snake_case
+/// ("buffer-words" or "buffer_words"; positionals by name), or a rica JSON report of any
+/// subcommand (its "config" object is used). Keys another subcommand takes are listed on one stderr
+/// line and skipped; with --strict-config on the command line they are refused. A value is a string, a number, a boolean (flags) or an array
 /// (a repeated option, or several positionals); null is skipped. Unknown keys, non-JSON text and
-/// other value kinds are refused (usage_error naming --config and the key).
+/// other value kinds are refused (usage_error naming --config and the key, with the nearest key).
 std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> args);
+/// Every option key of every subcommand (long names without dashes, positional names), sorted:
+/// apply_config skips a key of another subcommand (listed on stderr) and refuses one no
+/// subcommand takes. Built once from the command table (set_command_table), thread-safe; empty
+/// without one (then every key a command does not take is refused).
+const std::vector<std::string>& config_keys();
+/// The function that declares every subcommand (add_all_commands, commands.hpp), for
+/// config_keys(); cli_main.cpp sets it during static initialisation. Returns true.
+bool set_command_table(void (*add_all)(CLI::App&, int&));
 /// The configuration of parsed subcommand `c`: every option that shapes the result, keyed as for
 /// --config, the given value or the default (options without a default and not given are left
 /// out). Outputs and presentation (--json, --csv, --trace, --telemetry, --dot, --out, --quiet, --progress,

@@ -19,6 +19,7 @@
 #include "rica/os.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
+#include "rica/suggest.hpp"
 #include "rica/routing.hpp"
 #include "rica/telemetry.hpp"
 #include "rica/trace_events.hpp"
@@ -83,18 +84,21 @@ int run(const OsOptions& o) {
   for (const std::string& job : o.jobs) {  // refuse an unknown job before the first run
     const std::string name = job.substr(0, job.find(':'));
     std::string patterns, apps;
+    std::vector<std::string> names;
     bool known = false;
     for (const TrafficEntry& e : TrafficRegistry::available()) {
       known = known || e.name == name;
       patterns += (patterns.empty() ? "" : ", ") + e.name;
+      names.push_back(e.name);
     }
     for (const AppEntry& e : AppRegistry::available()) {
       known = known || e.name == name;
       apps += (apps.empty() ? "" : ", ") + e.name;
+      names.push_back(e.name);
     }
     if (!known)
-      throw usage_error(fmt::format("--job: '{}' is neither a traffic pattern ({}) nor an application ({})", job,
-                                    patterns, apps));
+      throw usage_error(fmt::format("--job: '{}' is neither a traffic pattern ({}) nor an application ({}){}", job,
+                                    patterns, apps, did_you_mean(name, names)));
   }
   std::vector<SwitchPolicy> policies;
   for (const auto& p : o.policies) policies.push_back(policy_by_name(p));

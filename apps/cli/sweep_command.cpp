@@ -65,13 +65,13 @@ unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
 /// no traffic matrix); fixed rates only report it.
 Plan jobs_of(SweepOptions& o, EngineConfig& cfg) {
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
+  // Warm-up: a tenth of the window unless given (the network fills before it is measured).
+  if (!o.engine.given("--warmup")) o.engine.cfg.warmup = o.engine.cfg.cycles / defaults::sweep::warmup_divisor;
   cfg = engine_config(o.engine);
   check_seeds(cfg.seed, o.seeds);
   std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv", "sweep_summary.csv"});
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
-  // Warm-up: a tenth of the window unless given (the network fills before it is measured).
-  if (!o.engine.given("--warmup")) cfg.warmup = cfg.cycles / defaults::sweep::warmup_divisor;
   Plan plan;
   for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
   const bool paced = o.traffic.substr(0, o.traffic.find(':')) == "mesh";
@@ -165,15 +165,20 @@ std::vector<experiments::SweepPoint> run_plan(const SweepOptions& o, const Engin
   return points;
 }
 
-void sweep(SweepOptions o) {
+/// Runs the sweep `o` describes (its subcommand alive: the configuration is read from it); with
+/// `files`, writes what `rica sweep` writes (--out, --json, plots). Returns the points.
+std::vector<experiments::SweepPoint> sweep(SweepOptions& o, bool files) {
   EngineConfig cfg;
   Plan plan = jobs_of(o, cfg);
-  prepare_output_dir(o.out, "--out");
   const std::string csv = o.out + "/sweep.csv";
-  check_output_file(csv, "--out");  // fail now, not after the sweep
-  check_output_file(o.out + "/sweep_mean.csv", "--out");
-  check_output_file(o.out + "/sweep_summary.csv", "--out");
+  if (files) {
+    prepare_output_dir(o.out, "--out");
+    check_output_file(csv, "--out");  // fail now, not after the sweep
+    check_output_file(o.out + "/sweep_mean.csv", "--out");
+    check_output_file(o.out + "/sweep_summary.csv", "--out");
+  }
   const auto points = run_plan(o, cfg, plan, true);
+  if (!files) return points;
   // Per network: zero-load latency, where it saturates, saturation throughput, knee, bound.
   std::vector<experiments::SweepSummary> summaries;
   {
@@ -260,6 +265,7 @@ void sweep(SweepOptions o) {
   }
   if (!o.quiet) fmt::print("sweep written to {} (summary: sweep_summary.csv)\n", csv);
   if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
+  return points;
 }
 
 void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
@@ -275,8 +281,14 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
     add_json(s, o.json, "Write every point, the configuration and provenance as JSON to FILE");
   }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
+  // The warm-up a sweep uses without --warmup (a tenth of the window: jobs_of) is the default
+  // --help shows and the configuration records.
+  o.engine.cfg.warmup = o.engine.cfg.cycles / defaults::sweep::warmup_divisor;
   add_engine_options(s, o.engine, opt_routing | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
                                       opt_buffers | opt_packet_words | opt_faults);
+  o.engine.declared.at("--warmup")->description(
+      fmt::format("Cycle engine: packets generated before this cycle are not measured (below --cycles; default: "
+                  "--cycles / {}) [0..{}]", defaults::sweep::warmup_divisor, defaults::limits::cycles - 1));
   if (files) {
     s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
     add_quiet(s, o.quiet);
@@ -290,16 +302,20 @@ void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* s = app.add_subcommand("sweep", "Latency-throughput sweep on the cycle engine: CSV and plots");
   declare_sweep(s, *o, true);
-  s->callback([o] { sweep(*o); });
+  s->callback([o] { (void)sweep(*o, true); });
 }
 
 std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>& args) {
   SweepOptions o;
-  EngineConfig cfg;
-  Plan plan;
-  // jobs_of reads the options' CLI11 handles: while the subcommand is alive.
-  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, false); }, [&] { plan = jobs_of(o, cfg); });
-  return run_plan(o, cfg, plan, false);
+  std::vector<experiments::SweepPoint> points;
+  // sweep() reads the options' CLI11 handles: while the subcommand is alive. Files only when
+  // --out or --json is given (the CLI's default directory is the CLI's).
+  parse_subcommand("sweep", args, [&](CLI::App* s) { declare_sweep(s, o, true); }, [&] {
+    o.quiet = true;
+    const bool files = o.cmd->get_option("--out")->count() > 0 || !o.json.empty();
+    points = sweep(o, files);
+  });
+  return points;
 }
 
 }  // namespace rica::cli

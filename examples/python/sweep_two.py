@@ -33,10 +33,11 @@ def main():
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for net in networks:
-        topo = rica.Topology(net)  # the sweep names networks by their canonical spec
-        rows = [i for i, t in enumerate(s["topology"]) if t == topo.spec]
-        assert rows, f"no points for {topo.spec}"
-        ax.plot(s["accepted"][rows], s["latency_mean"][rows], marker="o", label=f"{topo.spec} ({topo.pes} PEs)")
+        topo = rica.Topology(net)
+        rows = [i for i, t in enumerate(s["spec"]) if t == net]  # the spec as given; "topology" is canonical
+        assert rows, f"no points for {net}"
+        ax.plot(s["accepted"][rows], s["latency_mean"][rows], marker="o",
+                label=f"{topo.canonical} ({topo.pes} PEs)")
     ax.set_xlabel("accepted throughput (packets/PE/cycle)")
     ax.set_ylabel("mean latency (cycles)")
     ax.set_title("uniform traffic, cycle engine")

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rica/suggest.hpp"
 #include "rica/topology.hpp"
 
 namespace rica {
@@ -59,15 +60,18 @@ void check_registered_name(const std::string& name, std::string_view kind);
 std::string param_help(const std::vector<ParamDoc>& params, const std::string& positional);
 
 /// The entry called `name` among `entries` (anything with a `name` member); otherwise throws
-/// usage_error "unknown <kind> 'x'; valid: a, b, ...". Shared by every registry's by_name().
+/// usage_error "unknown <kind> 'x'; [did you mean 'y'? ]valid: a, b, ..." (the nearest name,
+/// rica/suggest.hpp). Shared by every registry's by_name().
 template <class Entry>
 const Entry& find_entry(const std::vector<Entry>& entries, std::string_view name, std::string_view kind) {
   std::string valid;
+  std::vector<std::string> names;
   for (const auto& e : entries) {
     if (e.name == name) return e;
     valid += (valid.empty() ? "" : ", ") + e.name;
+    names.push_back(e.name);
   }
-  throw usage_error("unknown " + std::string(kind) + " '" + std::string(name) + "'; valid: " + valid);
+  throw usage_error("unknown " + std::string(kind) + " '" + std::string(name) + "'" + valid_names_tail(name, names, valid));
 }
 
 /// The size of a topology from its spec alone, for the memory guard of every command (issue 28):

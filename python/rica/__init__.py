@@ -1,4 +1,4 @@
-"""rica from Python: topologies, runs on both engines, sweeps; results as NumPy arrays or pandas.
+"""rica from Python: every subcommand as a function; results as NumPy arrays or pandas.
 
     import rica
     r = rica.run("torus:8x8", engine="cycle", rate=0.05, cycles=2000, seed=7, trace=True)
@@ -6,26 +6,63 @@
     r.frame("pe")                 # a pandas DataFrame (pandas is optional; arrays always work)
     w = rica.run("torus:8x8", engine="cycle", rate=0.05, telemetry=True)  # per window of 1000 cycles
     w.telemetry["windows"]["delivered"], w.frame("windows"), w.frame("telemetry_links")
-    s = rica.sweep(["torus:8x8", "mesh:8x8"], rates="0.02:0.1:0.02", cycles=2000)
+    s = rica.sweep(["torus:8x8", "mesh:8x8"], rates="0.02:0.1:0.02", cycles=2000, seeds=3)
+    s.frame(), s.means["latency_ci95"]   # per point over its seeds: means and 95% intervals
+    rica.os("torus:8x8", parts=4, packets=20), rica.partition("cccb:n=4", parts=4),
+    rica.embed("tree", "ubruijn:6"), rica.experiment("mdce-delta", cycles=500), rica.bound("torus:8x8"),
+    rica.topo("cccb:n=2"), rica.route("cccb:n=2", 0, 5)
     t = rica.Topology("cccb:n=2"); t.measures(); t.route(0, 5)
 
-Options are the CLI's (`rica run --help`, `rica sweep --help`) as keyword arguments: `link_cycles`
-for --link-cycles, True for a flag (`no_classes=True`). Every value goes through the CLI's parser,
-so bad input raises RicaError (a ValueError) with the CLI's one-line message. The GIL is released
-while a machine runs.
+One function per subcommand (run, sweep, os, partition, embed, experiment, bound, topo, route),
+its options those of `rica <command> --help` as keyword arguments: `link_cycles` for
+--link-cycles, True for a flag (`no_classes=True`), a list for a comma list; `config="r.json"`
+seeds any of them from a JSON report or options file as `--config` does. Every value goes through
+the CLI's own parsers and checks, so bad input raises RicaError (a ValueError) with the CLI's
+one-line message. The GIL is released while a machine runs; Ctrl-C stops a cycle-engine run
+within a cycle and raises KeyboardInterrupt, with no output file written.
+
+The native module (rica._rica) is built for one interpreter: `rica.BUILT_FOR` names it.
 """
 
-import os
-import tempfile
+import json as _json
+import os as _os
+import shutil as _shutil
+import sys as _sys
+import tempfile as _tempfile
+
+from ._build import PYTHON as _BUILT_PYTHON, PYTHON_VERSION as _BUILT_VERSION
+
+BUILT_FOR = f"Python {_BUILT_VERSION} ({_BUILT_PYTHON}) with NumPy"
+
+
+def _wrong_interpreter(missing):
+    here = f"{_sys.version_info.major}.{_sys.version_info.minor}"
+    return ImportError(
+        f"rica: {missing}; rica's native module was built for Python {_BUILT_VERSION} ({_BUILT_PYTHON}) with "
+        f"NumPy, and this is Python {here} ({_sys.executable}): run it with {_BUILT_PYTHON}, or rebuild rica with "
+        f"-DPython3_EXECUTABLE={_sys.executable}")
+
+
+try:
+    import numpy as _numpy  # noqa: F401  (the tables are NumPy arrays)
+except ImportError as _e:
+    raise _wrong_interpreter(f"NumPy cannot be imported ({_e})") from None
+try:
+    from . import _rica
+except ImportError as _e:
+    raise _wrong_interpreter(f"the native module rica._rica cannot be loaded ({_e})") from None
 
 from ._rica import RicaError
-from . import _rica
 
-__all__ = ["RicaError", "Result", "SweepResult", "Topology", "run", "sweep", "os_stream", "names", "list_text"]
+__version__ = _rica.VERSION
+
+__all__ = ["RicaError", "Result", "SweepResult", "CommandResult", "Topology", "run", "sweep", "os", "os_stream",
+           "partition", "embed", "experiment", "bound", "topo", "route", "names", "list_text", "BUILT_FOR",
+           "__version__"]
 
 
 def _argv(positional, options):
-    """The CLI arguments for `positional` values and keyword `options` (one-line errors for bad keys)."""
+    """The CLI arguments for `positional` values and keyword `options`."""
     args = [str(p) for p in positional]
     for key, value in options.items():
         if value is None or value is False:
@@ -40,27 +77,47 @@ def _argv(positional, options):
     return args
 
 
+def _no_quiet(options):
+    if "quiet" in options:
+        raise RicaError("quiet: Python calls never print")
+
+
 def _frame(columns):
     import pandas  # optional: only the DataFrame views need it
 
     return pandas.DataFrame(columns)
 
 
-class Result:
-    """One run. `summary`: the figures `rica run --json` writes (dict); `pes` and `links`: column
-    dicts of NumPy arrays (per node: pe, label, injected, delivered, forwarded, blocked; per link:
-    node, port, peer, packets); `trace`: per delivered packet (src, dst, seq, inject, deliver,
-    hops, enter, words) when run with trace=True, else None; `status`: the CLI's exit status
-    (0 ok, 1 not verified, 3 deadlock)."""
+def _html_table(title, rows):
+    """A small HTML table of (name, value) rows, for notebooks."""
+    from html import escape
 
-    def __init__(self, raw):
+    cells = "".join(f"<tr><th style='text-align:left'>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>"
+                    for k, v in rows)
+    return f"<div><b>{escape(title)}</b><table>{cells}</table></div>"
+
+
+class Result:
+    """One run. `spec`: the topology spec as given; `topology`: its canonical form (the run's
+    JSON); `engine`; `summary`: the figures `rica run --json` writes (dict); `pes` and `links`:
+    column dicts of NumPy arrays (per node: pe, label, injected, delivered, forwarded, blocked; per
+    link: node, port, peer, packets); `trace`: per delivered packet (src, dst, seq, inject,
+    deliver, hops, enter, words) when run with trace=True, else None; `status`: the CLI's exit
+    status (0 ok, 1 not verified, 3 deadlock)."""
+
+    def __init__(self, raw, spec):
         self.summary = raw["summary"]
+        self.spec = spec
         self.pes = raw["pe"]
         self.links = raw["link"]
         self.hop_histogram = raw["hop_histogram"]
         self.trace = raw.get("trace")
         self.telemetry = raw.get("telemetry")
         self.status = raw["status"]
+
+    @property
+    def engine(self):
+        return self.summary.get("model", {}).get("engine")
 
     def __getattr__(self, name):
         summary = self.__dict__.get("summary", {})
@@ -69,10 +126,13 @@ class Result:
         raise AttributeError(name)
 
     def frame(self, table="summary"):
-        """A pandas DataFrame: 'summary' (one row of scalar figures), 'pe', 'link', 'trace', or a
-        telemetry table (run with telemetry=W): 'windows', 'telemetry_links', 'telemetry_classes'."""
+        """A pandas DataFrame: 'summary' (one row of scalar figures, `spec` as given beside the
+        canonical `topology`), 'pe', 'link', 'trace', or a telemetry table (run with telemetry=W):
+        'windows', 'telemetry_links', 'telemetry_classes'."""
         if table == "summary":
-            return _frame({k: [v] for k, v in self.summary.items() if not isinstance(v, (dict, list))})
+            row = {"spec": [self.spec], "engine": [self.engine]}
+            row.update({k: [v] for k, v in self.summary.items() if not isinstance(v, (dict, list))})
+            return _frame(row)
         telemetry = self.telemetry or {}
         columns = {"pe": self.pes, "link": self.links, "trace": self.trace, "windows": telemetry.get("windows"),
                    "telemetry_links": telemetry.get("links"),
@@ -87,17 +147,33 @@ class Result:
 
     def __repr__(self):
         s = self.summary
-        return (f"<rica.Result {s.get('topology')} {s.get('engine')}: delivered {s.get('delivered')}, "
-                f"latency mean {s.get('latency_mean')} {s.get('latency_unit')}>")
+        return (f"<rica.Result {self.spec} ({s.get('topology')}) engine {self.engine}: delivered "
+                f"{s.get('delivered')}, latency mean {s.get('latency_mean')} {s.get('latency_unit')}>")
+
+    def _repr_html_(self):
+        s = self.summary
+        keys = ["delivered", "injected", "latency_mean", "latency_p99", "throughput", "hops_mean", "deadlock"]
+        return _html_table(f"rica run {self.spec}",
+                           [("topology", s.get("topology")), ("engine", self.engine), ("status", self.status)] +
+                           [(k, s[k]) for k in keys if k in s])
 
 
 class SweepResult:
-    """A sweep: `columns` maps topology, traffic, rate, offered, accepted, delivered,
-    latency_mean, latency_p50, latency_p99, hops_mean, cycles, cycles_run, seed to one entry per
-    (topology, rate), in the CLI's order."""
+    """A sweep: `columns` maps spec (as given), topology (canonical), traffic, rate, offered,
+    accepted, delivered, latency_mean, latency_p50, latency_p99, hops_mean, cycles, cycles_run,
+    seed to one entry per (topology, rate, seed), in the CLI's order; `means` maps spec,
+    topology, traffic, rate, offered, seeds, generated_mean, accepted_mean, accepted_ci95,
+    latency_mean, latency_ci95, latency_p99_mean, latency_p99_ci95, hops_mean to one entry per
+    (topology, rate): the mean over its seeds and the 95% confidence half-width (Student t), as
+    `rica sweep` writes sweep_mean.csv."""
 
-    def __init__(self, columns):
+    def __init__(self, columns, specs):
+        self.means = columns.pop("means")
         self.columns = columns
+        for table in (self.columns, self.means):
+            n = len(table["topology"])
+            per = n // len(specs) if specs else 0  # the CLI's order: every row of a topology together
+            table["spec"] = [specs[i // per] for i in range(n)] if per else []
 
     def __getitem__(self, name):
         return self.columns[name]
@@ -105,40 +181,167 @@ class SweepResult:
     def __len__(self):
         return len(self.columns["topology"])
 
-    def frame(self):
-        return _frame(self.columns)
+    def frame(self, table="points"):
+        """A pandas DataFrame: 'points' (one row per run) or 'means' (per point over its seeds)."""
+        if table not in ("points", "means"):
+            raise ValueError(f"table '{table}': use points or means")
+        return _frame(self.columns if table == "points" else self.means)
+
+    def __repr__(self):
+        specs = sorted(set(self.columns["spec"]))
+        return f"<rica.SweepResult {len(self)} runs, {len(self.means['topology'])} points: {', '.join(specs)}>"
+
+    def _repr_html_(self):
+        m = self.means
+        rows = [(f"{m['spec'][i]} rate {m['rate'][i]:.4g}",
+                 f"accepted {m['accepted_mean'][i]:.4g} ± {m['accepted_ci95'][i]:.2g}, latency "
+                 f"{m['latency_mean'][i]:.4g} ± {m['latency_ci95'][i]:.2g}") for i in range(len(m["topology"]))]
+        return _html_table("rica sweep", rows)
+
+
+class CommandResult:
+    """What a subcommand reported: `data`, its JSON report (`rica <command> --json`) as a dict,
+    also by key (r["config"]); `command` and `args`; `status`, the CLI's exit status; `out`, the
+    directory of its files when out= was given (else the files were in a temporary directory,
+    removed)."""
+
+    def __init__(self, command, args, status, data, out):
+        self.command, self.args, self.status, self.data, self.out = command, args, status, data, out
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def __contains__(self, key):
+        return key in self.data
+
+    def keys(self):
+        return self.data.keys()
+
+    def frame(self, key):
+        """A pandas DataFrame of the list of records (or dict of columns) under `key`."""
+        value = self.data[key]
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            import pandas
+
+            return pandas.DataFrame.from_records(value)
+        return _frame(value)
+
+    def __repr__(self):
+        return f"<rica.CommandResult rica {self.command} {' '.join(self.args)}: status {self.status}, " \
+               f"keys {', '.join(list(self.data)[:8])}>"
+
+    def _repr_html_(self):
+        return _html_table(f"rica {self.command} {' '.join(self.args)}",
+                           [("status", self.status)] + [(k, v) for k, v in self.data.items()
+                                                        if not isinstance(v, (dict, list))])
+
+
+def _command(command, positional, options, has_out=False):
+    """`rica COMMAND positional --options` in this process, its JSON report as the result. With
+    has_out and no out=, the files go to a temporary directory, removed afterwards."""
+    _no_quiet(options)
+    options = dict(options)
+    if options.get("json") not in (None, False):
+        raise RicaError("json: the result is the JSON report (write it with json.dump)")
+    tmp = _tempfile.mkdtemp(prefix=f"rica-{command}-")
+    try:
+        out = options.get("out")
+        if has_out and out is None:
+            options["out"] = _os.path.join(tmp, "out")
+            if "no_plot" not in options:
+                options["no_plot"] = True
+        path = _os.path.join(tmp, "report.json")
+        words = _argv(positional, options)
+        status = _rica.command([command] + words + ["--json", path, "--quiet"])
+        with open(path, encoding="utf-8") as f:
+            data = _json.load(f)
+        return CommandResult(command, words, status, data, out)
+    finally:
+        _shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run(topology, *, trace=False, **options):
     """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
     cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
-    packet_words, batch, block, no_classes, json, csv, trace_events, trace_events_packets). trace=True returns the per-packet table; trace="FILE"
-    also keeps the file. telemetry=W (cycles; True: the default window, 1000) records the run over
-    time (cycle engine): `telemetry` maps windows, links and classes to column dicts of NumPy arrays
-    (the CSVs of `rica run --telemetry W`, written too when csv= or json= names a file)."""
-    if "quiet" in options:
-        raise RicaError("quiet: Python runs never print")
+    packet_words, batch, block, no_classes, faults, seeds, json, csv, config, trace_events,
+    trace_events_packets). trace=True returns the per-packet table; trace="FILE" also keeps the file.
+    telemetry=W (cycles; True: the default window, 1000) records the run over time (cycle engine):
+    `telemetry` maps windows, links and classes to column dicts of NumPy arrays (the CSVs of `rica
+    run --telemetry W`, written too when csv= or json= names a file). The result keeps `spec` as
+    given."""
+    _no_quiet(options)
     if options.get("telemetry") is True:
         options = dict(options, telemetry=_rica.TELEMETRY_WINDOW)
     if trace is True:
-        fd, path = tempfile.mkstemp(prefix="rica-trace-", suffix=".csv")
-        os.close(fd)
+        fd, path = _tempfile.mkstemp(prefix="rica-trace-", suffix=".csv")
+        _os.close(fd)
         try:
-            return Result(_rica.run(_argv([topology], dict(options, trace=path))))
+            return Result(_rica.run(_argv([topology], dict(options, trace=path))), topology)
         finally:
-            os.unlink(path)
+            _os.unlink(path)
     if trace:
         options = dict(options, trace=trace)
-    return Result(_rica.run(_argv([topology], options)))
+    return Result(_rica.run(_argv([topology], options)), topology)
 
 
 def sweep(topologies, **options):
-    """`rica sweep TOPOLOGY...` on the cycle engine (traffic, rates, jobs, cycles, warmup,
-    link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words, packet_words); `rates` is
-    "FROM:TO:STEP", a comma list, a Python list or "auto" (placed by the channel-load bound, refined near the knee)."""
+    """`rica sweep TOPOLOGY...` on the cycle engine (traffic, rates, seeds, jobs, cycles, warmup,
+    link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
+    packet_words, faults, source_queue, config); `rates` is "FROM:TO:STEP", a comma list, a Python
+    list or "auto" (placed by the channel-load bound, refined near the knee). With seeds=K, `means`
+    holds each point's means and 95% intervals. out="DIR" also writes the CLI's files there
+    (sweep.csv, sweep_mean.csv, sweep_summary.csv; plots unless no_plot=True)."""
     if isinstance(topologies, str):
         topologies = [topologies]
-    return SweepResult(_rica.sweep(_argv(topologies, options)))
+    _no_quiet(options)
+    return SweepResult(_rica.sweep(_argv(topologies, options)), list(topologies))
+
+
+def os(topology, **options):  # noqa: A001  (rica.os is the time-sharing command, not the os module)
+    """`rica os TOPOLOGY`: time sharing of a partition, drain vs flush (parts, job, policy, rate,
+    slices, packets, ...: `rica os --help`). A CommandResult of the os JSON report; out="DIR"
+    keeps os.csv, switches.csv and the plots."""
+    return _command("os", [topology], options, has_out=True)
+
+
+def partition(topology, **options):
+    """`rica partition TOPOLOGY` (parts, rule, ...: `rica partition --help`): every partition's
+    PEs, closed flag and offending hops, as a CommandResult."""
+    return _command("partition", [topology], options)
+
+
+def embed(guest, host, **options):
+    """`rica embed GUEST HOST` (map, oriented, faults, seed: `rica embed --help`): dilation,
+    congestion and load of the guest graph (ring, array, tree, double-tree, shuffle-exchange, mesh,
+    torus) on the host topology, intact or with faults=."""
+    return _command("embed", [guest, host], options)
+
+
+def experiment(name, **options):
+    """`rica experiment NAME` (`rica experiment --list`: mdce-1024, rwc1, saturation, partition16,
+    ...; `rica experiment --help`): the table, set-up and configuration; out="DIR" keeps the CSVs and figures."""
+    return _command("experiment", [name], options, has_out=True)
+
+
+def bound(topologies, **options):
+    """`rica bound TOPOLOGY...` (traffic, ...: `rica bound --help`): channel load and saturation
+    bound."""
+    if isinstance(topologies, str):
+        topologies = [topologies]
+    return _command("bound", list(topologies), options)
+
+
+def topo(topology, **options):
+    """`rica topo TOPOLOGY --json` (samples, seed, all_pairs, ...): the measures as a dict."""
+    _no_quiet(options)
+    return _rica.topo(_argv([topology], options))
+
+
+def route(topology, src, dst, **options):
+    """`rica route TOPOLOGY SRC DST --json` (routing=...): the path as a dict; src and dst are PE
+    numbers or labels such as "(0,0,0)"."""
+    _no_quiet(options)
+    return _rica.route(_argv([topology, src, dst], options))
 
 
 def os_stream(topology, jobs, **options):
@@ -150,13 +353,14 @@ def os_stream(topology, jobs, **options):
 
 
 class Topology:
-    """A topology spec, checked at construction: spec, pes, nodes, ports, buffer_classes, direct,
-    vertex_transitive; measures() (the ten measures and the routed figures, `rica topo --json`),
-    route(src, dst) (`rica route --json`), label(node)."""
+    """A topology spec, checked at construction: spec (as given), canonical, pes, nodes, ports,
+    buffer_classes, direct, vertex_transitive; measures() (the ten measures and the routed
+    figures, `rica topo --json`), route(src, dst) (`rica route --json`), label(node)."""
 
     def __init__(self, spec):
         d = _rica.describe(spec)
-        self.spec = d["spec"]
+        self.spec = spec
+        self.canonical = d["spec"]
         self.pes = d["pes"]
         self.nodes = d["nodes"]
         self.ports = d["ports"]
@@ -166,17 +370,22 @@ class Topology:
 
     def measures(self, **options):
         """samples=, seed=, all_pairs=True as in `rica topo`."""
-        return _rica.topo(_argv([self.spec], options))
+        return topo(self.spec, **options)
 
-    def route(self, src, dst):
+    def route(self, src, dst, **options):
         """The self-routed path: src and dst are PE numbers or labels such as "(0,0,0)"."""
-        return _rica.route([self.spec, str(src), str(dst)])
+        return route(self.spec, src, dst, **options)
 
     def label(self, node):
         return _rica.label(self.spec, node)
 
     def __repr__(self):
-        return f"<rica.Topology {self.spec}: {self.pes} PEs, {self.nodes} nodes>"
+        return f"<rica.Topology {self.spec} ({self.canonical}): {self.pes} PEs, {self.nodes} nodes>"
+
+    def _repr_html_(self):
+        return _html_table(f"rica topology {self.spec}",
+                           [("canonical", self.canonical), ("PEs", self.pes), ("nodes", self.nodes),
+                            ("ports", self.ports), ("buffer classes", self.buffer_classes)])
 
 
 def names():

@@ -1,5 +1,6 @@
 // Guest graphs embedded in host topologies. See include/rica/embed.hpp.
 #include "rica/embed.hpp"
+#include "rica/suggest.hpp"
 
 #include "rica/faults.hpp"
 
@@ -176,8 +177,10 @@ Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
       }
     g.spec = fmt::format("{}:{}x{}", name, g.rows, g.cols);
   } else {
-    throw usage_error(fmt::format("embed: unknown guest '{}'; valid: ring[:N], array[:N], tree[:H], double-tree[:H], "
-                                  "shuffle-exchange[:n], mesh[:RxC], torus[:RxC]", name));
+    throw usage_error(fmt::format(
+        "embed: unknown guest '{}'{}", name,
+        valid_names_tail(name, {"ring", "array", "tree", "double-tree", "shuffle-exchange", "mesh", "torus"},
+                         "ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n], mesh[:RxC], torus[:RxC]")));
   }
   if (oriented) g.spec += " (oriented)";
   return g;

@@ -17,6 +17,7 @@
 // pipeline of R cycles (--router-cycles) the head is ready R cycles after it arrives at each node:
 // (H - 1)(h + R) + max(L, h + R).
 #include "cycle_crew.hpp"
+#include "rica/interrupt.hpp"
 #include "machine.hpp"
 #include "node_step.hpp"
 #include "run_frame.hpp"
@@ -501,6 +502,9 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       frame.stop_clock(st);
       return true;
     }
+    // A stop request (rica/interrupt.hpp; one process only: ranks would wait for this one):
+    // end here; run_prepared throws `interrupted` before anything is collected or written.
+    if (!ranks && interrupt_requested()) break;
     if (cycle == cfg.cycles) m.close_window();
     active.swap(next);
     std::fill(next.begin(), next.end(), 0);

@@ -5,6 +5,8 @@
 
 #include "rica/distributed.hpp"
 #include "rica/footprint.hpp"
+#include "rica/interrupt.hpp"
+#include "rica/suggest.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -672,6 +674,8 @@ RunStats run_prepared(Machine& m, Observers observers) {
     drive_mpi_async(m, st);
   else
     drive_async(m, st);
+  // Stopped from outside (rica/interrupt.hpp): no result, nothing written (the trace included).
+  if (!ranks && interrupt_requested()) throw interrupted();
   for (Observer* o : observers) o->on_end(MachineView(m, m.now()));
   if (ranks) ranks->gather(m, st);
   m.collect(st);
@@ -736,8 +740,9 @@ const char* to_string(Routing r) noexcept {
 Routing routing_by_name(const std::string& name, const std::string& option) {
   for (Routing r : {Routing::deterministic, Routing::adaptive, Routing::valiant, Routing::ugal_l})
     if (name == to_string(r)) return r;
-  throw usage_error(
-      fmt::format("{}: unknown routing '{}'; valid: deterministic, adaptive, valiant, ugal-l", option, name));
+  throw usage_error(fmt::format("{}: unknown routing '{}'{}", option, name,
+                                valid_names_tail(name, {"deterministic", "adaptive", "valiant", "ugal-l"},
+                                                 "deterministic, adaptive, valiant, ugal-l")));
 }
 void check_routing(const Topology& t, Routing r, const std::string& option) {
   if (offers(t, r)) {
@@ -789,7 +794,8 @@ RankSplit rank_split_by_name(const std::string& name, const std::string& option)
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
   if (name == "async") return EngineKind::async;
   if (name == "cycle") return EngineKind::cycle;
-  throw usage_error(fmt::format("{}: unknown engine '{}'; valid: async, cycle", option, name));
+  throw usage_error(
+      fmt::format("{}: unknown engine '{}'{}", option, name, valid_names_tail(name, {"async", "cycle"}, "async, cycle")));
 }
 Timing timing_by_name(const std::string& name, const std::string& option) {
   if (name == "vct") return Timing::vct;

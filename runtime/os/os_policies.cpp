@@ -6,6 +6,7 @@
 
 #include "os_policy.hpp"
 #include "rica/registry.hpp"
+#include "rica/suggest.hpp"
 
 namespace rica {
 namespace detail {
@@ -52,11 +53,13 @@ const char* policy_name(SwitchPolicy p) {
 SwitchPolicy policy_by_name(const std::string& name) {
   auto& r = detail::registry();
   std::string valid;
+  std::vector<std::string> names;
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (r[i].name == name) return SwitchPolicy(static_cast<std::uint16_t>(i));
     valid += (i ? ", " : "") + r[i].name;
+    names.push_back(r[i].name);
   }
-  throw usage_error(fmt::format("--policy: unknown switch policy '{}'; valid: {}", name, valid));
+  throw usage_error(fmt::format("--policy: unknown switch policy '{}'{}", name, valid_names_tail(name, names, valid)));
 }
 
 std::vector<std::pair<std::string, std::string>> switch_policies() {
