@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds BookSim2 for scripts/validation/booksim_compare.py, outside the repository, from a checkout
+# you made yourself (nothing is downloaded here, and BookSim2 is never committed):
+#
+#     git clone https://github.com/booksim/booksim2 /tmp/booksim2      # (validated at 28f43299)
+#     bash scripts/validation/build_booksim.sh /tmp/booksim2 /tmp/booksim-build
+#
+# Needs flex, bison and g++ (install them yourself; rica does not depend on them). Writes two
+# binaries into OUT (a copy of the source is patched there, the checkout is left alone):
+#   OUT/booksim        DRAGON_LATENCY off: the dragonfly's channels take 1 cycle, as every other
+#                      network's (its source #defines 10-cycle local and 100-cycle global channels)
+#   OUT/booksim-ugal0  the same with UGAL's adaptive_threshold 30 -> 0 (the one-parameter check of
+#                      docs/validation.md)
+set -euo pipefail
+src=${1:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
+out=${2:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
+for tool in flex bison g++ make; do
+  command -v "$tool" >/dev/null || { echo "build_booksim.sh: $tool is missing" >&2; exit 2; }
+done
+[ -f "$src/src/Makefile" ] || { echo "build_booksim.sh: $src is not a booksim2 checkout (no src/Makefile)" >&2; exit 2; }
+mkdir -p "$out"
+build() {  # build NAME SED-EXPRESSION-FOR-dragonfly.cpp
+  local dir="$out/src-$1"
+  rm -rf "$dir" && cp -r "$src/src" "$dir"
+  sed -i 's|^#define DRAGON_LATENCY|// #define DRAGON_LATENCY|' "$dir/networks/dragonfly.cpp"
+  [ -n "$2" ] && sed -i "$2" "$dir/networks/dragonfly.cpp"
+  make -C "$dir" -j"${JOBS:-1}" >"$out/make-$1.log" 2>&1 || { echo "build_booksim.sh: make failed, see $out/make-$1.log" >&2; exit 2; }
+  cp "$dir/booksim" "$out/$1"
+}
+build booksim ""
+build booksim-ugal0 's|int adaptive_threshold = 30;|int adaptive_threshold = 0;|'
+grep -q 'adaptive_threshold = 0;' "$out/src-booksim-ugal0/networks/dragonfly.cpp" ||
+  { echo "build_booksim.sh: the UGAL threshold was not found in networks/dragonfly.cpp" >&2; exit 2; }
+echo "$out/booksim $out/booksim-ugal0"
