@@ -283,6 +283,12 @@ expect_in "0.05534" "bound torus 16x16" bound torus:16x16
 check_exit 2 "bound bad link time" bound torus:4x4 --link-cycles fast
 check_exit 2 "bound unknown traffic" bound torus:4x4 --traffic nosuch
 check_exit 2 "bound impossible pattern" bound torus:4x2 --traffic mesh
+# The router pipeline enters the zero-load latency only: H (1 + R) cycles over H 1-cycle links of
+# one-word packets, H = 256/63 on torus:8x8 under uniform (self excluded): 4.06 at R = 0, 16.25 at 3.
+expect_in " 4.06 " "bound zero-load R=0" bound torus:8x8 --link-cycles 1 --packet-words 1:0
+expect_in " 16.25 " "bound zero-load R=3" bound torus:8x8 --link-cycles 1 --packet-words 1:0 --router-cycles 3
+expect_in "0.78750" "bound unchanged by R" bound torus:8x8 --link-cycles 1 --packet-words 1:0 --router-cycles 3
+check_exit 2 "bound router cycles out of range" bound torus:4x4 --router-cycles 65537
 
 # Issue 28 item 5: a write into a closed pipe is an error (exit 2, one line) or SIGPIPE's death
 # (141), never exit 0; the reader (true) is gone before the run ends. SIGPIPE default and ignored.

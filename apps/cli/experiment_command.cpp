@@ -295,11 +295,13 @@ void bound(const BoundOptions& o) {
                c.zero_load_latency, c.max_load, busy, c.bound);
     nlohmann::json j = to_json(c, t);
     j["link_cycles"] = link_cycles_text(cfg);
+    if (cfg.router_cycles != 0) j["router_cycles"] = cfg.router_cycles;
     all.push_back(j);
   }
   if (text)
-    fmt::print("traffic {}, link time {}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
-               "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg));
+    fmt::print("traffic {}, link time {}{}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
+               "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg),
+               cfg.router_cycles ? fmt::format(", router {} cycles per hop (zero-load only)", cfg.router_cycles) : "");
   if (!o.json.empty()) {
     nlohmann::json config = option_config(o.cmd);
     config["threads"] = limit.threads;
@@ -344,6 +346,9 @@ void add_experiment_commands(CLI::App& app) {
   add_text(c, "--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
            "a traffic pattern (see 'rica list')");
   add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words | opt_threads | opt_seed);
+  // The router pipeline enters the zero-load latency only (the bound is a link's load); the same
+  // option and check as rica run's.
+  b->engine.declared["--router-cycles"] = add_router_cycles(c, b->engine.cfg.router_cycles);
   c->add_flag("--all-pairs", b->all_pairs, "Walk every pair even when a symmetry or sampling would do");
   b->cmd = c;
   add_json(c, b->json, "Write the figures, configuration and provenance as JSON to FILE");

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds BookSim2 for scripts/validation/booksim_compare.py, outside the repository, from a checkout
+# you made yourself (nothing is downloaded here, and BookSim2 is never committed):
+#
+#     git clone https://github.com/booksim/booksim2 /tmp/booksim2      # (validated at 28f43299)
+#     bash scripts/validation/build_booksim.sh /tmp/booksim2 /tmp/booksim-build
+#
+# Needs flex, bison and g++ (install them yourself; rica does not depend on them). Writes two
+# binaries into OUT (a copy of the source is patched there, the checkout is left alone):
+#   OUT/booksim        DRAGON_LATENCY off: the dragonfly's channels take 1 cycle, as every other
+#                      network's (its source #defines 10-cycle local and 100-cycle global channels)
+#   OUT/booksim-ugal0  the same with UGAL's adaptive_threshold 30 -> 0,
+#   OUT/booksim-ugal0g that, and UGAL turning minimal on entering the intermediate group (not router),
+#   OUT/booksim-tieplus  with dim_order_torus taking a ring tie (k/2 away) the + way, as rica does,
+#                      instead of at random (the one-parameter checks of docs/validation.md)
+set -euo pipefail
+src=${1:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
+out=${2:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
+for tool in flex bison g++ make; do
+  command -v "$tool" >/dev/null || { echo "build_booksim.sh: $tool is missing" >&2; exit 2; }
+done
+[ -f "$src/src/Makefile" ] || { echo "build_booksim.sh: $src is not a booksim2 checkout (no src/Makefile)" >&2; exit 2; }
+mkdir -p "$out"
+build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE
+  local dir="$out/src-$1"
+  rm -rf "$dir" && cp -r "$src/src" "$dir"
+  sed -i 's|^#define DRAGON_LATENCY|// #define DRAGON_LATENCY|' "$dir/networks/dragonfly.cpp"
+  [ -n "$3" ] && sed -i "$3" "$dir/$2"
+  make -C "$dir" -j"${JOBS:-1}" >"$out/make-$1.log" 2>&1 || { echo "build_booksim.sh: make failed, see $out/make-$1.log" >&2; exit 2; }
+  cp "$dir/booksim" "$out/$1"
+}
+build booksim "" ""
+build booksim-ugal0 networks/dragonfly.cpp 's|int adaptive_threshold = 30;|int adaptive_threshold = 0;|'
+grep -q 'adaptive_threshold = 0;' "$out/src-booksim-ugal0/networks/dragonfly.cpp" ||
+  { echo "build_booksim.sh: the UGAL threshold was not found in networks/dragonfly.cpp" >&2; exit 2; }
+build booksim-ugal0g networks/dragonfly.cpp \
+  's|int adaptive_threshold = 30;|int adaptive_threshold = 0;|;s|    if( rID == intm_rID){|    if( grp_ID == intm_rID / gA ){|'
+grep -q 'grp_ID == intm_rID / gA' "$out/src-booksim-ugal0g/networks/dragonfly.cpp" ||
+  { echo "build_booksim.sh: UGAL's phase change was not found in networks/dragonfly.cpp" >&2; exit 2; }
+build booksim-tieplus routefunc.cpp 's|( ( dist2 == 0 ) \&\& ( RandomInt( 1 ) ) ) ) {$|( dist2 == 0 ) ) {|'
+grep -q '( dist2 == 0 ) ) {$' "$out/src-booksim-tieplus/routefunc.cpp" ||
+  { echo "build_booksim.sh: the ring tie rule was not found in routefunc.cpp" >&2; exit 2; }
+echo "$out/booksim $out/booksim-ugal0 $out/booksim-ugal0g $out/booksim-tieplus"
