@@ -469,6 +469,7 @@ def main(argv=None):
     st.add_argument("csv", metavar="DIR")
     st.add_argument("--out")
     st.add_argument("--title")
+    st.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     global QUIET
     QUIET = a.quiet
