@@ -47,15 +47,6 @@ std::string FatTreeTopology::spec() const { return fmt::format("fattree:n={}", n
 namespace {
 
 Topology make_omega(const SpecArgs& a) { return OmegaTopology(a.uint("n")); }
-/// `classes=K` given: the channel dependency check runs on the built network (when pes x nodes
-/// <= 2^24) and refuses a K whose dependency graph has a cycle, naming the cycle.
-/// An explicit `classes=K` (0 is refused here: the constructors take 0 for the derived count).
-unsigned explicit_classes(const SpecArgs& a, const char* name) {
-  if (!a.has("classes")) return 0;
-  const unsigned k = a.uint("classes");
-  detail::check_range(name, "classes", k, 1, 2);
-  return k;
-}
 
 }  // namespace
 
