@@ -434,13 +434,7 @@ nlohmann::json OsStats::to_json() const {
   nlohmann::json j;
   j["policy"] = policy_name(policy);
   j["switches"] = switches.size();
-  j["lost"] = machine.lost;
-  j["duplicates"] = machine.duplicates;
-  j["misdelivered"] = misdelivered;
-  j["conservation_ok"] = machine.conservation_ok;
-  j["deadlock"] = machine.deadlock;
-  j["deadlock_report"] = machine.deadlock_report;
-  j["cycles_run"] = machine.cycles_run;
+  detail::put_checks(j, machine, misdelivered);
   j["save_peak_packets"] = save_peak_packets;
   j["save_peak_words"] = save_peak_words;
   j["shared_links"] = shared_links;

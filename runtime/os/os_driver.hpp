@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "../machine/machine.hpp"
 #include "os_policy.hpp"
 
@@ -114,5 +116,17 @@ class OsDriver final : public CycleHook, public SwitchState {
   std::vector<unsigned> outgoing_;
   std::vector<std::uint8_t> ordered_;  // [node]: the order reached it in this switch
 };
+
+/// The exactly-once checks of an OS run in its JSON (`rica os` and `rica os-stream` alike):
+/// lost, duplicates, misdelivered, conservation, deadlock and its report, cycles run.
+inline void put_checks(nlohmann::json& j, const RunStats& machine, std::uint64_t misdelivered) {
+  j["lost"] = machine.lost;
+  j["duplicates"] = machine.duplicates;
+  j["misdelivered"] = misdelivered;
+  j["conservation_ok"] = machine.conservation_ok;
+  j["deadlock"] = machine.deadlock;
+  j["deadlock_report"] = machine.deadlock_report;
+  j["cycles_run"] = machine.cycles_run;
+}
 
 }  // namespace rica::detail

@@ -10,6 +10,7 @@
 #include "rica/io.hpp"
 #include "rica/os_stream.hpp"
 #include "rica/registry.hpp"
+#include "rica/suggest.hpp"
 #include "stream_builtin.hpp"
 
 namespace rica {
@@ -175,31 +176,16 @@ JobStream job_stream(const std::string& spec, const std::string& what) {
 
 namespace {
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> d(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t prev = d[0];
-    d[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cur = d[j];
-      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
-      prev = cur;
-    }
-  }
-  return d[b.size()];
-}
-
 template <class Entry>
 const Entry& find_entry(const std::vector<Entry>& r, const std::string& name, const char* option, const char* kind) {
-  std::string valid, near;
-  std::size_t best = std::max<std::size_t>(1, name.size() / 3) + 1;
+  std::string valid;
+  std::vector<std::string> names;
   for (const Entry& e : r) {
     if (e.name == name) return e;
     valid += (valid.empty() ? "" : ", ") + e.name;
-    const std::size_t d = edit_distance(name, e.name);
-    if (d < best) best = d, near = e.name;
+    names.push_back(e.name);
   }
+  const std::string near = nearest_name(name, names);  // rica/suggest.hpp, as every registry
   throw usage_error(fmt::format("{}: unknown {} {}{}; valid: {}", option, kind, quote_input(name),
                                 near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near), valid));
 }

@@ -311,13 +311,7 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
 nlohmann::json StreamStats::to_json() const {
   nlohmann::json j;
   j["ok"] = ok;
-  j["lost"] = machine.lost;
-  j["duplicates"] = machine.duplicates;
-  j["misdelivered"] = misdelivered;
-  j["conservation_ok"] = machine.conservation_ok;
-  j["deadlock"] = machine.deadlock;
-  j["deadlock_report"] = machine.deadlock_report;
-  j["cycles_run"] = machine.cycles_run;
+  detail::put_checks(j, machine, misdelivered);
   j["packet_hops"] = machine.hops;
   j["makespan"] = makespan;
   j["utilisation_mean"] = utilisation_mean;
