@@ -76,7 +76,7 @@ TEST(OsStream, PoissonStreamsAreSeededAndChecked) {
   EXPECT_THROW((void)poisson_stream("poisson:jobs=2,rate=1,size=2,length=1,sise=3"), usage_error);
   EXPECT_THROW((void)poisson_stream("poisson:jobs=0,rate=1,size=2,length=1"), usage_error);
   EXPECT_THROW((void)poisson_stream("poisson:jobs=2,rate=1,length=1"), usage_error);  // size missing
-  EXPECT_THROW((void)poisson_stream("poisson:jobs=300,rate=1,size=2,length=1"), usage_error);
+  EXPECT_THROW((void)poisson_stream("poisson:jobs=1000001,rate=1,size=2,length=1"), usage_error);  // over max_jobs
 }
 
 // Random allocate / release sequences: no PE is ever held twice, held() adds up.
@@ -320,6 +320,76 @@ TEST(OsStream, ExactlyOnceAcrossEverySwitchOfALongStream) {
   std::uint64_t foreign = 0;
   for (const StreamJobResult& j : st.jobs) foreign += j.figures.foreign_link_packets;
   EXPECT_GT(foreign, 0u) << "random placement: jobs' packets cross other jobs' PEs";
+}
+
+// Job ids are recycled: a stream runs under at most StreamConfig::job_ids ids at once, an id
+// given back when its job has finished, its figures folded into the job's own record. Forcing
+// the fewest ids the stream needs changes nothing (the same JSON as with 255 ids, for gang with
+// drain and flush switches and for EASY); one id fewer is the one-line refusal.
+TEST(OsStream, RecycledJobIdsChangeNothing) {
+  const Topology t = TopologyRegistry::parse("cccb:n=2");
+  const JobStream s = poisson_stream("poisson:jobs=40,rate=0.5,size=4:16,length=8,seed=5");
+  for (const char* sched : {"gang", "easy"})
+    for (const char* policy : {"drain", "flush"}) {
+      if (std::string(sched) == "easy" && std::string(policy) == "flush") continue;
+      StreamConfig sc;
+      sc.allocator = "buddy";
+      sc.scheduler = sched;
+      sc.rows = 3;
+      sc.os.slice = 60;
+      sc.os.policy = policy_by_name(policy);
+      sc.cycles_per_second = 20;
+      sc.rate = 0.3;
+      const StreamStats wide = run_stream(t, s, uniform_jobs(0.3), stream_config(2), sc);
+      expect_clean(wide);
+      ASSERT_LT(wide.peak_resident, s.jobs.size()) << "the case must recycle";
+      sc.job_ids = static_cast<unsigned>(wide.peak_resident);
+      const StreamStats tight = run_stream(t, s, uniform_jobs(0.3), stream_config(2), sc);
+      expect_clean(tight);
+      EXPECT_EQ(wide.to_json().dump(), tight.to_json().dump()) << sched << " " << policy;
+      sc.job_ids = static_cast<unsigned>(wide.peak_resident - 1);
+      try {
+        (void)run_stream(t, s, uniform_jobs(0.3), stream_config(2), sc);
+        ADD_FAILURE() << "more resident jobs than ids accepted";
+      } catch (const usage_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("resident at once"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << "one line";
+      }
+    }
+}
+
+// A 1,000-job stream (more than the 255 ids a packet can name) runs to the end with every packet
+// of every job delivered exactly once, each job's deliveries in its own record.
+TEST(OsStream, ThousandJobStreamDeliversEveryPacketOnce) {
+  const Topology t = TopologyRegistry::parse("torus:8x8");
+  const JobStream s = poisson_stream("poisson:jobs=1000,rate=4,size=2:16,length=2,seed=7");
+  StreamConfig sc;
+  sc.allocator = "buddy";
+  sc.scheduler = "gang";
+  sc.rows = 2;
+  sc.os.slice = 40;
+  sc.cycles_per_second = 10;
+  sc.rate = 0.3;
+  std::size_t calls = 0, last = 0;
+  sc.on_job_done = [&](std::size_t done, std::size_t total) {
+    EXPECT_GT(done, last);
+    EXPECT_EQ(total, 1000u);
+    last = done, ++calls;
+  };
+  const StreamStats st = run_stream(t, s, uniform_jobs(0.3), stream_config(2), sc);
+  expect_clean(st);
+  EXPECT_EQ(last, 1000u);
+  EXPECT_GT(calls, 1u);
+  EXPECT_GT(st.switches.size(), 10u);
+  EXPECT_LE(st.peak_resident, 255u);
+  std::uint64_t delivered = 0;
+  for (const StreamJobResult& j : st.jobs) {
+    const std::uint64_t want = std::uint64_t{j.job.pes} * std::max<std::uint64_t>(1, std::llround(static_cast<double>(j.work) * 0.3));
+    EXPECT_EQ(j.figures.delivered, want) << j.figures.name;
+    delivered += j.figures.delivered;
+  }
+  EXPECT_EQ(delivered, st.machine.delivered);
 }
 
 // The topology-aware allocator keeps each job's PEs near each other: the same stream travels

@@ -95,7 +95,9 @@ class SwitchState {
   virtual SwitchRecord& record() = 0;
   /// Jobs running before the switch that do not run after it.
   virtual const std::vector<unsigned>& outgoing() const = 0;
-  /// A job's node set in I/O-tree order (node i's parent is (i - 1) / 2).
+  /// A job's node set in I/O-tree order (node i's parent is (i - 1) / 2). A job stream gives a
+  /// finished job's id to a later job (rica/os_stream.hpp): anything a policy keeps per id across
+  /// switches must be checked against this set.
   virtual const std::vector<node_t>& nodes_of(unsigned job) const = 0;
   /// The job that owned node v before the switch (no_job: none).
   virtual std::uint8_t owner_before(node_t v) const = 0;

@@ -39,7 +39,10 @@ inline constexpr double cycles_per_second = 100;  ///< emulated cycles per secon
 inline constexpr double rate = 0.05;              ///< a traffic job's injection rate
 inline constexpr unsigned rows = 4;               ///< gang: time slots (rows of the matrix) at most
 inline constexpr double bounded_slowdown_seconds = 10;  ///< tau of the bounded slowdown, trace seconds
-inline constexpr std::size_t max_jobs = 255;      ///< jobs per stream (a packet names its job in 8 bits)
+inline constexpr std::size_t max_jobs = 1000000;  ///< jobs per stream (each keeps its application and record)
+/// Jobs resident at once (placed, not finished): a packet names its job in 8 bits (0xff: none),
+/// so a stream runs its jobs under at most this many ids, recycled as jobs finish.
+inline constexpr unsigned max_resident = 255;
 inline constexpr std::uint64_t max_swf_bytes = std::uint64_t{64} << 20;  ///< largest SWF file read
 }  // namespace defaults::os_stream
 
@@ -165,7 +168,12 @@ struct StreamConfig {
   /// Interference: after the stream, run every job again alone on its own placement (same
   /// application, seed and PEs, nothing else on the machine) and report its latency there.
   bool alone = false;
+  /// Ids for resident jobs (1..max_resident): more jobs placed at once is a usage_error. Fewer
+  /// ids than the default only force recycling (tests); results do not depend on it.
+  unsigned job_ids = defaults::os_stream::max_resident;
   OsConfig os;                                ///< slice, switch policy, I/O and save rates
+  /// Progress: called on the main thread between cycles when jobs have finished (done of total).
+  std::function<void(std::size_t done, std::size_t total)> on_job_done;
 };
 
 /// A job's application, made by the caller (the CLI: a traffic pattern or registered app).
@@ -199,6 +207,7 @@ struct StreamStats {
   std::vector<StreamJobResult> jobs;
   std::vector<SwitchRecord> switches;
   std::vector<UtilisationPoint> utilisation;
+  std::size_t peak_resident = 0;      ///< the most jobs placed at once (job ids in use)
   std::uint64_t makespan = 0;
   double utilisation_mean = 0;        ///< busy PE-cycles / (PEs x makespan)
   double fragmentation_internal = 0;  ///< time mean of (held - busy-or-placed) / PEs, over placed jobs

@@ -194,6 +194,19 @@ class Ledger {
   bool tracing() const noexcept { return !traces_.empty(); }
   void trace(node_t v, const TraceRow& r) { traces_[v].push_back(r); }
 
+  /// Job id j is reused for another job (job streams recycle ids, rica/os_stream.hpp): its
+  /// network counters, link counts and per-thread figures start again from zero. Main thread,
+  /// between cycles; the caller has read what it keeps and no packet of j is anywhere.
+  template <class Held>
+  void reset_job(std::size_t j, Held&& held) {
+    for (node_t v = 0; v < nodes_; ++v)
+      if (held(v)) net_in_[j * nodes_ + v] = net_out_[j * nodes_ + v] = 0;
+    if (!job_link_.empty())
+      std::fill_n(job_link_.begin() + static_cast<std::ptrdiff_t>(j * nodes_ * ports_), std::size_t{nodes_} * ports_, 0);
+    for (ThreadStats& ts : tstats_)
+      if (j < ts.job.size()) ts.job[j] = {};
+  }
+
   // ---- reads (after the run, or between cycles) ----
   std::uint64_t net_in(std::size_t j, node_t v) const noexcept { return net_in_[j * nodes_ + v]; }
   std::uint64_t net_out(std::size_t j, node_t v) const noexcept { return net_out_[j * nodes_ + v]; }

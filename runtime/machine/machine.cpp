@@ -142,6 +142,20 @@ void Machine::place_job(std::size_t j, const std::vector<node_t>& pes) {
   }
 }
 
+void Machine::rebind_job(std::size_t j, JobRt rt) {
+  RICA_ASSERT(j < jobs_.size() && rt.app && rt.placed_later, "rebind_job: no such id, no application, or not placed later");
+  for (node_t v = 0; v < nodes_; ++v)
+    RICA_ASSERT(os_.job_at(v) != j && ledger_.net_in(j, v) == ledger_.net_out(j, v),
+                "rebind_job: the id still runs somewhere or has packets in the network");
+  jobs_[j] = std::move(rt);
+  ledger_.reset_job(j, [&](node_t v) { return holds(v); });
+}
+
+void Machine::reserve_sends(std::uint64_t per_pe) {
+  if (per_pe && static_cast<double>(per_pe) * pes_ > 8e9) per_pe = 0;  // > 1 GB: checksum instead
+  ledger_.record_ids(per_pe, pes_);
+}
+
 PeAppState Machine::switch_out(node_t v) {
   PeAppState st;
   os_.set_job(v, no_job);

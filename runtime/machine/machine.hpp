@@ -229,6 +229,14 @@ class Machine {
   /// Job j (placed_later) takes the machine PEs `pes` (local PE i is pes[i]; distinct, size()
   /// of them). Precondition: j runs on no node.
   void place_job(std::size_t j, const std::vector<node_t>& pes);
+  /// Job id j now names another job (job streams recycle ids): `rt` replaces its application,
+  /// handlers and size, and the ledger's counters of j start from zero (Ledger::reset_job).
+  /// Precondition: j runs on no node and none of its packets is in the network (entered == left
+  /// at every node); the caller has read j's figures first.
+  void rebind_job(std::size_t j, JobRt rt);
+  /// The exactly-once record holds `per_pe` packets from every PE (jobs bound later by
+  /// rebind_job send from the same per-PE sequence); before the run. 0 or over 1 GB: checksums.
+  void reserve_sends(std::uint64_t per_pe);
   /// The job leaves node v: returns its application state (PEs) and send queue (any node); the
   /// node then runs nothing.
   PeAppState switch_out(node_t v);

@@ -44,23 +44,38 @@ OsDriver::OsDriver(Machine& m, const OsConfig& os, std::vector<JobResult>& resul
   save_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
   queue_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
   done_.assign(J, 0);
+  first_ran_.assign(J, no_cycle);
   index_.resize(J);
   // Every node starts with no job; planners start the first ones (start_direct).
   for (node_t v = 0; v < m_.nodes(); ++v) m_.switch_out(v);
 }
 
-void OsDriver::place(unsigned j, std::vector<node_t> nodes) {
+void OsDriver::place(unsigned j, std::vector<node_t> nodes, std::uint64_t key) {
   RICA_ASSERT(std::find(running_.begin(), running_.end(), j) == running_.end(), "place() of a running job");
   JobRt const& job = m_.job(j);
   if (job.placed_later) m_.place_job(j, std::vector<node_t>(nodes.begin(), nodes.begin() + job.size));
   ctx_[j].clear();
   ctx_[j].resize(job.size);
   for (node_t l = 0; l < job.size; ++l)
-    ctx_[j][l].rng = Rng(mix64(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + j * 0x5851f42d4c957f2dULL);
+    ctx_[j][l].rng = Rng(mix64(m_.config().seed * 0x9e3779b97f4a7c15ULL + job.global(l)) + key * 0x5851f42d4c957f2dULL);
   index_[j].assign(m_.nodes(), ~0u);
   for (std::size_t i = 0; i < nodes.size(); ++i) index_[j][nodes[i]] = static_cast<std::uint32_t>(i);
   nodes_of_[j] = std::move(nodes);
   placed_[j] = 1;
+}
+
+void OsDriver::release(unsigned j) {
+  RICA_ASSERT(done_[j] && !switching_ && std::find(running_.begin(), running_.end(), j) == running_.end(),
+              "release of a job that has not finished, runs, or during a switch");
+  for (node_t v = 0; v < m_.nodes(); ++v)
+    RICA_ASSERT(save_[j][v].empty() && queue_[j][v].empty() && owner_cur_[v] != j, "release: the job still holds a node");
+  placed_[j] = 0;
+  done_[j] = 0;
+  first_ran_[j] = no_cycle;
+  nodes_of_[j].clear();
+  index_[j].clear();
+  ctx_[j].clear();
+  results_[j] = JobResult{};
 }
 
 void OsDriver::start_direct(unsigned j, std::uint64_t now) {
@@ -80,6 +95,7 @@ void OsDriver::start_direct(unsigned j, std::uint64_t now) {
     m_.switch_in(job.global(l), static_cast<std::uint8_t>(j), std::move(ctx_[j][l]), now);
   running_.push_back(j);
   ++results_[j].slices;
+  first_ran_[j] = std::min(first_ran_[j], now);
 }
 
 void OsDriver::stop_direct(unsigned j) {
@@ -108,9 +124,9 @@ std::uint64_t OsDriver::held() const {
 }
 
 bool OsDriver::busy() const {
-  if (switching_) return true;
+  if (switching_ || planner_.pending()) return true;
   for (std::size_t j = 0; j < done_.size(); ++j)
-    if (!done_[j]) return true;
+    if (placed_[j] && !done_[j]) return true;
   return false;
 }
 
@@ -251,6 +267,7 @@ void OsDriver::advance_switch(std::uint64_t now) {
         PeAppState st;
         if (n.v < m_.pes() && m_.job(n.in).local(n.v) != no_node) st = std::move(ctx_[n.in][m_.job(n.in).local(n.v)]);
         m_.switch_in(n.v, n.in, std::move(st), now);
+        first_ran_[n.in] = std::min(first_ran_[n.in], now);
       }
       m_.resume(n.v, switch_id_);
       n.phase = NodeSwitch::resumed;

@@ -56,10 +56,12 @@ class DrainToPe final : public SwitchPolicyImpl {
   /// For job j: each node of its set -> (the nearest PE of the set along out-links, distance),
   /// by a reverse breadth-first search from the PEs (ties: the smallest PE number).
   const std::map<node_t, std::pair<node_t, std::uint32_t>>& nearest(const SwitchState& s, unsigned j) {
-    auto it = cache_.find(j);
-    if (it != cache_.end()) return it->second;
-    const OsView& m = s.machine();
+    // Cached per job id and node set: a job stream gives an id to another job once its job has
+    // finished (rica/os_stream.hpp), so the set, not the id alone, names the placement.
     const auto& set = s.nodes_of(j);
+    auto it = cache_.find(j);
+    if (it != cache_.end() && it->second.first == set) return it->second.second;
+    const OsView& m = s.machine();
     std::map<node_t, std::pair<node_t, std::uint32_t>> near;
     std::vector<std::uint8_t> in_set(m.nodes(), 0);
     for (node_t v : set) in_set[v] = 1;
@@ -83,9 +85,12 @@ class DrainToPe final : public SwitchPolicyImpl {
     }
     for (node_t v : set)
       if (!near.count(v)) near[v] = {v, 0};  // no PE reachable: saves at its own memory (as drain)
-    return cache_.emplace(j, std::move(near)).first->second;
+    auto& entry = cache_[j];
+    entry = {set, std::move(near)};
+    return entry.second;
   }
-  std::map<unsigned, std::map<node_t, std::pair<node_t, std::uint32_t>>> cache_;
+  /// [job id]: (its node set, the nearest PE of each node).
+  std::map<unsigned, std::pair<std::vector<node_t>, std::map<node_t, std::pair<node_t, std::uint32_t>>>> cache_;
   std::map<node_t, std::uint64_t> memory_free_;  // this switch: the cycle each receiving PE's memory is free
 };
 

@@ -32,6 +32,8 @@ class OsDriver;
 struct OsPlanner {
   virtual ~OsPlanner() = default;
   virtual void step(OsDriver& d, std::uint64_t now) = 0;
+  /// Jobs still to come (not yet placed on an id): the run goes on while there are any.
+  virtual bool pending() const { return false; }
 };
 
 class OsDriver final : public CycleHook, public SwitchState {
@@ -42,8 +44,13 @@ class OsDriver final : public CycleHook, public SwitchState {
   // ---- what planners do (main thread, between cycles, no switch under way) ----
   /// Job j will run on `nodes` (its PEs in local order, then the routers it owns; a job of an open
   /// placement owns no router). The machine's placement is set first (Machine::place_job) for a
-  /// job placed later. Seeds the job's per-PE generators.
-  void place(unsigned j, std::vector<node_t> nodes);
+  /// job placed later. Seeds the job's per-PE generators from `key` (the job's number in its
+  /// stream, whatever id it runs under, so that results do not depend on the id).
+  void place(unsigned j, std::vector<node_t> nodes, std::uint64_t key);
+  void place(unsigned j, std::vector<node_t> nodes) { place(j, std::move(nodes), j); }
+  /// Id j will name another job: j has finished and is off every node (stop_direct), nothing
+  /// of it is saved or queued; its driver state and result are reset (read them first).
+  void release(unsigned j);
   /// Starts job j at once on its nodes, which must run nothing now (no switch protocol: nothing
   /// of another job is on them). It joins the running set.
   void start_direct(unsigned j, std::uint64_t now);
@@ -57,6 +64,8 @@ class OsDriver final : public CycleHook, public SwitchState {
 
   const std::vector<unsigned>& running() const noexcept { return running_; }
   bool finished(unsigned j) const noexcept { return done_[j] != 0; }
+  /// The first cycle at which job j ran on a node (started directly, or restored by a switch).
+  std::uint64_t first_ran(unsigned j) const noexcept { return first_ran_[j]; }
   std::uint64_t slot_start() const noexcept { return slot_start_; }
   /// Jobs that finished since the last call, in job order per cycle.
   std::vector<unsigned> take_finished() { return std::exchange(finished_now_, {}); }
@@ -104,6 +113,8 @@ class OsDriver final : public CycleHook, public SwitchState {
   std::vector<std::vector<std::vector<Packet>>> save_;   // [job][node]: drained / flushed packets
   std::vector<std::vector<std::vector<Packet>>> queue_;  // [job][switch]: restored, not yet re-injected
   std::vector<std::uint8_t> done_;
+  std::vector<std::uint64_t> first_ran_;  // [job]: first cycle on a node (no_cycle: not yet)
+  static constexpr std::uint64_t no_cycle = ~std::uint64_t{0};
   std::vector<unsigned> finished_now_;
   std::vector<JobResult>& results_;
   std::vector<unsigned> running_, next_;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "../os_driver.hpp"
@@ -18,37 +19,73 @@ namespace rica {
 namespace detail {
 namespace {
 
+/// Binds stream job `job` to machine id `id` (the id runs nothing and has no packet anywhere).
+using BindFn = std::function<void(unsigned id, unsigned job)>;
+/// Takes the figures of stream job `job` off id `id` when the job has finished (before release).
+using FoldFn = std::function<void(unsigned id, unsigned job)>;
+
+/// Job ids: a packet names its job in 8 bits, so a stream of any length runs on at most
+/// StreamConfig::job_ids ids at once. A job takes the lowest free id when it is placed and gives
+/// it back when it has finished (the driver's done: nothing of it left to send, in the network,
+/// saved or queued), after its figures were folded into its own record. Results never depend on
+/// which id a job ran under (per-PE generators are seeded by the stream index; jobs that finish
+/// in the same cycle are handled in stream order).
 class StreamPlanner final : public OsPlanner, public SchedulerContext {
  public:
   StreamPlanner(const Topology& t, const JobStream& s, const StreamConfig& sc, Scheduler& sched, std::uint64_t seed,
-                std::vector<StreamJobResult>& out)
-      : topo_(t), sc_(sc), sched_(sched), seed_(seed), out_(out), ts_(sched.time_sharing()) {
+                std::vector<StreamJobResult>& out, unsigned ids, BindFn bind, FoldFn fold)
+      : topo_(t), sc_(sc), sched_(sched), seed_(seed), out_(out), ts_(sched.time_sharing()), bind_(std::move(bind)),
+        fold_(std::move(fold)) {
     const std::size_t J = s.jobs.size();
     arrival_.resize(J);
     for (std::size_t j = 0; j < J; ++j) arrival_[j] = cycles(s.jobs[j].submit);
     max_rows_ = ts_ ? sc.rows : 1;
+    job_of_.assign(ids, no_stream_job);
+    bound_.assign(ids, no_stream_job);
+    for (unsigned i = 0; i < ids && i < J; ++i) bound_[i] = i;  // the machine starts with jobs 0.. on ids 0..
+    id_of_.assign(J, no_id);
   }
 
+  static constexpr unsigned no_stream_job = ~0u, no_id = ~0u;
   std::vector<UtilisationPoint> utilisation;
+  std::size_t finished = 0;  ///< jobs finished so far
+  std::size_t peak_resident = 0;  ///< the most ids in use at once
+
+  /// The id job j ran under last (no_id: never placed).
+  unsigned id_of(unsigned j) const { return id_of_[j]; }
+  /// The stream job id i carries now (no_stream_job: none).
+  unsigned job_on(unsigned i) const { return job_of_[i]; }
 
   // ---- OsPlanner ----
+  bool pending() const override { return next_ < arrival_.size() || !waiting_.empty(); }
   void step(OsDriver& d, std::uint64_t now) override {
     d_ = &d;
     now_ = now;
-    for (unsigned j : d.running())
+    for (unsigned id : d.running()) {
+      const unsigned j = job_of_[id];
       if (!started_.count(j)) started_[j] = d.slot_start(), out_[j].start = d.slot_start();
+    }
     bool changed = false;
-    for (unsigned j : d.take_finished()) {
+    std::vector<std::pair<unsigned, unsigned>> done;  // (stream job, id), in stream order
+    for (unsigned id : d.take_finished()) done.emplace_back(job_of_[id], id);
+    std::sort(done.begin(), done.end());
+    for (const auto& [j, id] : done) {
       out_[j].end = now;
-      if (std::find(d.running().begin(), d.running().end(), j) != d.running().end()) d.stop_direct(j);
+      out_[j].start = d.first_ran(id);  // a job may finish within the switch that brought it in
+      if (std::find(d.running().begin(), d.running().end(), id) != d.running().end()) d.stop_direct(id);
       const unsigned r = out_[j].row;
       rows_[r]->release(out_[j].pes);
       row_jobs_[r].erase(std::find(row_jobs_[r].begin(), row_jobs_[r].end(), j));
       if (ts_)
-        for (node_t v : d.job_nodes_of(j)) row_nodes_[r][v] = 0;
+        for (node_t v : d.job_nodes_of(id)) row_nodes_[r][v] = 0;
       running_.erase(std::find(running_.begin(), running_.end(), j));
+      fold_(id, j);  // its figures into its own record, then the id is free for another job
+      d.release(id);
+      job_of_[id] = no_stream_job;
+      ++finished;
       changed = true;
     }
+    if (!done.empty() && sc_.on_job_done) sc_.on_job_done(finished, arrival_.size());
     while (next_ < arrival_.size() && arrival_[next_] <= now) waiting_.push_back(static_cast<unsigned>(next_++)), changed = true;
     if (changed) sched_.schedule(*this);
     if (ts_ && !row_jobs_.empty()) {
@@ -65,7 +102,9 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
         if (next != cur_) {
           const std::size_t from = cur_;
           cur_ = next;
-          d.begin_switch(now, row_jobs_[next], static_cast<unsigned>(from), static_cast<unsigned>(next));
+          std::vector<unsigned> ids;
+          for (unsigned j : row_jobs_[next]) ids.push_back(id_of_[j]);
+          d.begin_switch(now, std::move(ids), static_cast<unsigned>(from), static_cast<unsigned>(next));
           sample(now, true);
           return;
         }
@@ -107,18 +146,31 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
         if (row_nodes_[r][v]) return false;
       for (node_t v : nodes) row_nodes_[r][v] = 1;
     }
+    // The lowest free id: more resident jobs than ids is the one limit of a stream's length.
+    unsigned id = 0;
+    while (id < job_of_.size() && job_of_[id] != no_stream_job) ++id;
+    if (id == job_of_.size())
+      throw usage_error(fmt::format("--jobs: job {} would be the {}th job resident at once (at cycle {}); at most {} "
+                                    "(a packet names its job in 8 bits): use fewer, larger jobs or fewer --rows",
+                                    out_[job].job.id, job_of_.size() + 1, now_, job_of_.size()));
+    if (bound_[id] != job) bind_(id, job), bound_[id] = job;
+    job_of_[id] = job;
+    id_of_[job] = id;
+    std::size_t resident = 0;
+    for (unsigned x : job_of_) resident += x != no_stream_job;
+    peak_resident = std::max(peak_resident, resident);
     StreamJobResult& o = out_[job];
     o.row = r;
     o.pes = pes;
     o.held = rows_[r]->held() - held_before_[r];
     held_before_[r] = rows_[r]->held();
     placed_at_[job] = now_;
-    d_->place(job, std::move(nodes));
+    d_->place(id, std::move(nodes), job);
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), job));
     running_.push_back(job);
     row_jobs_[r].push_back(job);
     if (!ts_ || r == cur_) {
-      d_->start_direct(job, now_);
+      d_->start_direct(id, now_);
       started_[job] = now_;
       o.start = now_;
     }
@@ -134,7 +186,7 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
     UtilisationPoint p;
     p.cycle = now;
     if (!switching)
-      for (unsigned j : d_->running()) p.busy += size(j);
+      for (unsigned id : d_->running()) p.busy += size(job_of_[id]);
     for (const auto& a : rows_) p.held += a->held();
     for (unsigned j : running_) p.placed += size(j);
     p.waiting = waiting_.size();
@@ -170,6 +222,11 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
   std::vector<std::vector<std::uint8_t>> row_nodes_;  ///< [row][node]: a job of the row uses it (time sharing)
   std::vector<node_t> held_before_;                ///< [row]: held() when row() was last asked for
   std::size_t cur_ = 0;                             ///< the row that runs (or will, after a switch)
+  BindFn bind_;
+  FoldFn fold_;
+  std::vector<unsigned> job_of_;  ///< [id]: the stream job it carries now (no_stream_job: free)
+  std::vector<unsigned> bound_;   ///< [id]: the stream job the machine's id is bound to (may be done)
+  std::vector<unsigned> id_of_;   ///< [stream job]: its id while placed (and after)
 };
 
 }  // namespace
@@ -181,8 +238,8 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
   const std::size_t J = stream.jobs.size();
   if (J == 0) throw usage_error("--jobs: the stream has no job");
   if (J > defaults::os_stream::max_jobs)
-    throw usage_error(fmt::format("--jobs: {} jobs; at most {} per stream (a packet names its job in 8 bits)", J,
-                                  defaults::os_stream::max_jobs));
+    throw usage_error(fmt::format("--jobs: {} jobs; at most {} per stream", J, defaults::os_stream::max_jobs));
+  detail::check_range("os-stream", "job ids", sc.job_ids, 1, defaults::os_stream::max_resident);
   detail::check_range("os-stream", "slice", static_cast<std::int64_t>(std::min<std::uint64_t>(sc.os.slice, 1ULL << 40)), 1,
                       std::int64_t{1} << 30);
   detail::check_range("os-stream", "rows", sc.rows, 1, 64);
@@ -206,7 +263,9 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
   StreamStats out;
   out.jobs.resize(J);
   std::vector<std::unique_ptr<App>> apps;
-  std::vector<detail::JobRt> rt(J);
+  std::vector<detail::JobRt> proto(J);  // [stream job]: its application as the machine runs it
+  std::uint64_t sends = 0;               // per PE, over every job a PE may host (the exactly-once record)
+  bool sends_known = true;
   for (std::size_t j = 0; j < J; ++j) {
     StreamJobResult& r = out.jobs[j];
     r.job = stream.jobs[j];
@@ -216,40 +275,31 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     if (!apps.back()) throw usage_error(fmt::format("--jobs: job {}: no application", r.job.id));
     Machine m(topology, cfg.seed + j, r.job.pes);
     apps.back()->setup(m);
-    rt[j].app = apps.back().get();
-    rt[j].handlers = m.handlers();
-    rt[j].size = r.job.pes;
-    rt[j].placed_later = true;
+    proto[j].app = apps.back().get();
+    proto[j].handlers = m.handlers();
+    proto[j].size = r.job.pes;
+    proto[j].placed_later = true;
+    const std::uint64_t k = apps.back()->max_sends_per_pe();
+    sends_known = sends_known && k > 0;
+    sends += k;
   }
+  const unsigned ids = static_cast<unsigned>(std::min<std::size_t>(J, sc.job_ids));
   EngineConfig ccfg = cfg;
   ccfg.engine = EngineKind::cycle;  // the OS layer runs on the virtual clock
-  std::vector<JobResult> results(J);
-  detail::Machine m(topology, std::move(rt), ccfg);
-  detail::StreamPlanner plan(topology, stream, sc, *sched, cfg.seed, out.jobs);
-  detail::OsDriver driver(m, sc.os, results, plan);
-  plan.step(driver, 0);  // the jobs that arrive at cycle 0 start at cycle 0, as in a plain run
-  m.set_hook(&driver);
-  out.machine = detail::run_prepared(m, observers);
-  out.switches = driver.switches;
-  out.utilisation = plan.utilisation;
-  // Per job: the measures, packets, latency, interference (packets over links outside its home:
-  // its PEs and the switch nodes its own routes use, as run_jobs counts them).
-  const double tau = defaults::os_stream::bounded_slowdown_seconds * sc.cycles_per_second;
-  std::vector<std::uint8_t> home(m.nodes());
-  out.ok = !out.machine.deadlock && out.machine.conservation_ok && out.machine.lost == 0 && out.machine.duplicates == 0;
-  for (std::size_t j = 0; j < J; ++j) {
+  std::vector<JobResult> results(ids);  // [id]: the driver's completion cycle and slices
+  detail::Machine m(topology, std::vector<detail::JobRt>(proto.begin(), proto.begin() + ids), ccfg);
+  m.reserve_sends(sends_known ? sends : 0);
+  // Per job, when it has finished (on its id) or at the end (a job that never finished): the
+  // measures, packets, latency, interference (packets over links outside its home: its PEs and
+  // the switch nodes its own routes use, as run_jobs counts them).
+  std::vector<std::uint8_t> home(m.nodes()), folded(J, 0);
+  const auto fold = [&](unsigned id, unsigned j) {
     StreamJobResult& r = out.jobs[j];
     JobResult& f = r.figures;
-    f = results[j];
+    f = results[id];
     f.name = fmt::format("job {}", r.job.id);
     f.pes = r.job.pes;
-    r.arrival = static_cast<std::uint64_t>(std::llround(r.job.submit * sc.cycles_per_second));
-    r.end = f.completion_cycle;  // the driver's: a job may finish while a switch is under way
-    r.wait = static_cast<double>(r.start) - static_cast<double>(r.arrival);
-    r.response = static_cast<double>(r.end) - static_cast<double>(r.arrival);
-    r.slowdown = r.response / static_cast<double>(r.work);
-    r.bounded_slowdown = std::max(1.0, r.response / std::max(static_cast<double>(r.work), tau));
-    const auto jf = m.job_figures(j);
+    const auto jf = m.job_figures(id);
     f.delivered = jf.delivered;
     f.measured = jf.measured;
     f.misdelivered = jf.misdelivered;
@@ -258,13 +308,12 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
       f.latency_mean = static_cast<double>(jf.lat_sum) / static_cast<double>(f.measured);
       f.hops_mean = static_cast<double>(jf.hops) / static_cast<double>(f.measured);
     }
-    out.misdelivered += f.misdelivered;
     std::string why;
-    f.ok = !out.machine.deadlock && f.completion_cycle > 0 && apps[j]->verify(why);
+    f.ok = f.completion_cycle > 0 && apps[j]->verify(why);
     f.message = f.completion_cycle > 0 ? why : "never finished";
     f.summary = apps[j]->summary();
-    out.ok = out.ok && f.ok;
-    if (r.pes.empty()) continue;
+    folded[j] = 1;
+    if (r.pes.empty()) return;
     std::fill(home.begin(), home.end(), 0);
     for (node_t v : job_nodes(topology, r.pes))
       if (v >= m.pes()) home[v] = 1;  // the switches its routes use; other jobs' PEs are foreign
@@ -272,10 +321,37 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     topology.visit([&](const auto& t) {
       for (node_t v = 0; v < m.nodes(); ++v)
         for (port_t p = 0; p < m.ports(); ++p) {
-          const std::uint64_t c = m.job_link_packets(j, v, p);
+          const std::uint64_t c = m.job_link_packets(id, v, p);
           if (c && (!home[v] || !home[t.out_link(v, p).peer])) f.foreign_link_packets += c;
         }
     });
+  };
+  const auto bind = [&](unsigned id, unsigned j) { m.rebind_job(id, proto[j]); };
+  detail::StreamPlanner plan(topology, stream, sc, *sched, cfg.seed, out.jobs, ids, bind, fold);
+  detail::OsDriver driver(m, sc.os, results, plan);
+  plan.step(driver, 0);  // the jobs that arrive at cycle 0 start at cycle 0, as in a plain run
+  m.set_hook(&driver);
+  out.machine = detail::run_prepared(m, observers);
+  out.switches = driver.switches;
+  out.utilisation = plan.utilisation;
+  out.peak_resident = plan.peak_resident;
+  for (unsigned id = 0; id < ids; ++id)  // jobs still on their ids: they never finished
+    if (plan.job_on(id) != detail::StreamPlanner::no_stream_job) fold(id, plan.job_on(id));
+  const double tau = defaults::os_stream::bounded_slowdown_seconds * sc.cycles_per_second;
+  out.ok = !out.machine.deadlock && out.machine.conservation_ok && out.machine.lost == 0 && out.machine.duplicates == 0;
+  for (std::size_t j = 0; j < J; ++j) {
+    StreamJobResult& r = out.jobs[j];
+    JobResult& f = r.figures;
+    if (!folded[j]) f.name = fmt::format("job {}", r.job.id), f.pes = r.job.pes, f.message = "never finished", f.ok = false;
+    r.arrival = static_cast<std::uint64_t>(std::llround(r.job.submit * sc.cycles_per_second));
+    r.end = f.completion_cycle;  // the driver's: a job may finish while a switch is under way
+    r.wait = static_cast<double>(r.start) - static_cast<double>(r.arrival);
+    r.response = static_cast<double>(r.end) - static_cast<double>(r.arrival);
+    r.slowdown = r.response / static_cast<double>(r.work);
+    r.bounded_slowdown = std::max(1.0, r.response / std::max(static_cast<double>(r.work), tau));
+    f.ok = f.ok && !out.machine.deadlock;
+    out.misdelivered += f.misdelivered;
+    out.ok = out.ok && f.ok;
   }
   out.ok = out.ok && out.misdelivered == 0;
   if (sc.alone)  // interference: each job alone on its own placement, same application and seed
@@ -314,6 +390,7 @@ nlohmann::json StreamStats::to_json() const {
   detail::put_checks(j, machine, misdelivered);
   j["packet_hops"] = machine.hops;
   j["makespan"] = makespan;
+  j["peak_resident"] = peak_resident;
   j["utilisation_mean"] = utilisation_mean;
   j["fragmentation_internal"] = fragmentation_internal;
   j["fragmentation_external"] = fragmentation_external;
