@@ -376,6 +376,9 @@ check_exit 2 "os-stream: job larger than the machine" os-stream torus:4x4 --jobs
 check_exit 2 "os-stream: bad poisson parameter" os-stream torus:4x4 --jobs poisson:jobs=2,rate=0,size=2,length=1
 check_exit 2 "os-stream: missing SWF file" os-stream torus:4x4 --jobs "$p31/none.swf"
 check_exit 2 "os-stream: cycles per second" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --cycles-per-second 0
+check_exit 2 "os-stream: more than 255 jobs resident at once" os-stream torus:32x32 --jobs poisson:jobs=300,rate=1000,size=2,length=100 --alloc first-fit --no-plot --out "$p31/r"
+expect_in "would be the 256th job resident at once" "os-stream: resident limit in one line" os-stream torus:32x32 --jobs poisson:jobs=300,rate=1000,size=2,length=100 --alloc first-fit --no-plot --out "$p31/r"
+[ ! -e "$p31/r/stream.csv" ] || { echo "FAIL [os-stream: a refused run writes no result]"; fail=1; }
 check_exit 2 "os-stream: unwritable --out" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --out /proc/x
 "$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --alloc buddy,first-fit --sched fcfs,easy,gang \
   --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet > /dev/null \

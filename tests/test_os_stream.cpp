@@ -153,7 +153,8 @@ struct JobLevel : SchedulerContext {
     node_t held = 0;
     std::vector<node_t> pes;
   };
-  explicit JobLevel(const Topology& machine) : topo(machine), alloc(make_allocator("random", machine, 1)) {}
+  explicit JobLevel(const Topology& machine, const std::string& allocator = "random")
+      : topo(machine), alloc(make_allocator(allocator, machine, 1)) {}
   const Topology& topo;
   std::unique_ptr<Allocator> alloc;
   std::vector<J> jobs;
@@ -168,6 +169,7 @@ struct JobLevel : SchedulerContext {
   std::uint64_t estimate(unsigned j) const override { return jobs[j].est; }
   std::uint64_t placed_at(unsigned j) const override { return jobs[j].start; }
   node_t held_by(unsigned j) const override { return jobs[j].held; }
+  const std::vector<node_t>& pes_of(unsigned j) const override { return jobs[j].pes; }
   unsigned max_rows() const override { return 1; }
   Allocator& row(unsigned) override {
     before = alloc->held();
@@ -215,6 +217,27 @@ TEST(OsStream, EasyNeverDelaysTheHeadJobsReservation) {
   fcfs_sim.simulate(*fcfs);
   const std::vector<std::uint64_t> fexpect = {0, 10, 20, 20, 20};
   for (std::size_t j = 0; j < fexpect.size(); ++j) EXPECT_EQ(fcfs_sim.jobs[j].start, fexpect[j]) << "job " << char('A' + j);
+}
+
+// EASY's reservation in the allocator's view (docs/os.md): buddy on 8 PEs (blocks of 8, 4, 2).
+// A (2 PEs, 10), C (2, 50) and B (2, 30) arrive at 0 and start: A and C share one 4-block, B takes
+// half of the other. H (4, 10) arrives at 1 and does not fit. By PE counts its reservation would
+// be cycle 10 (A's end frees 2 PEs, 4 free) — but then the free PEs are A's old pair and B's
+// sibling, in two 4-blocks: buddy cannot place H before B's end at 30, which frees the second
+// 4-block. So the shadow is 30. D (2, 15) at 2 ends at 17, by the shadow: backfilled (counting
+// PEs it would wait: past 10 and no extra PEs). E (2, 100) at 11 takes A's old pair and runs past
+// 30, but the second 4-block is still free then: backfilled. G (2, 100) at 18 would take B's
+// sibling (D ended at 17) and keep it past 30, breaking H's block: it waits. H starts at 30, its
+// reservation; G at 40, when H ends.
+TEST(OsStream, EasyReservesInTheAllocatorsView) {
+  const Topology t = TopologyRegistry::parse("hypercube:3");
+  JobLevel sim(t, "buddy");
+  sim.jobs = {{0, 10, 2}, {0, 50, 2}, {0, 30, 2}, {1, 10, 4}, {2, 15, 2}, {11, 100, 2}, {18, 100, 2}};
+  auto easy = make_scheduler("easy");
+  sim.simulate(*easy);
+  const std::vector<std::uint64_t> expect = {0, 0, 0, 30, 2, 11, 40};
+  const char* name[] = {"A", "C", "B", "H", "D", "E", "G"};
+  for (std::size_t j = 0; j < expect.size(); ++j) EXPECT_EQ(sim.jobs[j].start, expect[j]) << "job " << name[j];
 }
 
 EngineConfig stream_config(unsigned threads) {

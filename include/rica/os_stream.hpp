@@ -92,6 +92,9 @@ class Allocator {
   virtual node_t largest_free() const = 0;
   /// Every placement is a closed partition (time sharing allowed; open placements only space-share).
   virtual bool closed() const = 0;
+  /// An independent copy in the same state, for a scheduler to ask "what if" (EASY: would the
+  /// head job fit once these jobs have ended?); nullptr: not offered (EASY then counts PEs).
+  virtual std::unique_ptr<Allocator> clone() const { return nullptr; }
 };
 
 /// Makes an allocator for a topology; `seed` for random choices. Throws usage_error when the
@@ -128,6 +131,8 @@ class SchedulerContext {
   /// The cycle at which a placed job was placed, and the PEs its placement holds.
   virtual std::uint64_t placed_at(unsigned job) const = 0;
   virtual node_t held_by(unsigned job) const = 0;
+  /// The PEs of a placed job's placement (what its row's allocator gave it).
+  virtual const std::vector<node_t>& pes_of(unsigned job) const = 0;
   /// Rows of the matrix at most (space sharing: 1).
   virtual unsigned max_rows() const = 0;
   /// Row r's allocator (created on first use; r < max_rows()).

@@ -100,6 +100,7 @@ class Buddy final : public Allocator {
     return 0;
   }
   bool closed() const override { return true; }
+  std::unique_ptr<Allocator> clone() const override { return std::make_unique<Buddy>(*this); }
 
  private:
   struct Level {

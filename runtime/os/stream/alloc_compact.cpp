@@ -5,6 +5,7 @@
 // least wins (ties: the lowest start). Its routes may still cross other jobs' nodes, so it is an
 // open placement (space sharing only); the interference shows as foreign link packets.
 #include <algorithm>
+#include <memory>
 
 #include "stream_builtin.hpp"
 
@@ -15,14 +16,15 @@ class Compact final : public Allocator {
  public:
   explicit Compact(const Topology& t) : used_(t.pes(), 0), pes_(t.pes()) {
     // The network's adjacency, once: out-links of every node.
-    adj_.resize(t.nodes());
+    auto adj = std::make_shared<std::vector<std::vector<node_t>>>(t.nodes());
     t.visit([&](const auto& topo) {
       for (node_t v = 0; v < t.nodes(); ++v)
         for (port_t p = 0; p < t.ports(); ++p) {
           const Link l = topo.out_link(v, p);
-          if (l.present()) adj_[v].push_back(l.peer);
+          if (l.present()) (*adj)[v].push_back(l.peer);
         }
     });
+    adj_ = std::move(adj);
     depth_.assign(t.nodes(), ~0u);
   }
 
@@ -54,6 +56,7 @@ class Compact final : public Allocator {
   node_t held() const override { return held_; }
   node_t largest_free() const override { return pes_ - held_; }
   bool closed() const override { return false; }
+  std::unique_ptr<Allocator> clone() const override { return std::make_unique<Compact>(*this); }
 
  private:
   static constexpr unsigned starts = 16;
@@ -64,13 +67,13 @@ class Compact final : public Allocator {
     for (std::size_t h = 0; h < queue.size() && got.size() < k; ++h) {
       const node_t v = queue[h];
       if (v < pes_ && !used_[v]) got.push_back(v), cost += depth_[v];
-      for (node_t w : adj_[v])
+      for (node_t w : (*adj_)[v])
         if (depth_[w] == ~0u) depth_[w] = depth_[v] + 1, queue.push_back(w), touched.push_back(w);
     }
     for (node_t v : touched) depth_[v] = ~0u;
     return got;
   }
-  std::vector<std::vector<node_t>> adj_;  ///< [node]: out-link peers
+  std::shared_ptr<const std::vector<std::vector<node_t>>> adj_;  ///< [node]: out-link peers (shared by clones)
   std::vector<std::uint32_t> depth_;      ///< [node]: BFS scratch, ~0 between searches
   std::vector<std::uint8_t> used_;        ///< [PE]
   node_t pes_ = 0, held_ = 0;

@@ -40,6 +40,7 @@ class Contiguous final : public Allocator {
     return best;
   }
   bool closed() const override { return true; }
+  std::unique_ptr<Allocator> clone() const override { return std::make_unique<Contiguous>(*this); }
 
  private:
   template <class F>

@@ -33,6 +33,7 @@ class Random final : public Allocator {
   node_t held() const override { return total_ - static_cast<node_t>(free_.size()); }
   node_t largest_free() const override { return static_cast<node_t>(free_.size()); }
   bool closed() const override { return false; }
+  std::unique_ptr<Allocator> clone() const override { return std::make_unique<Random>(*this); }
 
  private:
   Rng rng_;

@@ -126,6 +126,7 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
   }
   std::uint64_t placed_at(unsigned job) const override { return placed_at_.at(job); }
   node_t held_by(unsigned job) const override { return out_[job].held; }
+  const std::vector<node_t>& pes_of(unsigned job) const override { return out_[job].pes; }
   unsigned max_rows() const override { return max_rows_; }
   Allocator& row(unsigned r) override {
     RICA_ASSERT(r < max_rows_, "row beyond max_rows()");
