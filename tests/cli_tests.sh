@@ -379,6 +379,15 @@ check_exit 2 "os-stream: cycles per second" os-stream torus:4x4 --jobs poisson:j
 check_exit 2 "os-stream: more than 255 jobs resident at once" os-stream torus:32x32 --jobs poisson:jobs=300,rate=1000,size=2,length=100 --alloc first-fit --no-plot --out "$p31/r"
 expect_in "would be the 256th job resident at once" "os-stream: resident limit in one line" os-stream torus:32x32 --jobs poisson:jobs=300,rate=1000,size=2,length=100 --alloc first-fit --no-plot --out "$p31/r"
 [ ! -e "$p31/r/stream.csv" ] || { echo "FAIL [os-stream: a refused run writes no result]"; fail=1; }
+check_exit 2 "os-stream: unknown app in a job mix" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --job 'sortt@1;uniform@1'
+expect_in "did you mean 'sort'?" "os-stream: nearest app in a job mix" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --job 'sortt@1;uniform@1'
+check_exit 2 "os-stream: --job-map on a poisson stream" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --job-map 1=sort
+"$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --job-map '1=sort;2=stencil;3=reduce' --cycles-per-second 2 \
+  --no-plot --quiet --json "$p31/map.json" > /dev/null || { echo "FAIL [os-stream --job-map]"; fail=1; }
+python3 -c "
+import json,sys; r=json.load(open('$p31/map.json'))['runs'][0]
+sys.exit(not (r['ok'] and sorted({j['app'] for j in r['jobs']}) == ['reduce','sort','stencil']))" \
+  || { echo "FAIL [os-stream --job-map: jobs run their executables' applications]"; fail=1; }
 check_exit 2 "os-stream: unwritable --out" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --out /proc/x
 "$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --alloc buddy,first-fit --sched fcfs,easy,gang \
   --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet > /dev/null \

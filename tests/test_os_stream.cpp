@@ -79,6 +79,43 @@ TEST(OsStream, PoissonStreamsAreSeededAndChecked) {
   EXPECT_THROW((void)poisson_stream("poisson:jobs=1000001,rate=1,size=2,length=1"), usage_error);  // over max_jobs
 }
 
+// A stream mixes applications: a weighted draw per job (deterministic, near the weights over many
+// jobs), SWF executable numbers mapped first; names checked with the nearest suggested.
+TEST(OsStream, JobMixesDrawByWeightAndMapExecutables) {
+  const std::vector<std::string> known = {"uniform", "sort", "stencil", "reduce"};
+  const JobMix mix = parse_job_mix("sort@3;stencil:iterations=4@1", "7=reduce", known, true);
+  ASSERT_EQ(mix.apps.size(), 2u);
+  EXPECT_EQ(mix.apps[1].first, "stencil:iterations=4");
+  std::map<std::string, int> count;
+  StreamJob j;
+  for (std::size_t i = 0; i < 4000; ++i) ++count[mix.choose(j, i, 5)];
+  EXPECT_NEAR(count["sort"], 3000, 150);
+  EXPECT_NEAR(count["stencil:iterations=4"], 1000, 150);
+  EXPECT_EQ(mix.choose(j, 17, 5), mix.choose(j, 17, 5)) << "deterministic";
+  j.executable = 7;
+  EXPECT_EQ(mix.choose(j, 3, 5), "reduce");
+  EXPECT_EQ(parse_job_mix("", "", known, false).choose(j, 0, 1), "uniform");
+  auto refusal = [&](const std::string& job, const std::string& map, bool swf) -> std::string {
+    try {
+      (void)parse_job_mix(job, map, known, swf);
+    } catch (const usage_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(refusal("sortt@1;uniform", "", true).find("did you mean 'sort'?"), std::string::npos);
+  EXPECT_NE(refusal("sort@0", "", true).find("--job weight"), std::string::npos);
+  EXPECT_NE(refusal("sort", "1=reduce", false).find("poisson"), std::string::npos);
+  EXPECT_NE(refusal("sort", "1=reduce;1=sort", true).find("mapped twice"), std::string::npos);
+  EXPECT_NE(refusal("sort", "x=reduce", true).find("--job-map"), std::string::npos);
+  EXPECT_NE(refusal("sort", "1=stencl", true).find("did you mean 'stencil'?"), std::string::npos);
+  // SWF field 14 is read (and checked).
+  std::istringstream in(swf_line("1", "0", "10", "4") + "2 5 0 10 4 -1 -1 4 -1 -1 1 1 1 x 1 -1 -1 -1\n");
+  EXPECT_THROW((void)parse_swf(in, "t.swf"), usage_error);
+  std::istringstream ok("1 0 0 10 4 -1 -1 4 -1 -1 1 1 1 9 1 -1 -1 -1\n");
+  EXPECT_EQ(parse_swf(ok, "t.swf").jobs[0].executable, 9);
+}
+
 // Random allocate / release sequences: no PE is ever held twice, held() adds up.
 TEST(OsStream, AllocatorsNeverOverlap) {
   for (const auto& [name, spec] : std::vector<std::pair<std::string, std::string>>{
@@ -281,7 +318,7 @@ void expect_clean(const StreamStats& s) {
 TEST(OsStream, OneJobEqualsAPlainRun) {
   const Topology t = TopologyRegistry::parse("torus:8x8");
   JobStream s;
-  s.jobs = {{1, 0, 10, 0, t.pes()}};
+  s.jobs = {{1, 0, 10, 0, t.pes(), -1, ""}};
   StreamConfig sc;
   sc.allocator = "first-fit";
   sc.scheduler = "fcfs";
@@ -453,7 +490,7 @@ TEST(OsStream, IdenticalForOneAndTwoThreads) {
 TEST(OsStream, BadConfigurationsAreUsageErrors) {
   const Topology t = TopologyRegistry::parse("torus:4x4");
   JobStream s;
-  s.jobs = {{1, 0, 10, 0, 32}};
+  s.jobs = {{1, 0, 10, 0, 32, -1, ""}};
   StreamConfig sc;
   sc.allocator = "first-fit";
   EXPECT_THROW((void)run_stream(t, s, uniform_jobs(0.1), stream_config(1), sc), usage_error);  // 32 PEs > 16

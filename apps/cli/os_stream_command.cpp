@@ -29,7 +29,8 @@ struct StreamOptions {
   std::string topology;
   std::string jobs;
   std::vector<std::string> allocs{"buddy"}, scheds{"fcfs"}, policies{"drain"};
-  std::string job = "uniform";  ///< every job's traffic pattern or application
+  std::string job = "uniform";  ///< the jobs' traffic pattern or application, or a weighted mix (JobMix)
+  std::string job_map;          ///< SWF executable number -> application (JobMix)
   double rate = defaults::os_stream::rate;
   std::string cps = fmt::format("{:g}", defaults::os_stream::cycles_per_second);  ///< --cycles-per-second (parse_real)
   std::uint64_t slice = defaults::os::slice;
@@ -50,8 +51,13 @@ void declare(CLI::App* c, StreamOptions& o) {
   add_name_list(c, "--alloc", o.allocs, "Allocators: buddy, first-fit, best-fit, random, compact (comma list; docs/os.md)");
   add_name_list(c, "--sched", o.scheds, "Schedulers: fcfs, easy, gang (comma list)");
   add_name_list(c, "--policy", o.policies, "Switch policies at gang slot boundaries: drain, flush, drain-pe (comma list)");
-  add_text(c, "--job", o.job, "Every job's traffic pattern or application (sized to its PEs)",
-           "a traffic pattern (uniform, hotspot, ...) or an application spec (see 'rica list')");
+  add_text(c, "--job", o.job,
+           "The jobs' traffic pattern or application (sized to its PEs), or a weighted mix 'SPEC@W;SPEC@W;...' "
+           "drawn per job",
+           "a traffic pattern (uniform, hotspot, ...) or an application spec (see 'rica list'), or SPEC@W;SPEC@W;...");
+  add_text(c, "--job-map", o.job_map, "SWF streams: 'N=SPEC;N=SPEC;...' runs jobs of executable number N (field 14) "
+           "as SPEC; the others draw from --job",
+           "N=SPEC;N=SPEC;... (N an SWF executable number, SPEC as for --job)");
   add_rate(c, o.rate);
   add_text(c, "--cycles-per-second", o.cps, "Emulated cycles per second of trace time (a job's work)",
            "a number in (0, 1e9]");
@@ -91,16 +97,11 @@ std::unique_ptr<App> make_job_app(const std::string& spec, const Topology& topo,
 }
 
 Outcome execute(const StreamOptions& o) {
-  {  // refuse an unknown job kind before any run
-    const std::string name = o.job.substr(0, o.job.find(':'));
-    bool known = false;
-    std::string valid;
-    for (const TrafficEntry& e : TrafficRegistry::available()) known = known || e.name == name, valid += e.name + ", ";
-    for (const AppEntry& e : AppRegistry::available()) known = known || e.name == name, valid += e.name + ", ";
-    if (!known)
-      throw usage_error(fmt::format("--job: {} is neither a traffic pattern nor an application; valid: {}",
-                                    quote_input(o.job), valid.substr(0, valid.size() - 2)));
-  }
+  std::vector<std::string> known;  // what a job may run: traffic patterns and applications
+  for (const TrafficEntry& e : TrafficRegistry::available()) known.push_back(e.name);
+  for (const AppEntry& e : AppRegistry::available()) known.push_back(e.name);
+  const bool swf = o.jobs.rfind("poisson:", 0) != 0;
+  const JobMix mix = parse_job_mix(o.job, o.job_map, known, swf);  // refused before any run
   StreamOptions eo = o;
   eo.engine.cfg.engine = EngineKind::cycle;
   EngineConfig cfg = engine_config(eo.engine);
@@ -123,7 +124,8 @@ Outcome execute(const StreamOptions& o) {
   check_run_memory("os-stream", o.topology, cfg, 0);
   const Topology topo = TopologyRegistry::parse(o.topology);
   check_routing(topo, cfg.routing);
-  const JobStream stream = job_stream(o.jobs, "--jobs");
+  JobStream stream = job_stream(o.jobs, "--jobs");
+  assign_apps(stream, mix, cfg.seed);
   for (const std::string& a : o.allocs) (void)make_allocator(a, topo, cfg.seed);  // names and structure checked first
   if (!o.json.empty() && o.json != "-") check_output_file(o.json, "--json");
   if (!o.out.empty()) {
@@ -150,7 +152,7 @@ Outcome execute(const StreamOptions& o) {
   out.json["stream"] = {{"source", stream.source}, {"jobs", stream.jobs.size()}};
   out.json["model"] = {{"seed", cfg.seed}, {"buffer_words", cfg.buffer_words},
                        {"packet_words", fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread)},
-                       {"link_cycles", link_cycles_text(cfg)}, {"job", o.job}, {"rate", o.rate},
+                       {"link_cycles", link_cycles_text(cfg)}, {"job", o.job}, {"job_map", o.job_map}, {"rate", o.rate},
                        {"cycles_per_second", base.cycles_per_second}, {"slice", o.slice}, {"rows", o.rows},
                        {"io_hop_cycles", o.io_hop_cycles}, {"save_words_per_cycle", o.save_rate},
                        {"bounded_slowdown_tau_cycles", defaults::os_stream::bounded_slowdown_seconds * base.cycles_per_second}};
@@ -163,20 +165,25 @@ Outcome execute(const StreamOptions& o) {
                              "packet_hops", "lost", "duplicates", "misdelivered", "ok"});
   out.jobs_csv = csv_row({"alloc", "sched", "policy", "job", "pes", "held", "row", "arrival", "start", "end", "work",
                           "wait", "response", "slowdown", "bounded_slowdown", "slices", "delivered", "latency_mean",
-                          "latency_alone", "foreign_link_packets", "first_pe", "ok"});
+                          "latency_alone", "foreign_link_packets", "first_pe", "ok", "app"});
   out.switches_csv = csv_row({"alloc", "sched", "policy", "at", "from_row", "to_row", "cycles", "freeze", "detect",
                               "packets_saved", "words_saved", "packets_restored", "bound"});
   out.util_csv = csv_row({"alloc", "sched", "policy", "cycle", "busy", "held", "placed", "waiting", "blocked"});
-  Progress progress("runs", points.size(), o.quiet, o.progress);
+  // Progress over every job of every run (a run of a long stream takes minutes): jobs finished,
+  // with the rate and ETA, and the run under way.
+  const std::size_t J = stream.jobs.size();
+  Progress progress("jobs", points.size() * J, o.quiet, o.progress);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& pt = points[i];
-    progress.update(i, fmt::format("{} {} {}", pt.alloc, pt.sched, pt.policy));
+    const std::string note = fmt::format("run {}/{}: {} {} {}", i + 1, points.size(), pt.alloc, pt.sched, pt.policy);
+    progress.update(i * J, note);
     StreamConfig sc = base;
+    sc.on_job_done = [&progress, &note, i, J](std::size_t done, std::size_t) { progress.update(i * J + done, note); };
     sc.allocator = pt.alloc;
     sc.scheduler = pt.sched;
     if (pt.policy != "none") sc.os.policy = policy_by_name(pt.policy);
     const JobAppFactory make = [&](const StreamJob& job, std::uint64_t packets) {
-      return make_job_app(o.job, topo, job, packets, o.rate, cfg.seed);
+      return make_job_app(job.app.empty() ? o.job : job.app, topo, job, packets, o.rate, cfg.seed);
     };
     const StreamStats st = run_stream(topo, stream, make, cfg, sc);
     nlohmann::json r = st.to_json();
@@ -202,7 +209,8 @@ Outcome execute(const StreamOptions& o) {
                                g(j.response), g(j.slowdown), g(j.bounded_slowdown), std::to_string(j.figures.slices),
                                std::to_string(j.figures.delivered), g(j.figures.latency_mean), g(j.latency_alone),
                                std::to_string(j.figures.foreign_link_packets),
-                               j.pes.empty() ? "" : std::to_string(j.pes.front()), j.figures.ok ? "true" : "false"});
+                               j.pes.empty() ? "" : std::to_string(j.pes.front()), j.figures.ok ? "true" : "false",
+                               j.job.app});
     for (const SwitchRecord& s : st.switches)
       out.switches_csv += csv_row({pt.alloc, pt.sched, pt.policy, std::to_string(s.at), std::to_string(s.from_slot),
                                    std::to_string(s.to_slot), std::to_string(s.cycles), std::to_string(s.freeze_cycles),
@@ -227,7 +235,7 @@ Outcome execute(const StreamOptions& o) {
       out.status = 1;
     }
   }
-  progress.update(points.size());
+  progress.update(points.size() * J);
   progress.finish();
   return out;
 }

@@ -53,6 +53,8 @@ struct StreamJob {
   double run_time = 1;           ///< > 0: the work, scaled by cycles_per_second
   double requested_time = 0;     ///< the user's estimate (EASY's reservations); <= 0: run_time
   node_t pes = 1;                ///< PEs requested (>= 1)
+  std::int64_t executable = -1;  ///< SWF field 14, the application (executable) number; -1: unknown
+  std::string app;               ///< the application it runs (assign_apps); empty: the caller's one
 };
 
 struct JobStream {
@@ -75,6 +77,25 @@ JobStream load_swf(const std::string& path);
 JobStream poisson_stream(const std::string& spec);
 /// poisson:... or a path to an SWF file; `what` names the option in errors.
 JobStream job_stream(const std::string& spec, const std::string& what = "--jobs");
+
+/// Which application each job of a stream runs (docs/os.md "Mixing applications"). `--job`:
+/// one spec, or a mix "SPEC@W;SPEC@W;..." (';' between entries, since specs hold ','; weights
+/// > 0, default 1 each). `--job-map`: "N=SPEC;N=SPEC;..." sends SWF jobs of executable number N
+/// (field 14) to SPEC; other jobs draw from the mix.
+struct JobMix {
+  std::vector<std::pair<std::string, double>> apps;                  ///< (spec, weight), as given
+  std::vector<std::pair<std::int64_t, std::string>> by_executable;  ///< (executable number, spec)
+  /// Job j's spec: its executable's when mapped, else drawn by weight from a generator seeded
+  /// by (seed, the job's position in the stream): deterministic, independent of the other jobs.
+  std::string choose(const StreamJob& j, std::size_t position, std::uint64_t seed) const;
+};
+/// Parses --job and --job-map (either may be empty: "uniform"'s mix, no map). Every spec's name
+/// (before ':') must be in `known` (usage_error naming the option, the nearest name, the valid
+/// ones); a weight not a number > 0, a repeated executable, or a map on a stream that has no
+/// executable numbers (`swf` false: poisson) is a usage_error.
+JobMix parse_job_mix(const std::string& job, const std::string& map, const std::vector<std::string>& known, bool swf);
+/// Sets every job's `app` by mix.choose (seed: the run's).
+void assign_apps(JobStream& stream, const JobMix& mix, std::uint64_t seed);
 
 // ---- allocators ---------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ struct SwfField {
   const char* name;
 };
 constexpr SwfField f_job{1, "job number"}, f_submit{2, "submit time"}, f_run{4, "run time"},
-    f_alloc{5, "allocated processors"}, f_req_pes{8, "requested processors"}, f_req_time{9, "requested time"};
+    f_alloc{5, "allocated processors"}, f_req_pes{8, "requested processors"}, f_req_time{9, "requested time"},
+    f_exec{14, "executable number"};
 
 /// Field `f` of an SWF line as a number: an integer or decimal, -1 allowed (unknown).
 double swf_number(const std::vector<std::string>& fields, SwfField f, const std::string& where) {
@@ -69,7 +70,11 @@ JobStream parse_swf(std::istream& in, const std::string& name) {
                                     std::min<std::size_t>(fields.size() + 1, 19), fields.size(), quote_input(line)));
     const double id = swf_number(fields, f_job, where), submit = swf_number(fields, f_submit, where),
                  run = swf_number(fields, f_run, where), alloc = swf_number(fields, f_alloc, where),
-                 req_pes = swf_number(fields, f_req_pes, where), req_time = swf_number(fields, f_req_time, where);
+                 req_pes = swf_number(fields, f_req_pes, where), req_time = swf_number(fields, f_req_time, where),
+                 exec = swf_number(fields, f_exec, where);
+    if (exec != std::floor(exec) || exec > 9e15)
+      throw usage_error(fmt::format("{}: field 14 (executable number): {} is not an integer >= 0 (or -1, unknown)", where,
+                                    quote_input(fields[13])));
     if (id < 0 || id != std::floor(id))
       throw usage_error(fmt::format("{}: field 1 (job number): {} is not an integer >= 0", where, quote_input(fields[0])));
     if (submit < 0)
@@ -86,6 +91,7 @@ JobStream parse_swf(std::istream& in, const std::string& name) {
     j.run_time = run;
     j.requested_time = req_time > 0 ? req_time : 0;
     j.pes = static_cast<node_t>(pes);
+    j.executable = static_cast<std::int64_t>(exec);
     s.jobs.push_back(j);
   }
   if (s.jobs.empty()) throw usage_error(fmt::format("{}: no job with a known run time and size (SWF)", name));
@@ -262,6 +268,77 @@ std::vector<std::pair<std::string, std::string>> schedulers() {
 
 std::unique_ptr<Scheduler> make_scheduler(const std::string& name) {
   return find_entry(sched_registry(), name, "--sched", "scheduler").make();
+}
+
+namespace {
+
+/// Splits at ';' (entries of --job and --job-map), dropping empty entries.
+std::vector<std::string> entries(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t semi = std::min(text.find(';', at), text.size());
+    if (semi > at) out.push_back(text.substr(at, semi - at));
+    at = semi + 1;
+  }
+  return out;
+}
+
+/// The spec's name (before ':') must be a known application or traffic pattern.
+void check_spec(const std::string& spec, const std::vector<std::string>& known, const std::string& what) {
+  const std::string name = spec.substr(0, spec.find(':'));
+  if (std::find(known.begin(), known.end(), name) != known.end()) return;
+  std::string valid;
+  for (const std::string& k : known) valid += (valid.empty() ? "" : ", ") + k;
+  throw usage_error(fmt::format("{}: unknown application or traffic pattern {}{}", what, quote_input(name),
+                                valid_names_tail(name, known, valid)));
+}
+
+}  // namespace
+
+JobMix parse_job_mix(const std::string& job, const std::string& map, const std::vector<std::string>& known, bool swf) {
+  JobMix mix;
+  for (const std::string& e : entries(job.empty() ? std::string("uniform") : job)) {
+    const std::size_t at = e.rfind('@');
+    const std::string spec = e.substr(0, at);
+    const double w = at == std::string::npos ? 1.0 : parse_real(e.substr(at + 1), "--job weight of '" + spec + "'", 0, 1e12, true);
+    check_spec(spec, known, "--job");
+    mix.apps.emplace_back(spec, w);
+  }
+  if (mix.apps.empty()) throw usage_error("--job: no application given (SPEC or SPEC@W;SPEC@W;...)");
+  if (!map.empty() && !swf)
+    throw usage_error("--job-map: maps SWF executable numbers (field 14); a poisson stream has none (use --job with weights)");
+  for (const std::string& e : entries(map)) {
+    const std::size_t eq = e.find('=');
+    if (eq == std::string::npos)
+      throw usage_error(fmt::format("--job-map: {} must be N=SPEC (N an SWF executable number)", quote_input(e)));
+    const auto n = static_cast<std::int64_t>(parse_uint(e.substr(0, eq), "--job-map executable number", 0, std::uint64_t{1} << 53));
+    const std::string spec = e.substr(eq + 1);
+    check_spec(spec, known, "--job-map");
+    for (const auto& [m, s] : mix.by_executable)
+      if (m == n) throw usage_error(fmt::format("--job-map: executable {} is mapped twice", n));
+    mix.by_executable.emplace_back(n, spec);
+  }
+  return mix;
+}
+
+std::string JobMix::choose(const StreamJob& j, std::size_t position, std::uint64_t seed) const {
+  for (const auto& [n, spec] : by_executable)
+    if (n == j.executable) return spec;
+  if (apps.size() == 1) return apps[0].first;
+  double total = 0;
+  for (const auto& a : apps) total += a.second;
+  const std::uint64_t r = mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) + position);
+  double u = static_cast<double>(r >> 11) * 0x1.0p-53 * total;
+  for (const auto& [spec, w] : apps) {
+    if (u < w) return spec;
+    u -= w;
+  }
+  return apps.back().first;
+}
+
+void assign_apps(JobStream& stream, const JobMix& mix, std::uint64_t seed) {
+  for (std::size_t i = 0; i < stream.jobs.size(); ++i) stream.jobs[i].app = mix.choose(stream.jobs[i], i, seed);
 }
 
 }  // namespace rica

@@ -415,7 +415,7 @@ nlohmann::json StreamStats::to_json() const {
                    {"packets_saved", saved}, {"packets_restored", restored}};
   j["jobs"] = nlohmann::json::array();
   for (const StreamJobResult& r : jobs)
-    j["jobs"].push_back({{"id", r.job.id}, {"pes", r.job.pes}, {"held", r.held}, {"row", r.row},
+    j["jobs"].push_back({{"id", r.job.id}, {"app", r.job.app}, {"pes", r.job.pes}, {"held", r.held}, {"row", r.row},
                          {"submit", r.job.submit}, {"run_time", r.job.run_time}, {"work", r.work},
                          {"arrival", r.arrival}, {"start", r.start}, {"end", r.end}, {"wait", r.wait},
                          {"response", r.response}, {"slowdown", r.slowdown}, {"bounded_slowdown", r.bounded_slowdown},
