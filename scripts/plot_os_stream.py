@@ -3,7 +3,7 @@
 
 Usage: scripts/plot_os_stream.py DIR [--out DIR] [--title TEXT]
 Writes DIR/gantt_<alloc>_<sched>_<policy>, DIR/utilisation, DIR/slowdown_cdf and (time sharing)
-DIR/switch_cost (.png 1600 px wide, .svg).
+DIR/switch_cost, (--alone) DIR/interference (.png 1600 px wide, .svg).
 """
 import os
 import sys

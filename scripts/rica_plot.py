@@ -314,7 +314,8 @@ def os_plots(csv_path, out, title=None):
 
 def os_stream(src, out, title=None):
     """rica os-stream: a Gantt chart per run (jobs on PEs over time), utilisation over time,
-    bounded-slowdown CDFs and switch cost per run (allocator, scheduler, policy)."""
+    bounded-slowdown CDFs, switch cost per run (allocator, scheduler, policy) and, with --alone,
+    interference (each job's latency in the stream against alone on its PEs)."""
     def rows(name):
         path = os.path.join(src, name)
         return list(csv.DictReader(open(path, newline="")))
@@ -374,6 +375,28 @@ def os_stream(src, out, title=None):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     save(fig, out, "slowdown_cdf")
+    alone = [r for r in runs if any(float(j["latency_alone"]) > 0 for j in jobs[key(r)])]
+    if alone:  # --alone: each job's mean latency in the stream against alone on the same PEs
+        fig, ax = figure()
+        lo, hi = float("inf"), 0.0
+        for run in alone:
+            k = key(run)
+            pts = [(float(j["latency_alone"]), float(j["latency_mean"])) for j in jobs[k] if float(j["latency_alone"]) > 0]
+            ratio = sum(y / x for x, y in pts) / len(pts)
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], s=14, alpha=0.7,
+                       label=f"{label(k)} (in the stream / alone: {ratio:.2f}x mean)")
+            lo = min([lo] + [min(x, y) for x, y in pts])
+            hi = max([hi] + [max(x, y) for x, y in pts])
+        ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, linestyle="--", label="no interference (y = x)")
+        if hi / max(lo, 1e-9) >= 30:
+            rica_style.log_axis(ax, "x")
+            rica_style.log_axis(ax, "y")
+        ax.set_xlabel("mean packet latency alone on its PEs (cycles)")
+        ax.set_ylabel("mean packet latency in the stream (cycles)")
+        ax.set_title("interference: each job in the stream against alone on the same PEs" + suffix)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        save(fig, out, "interference")
     timed = [r for r in runs if int(r["switches"]) > 0]
     if timed:
         fig, ax = figure()

@@ -388,6 +388,7 @@ python3 -c "
 import json,sys; r=json.load(open('$p31/map.json'))['runs'][0]
 sys.exit(not (r['ok'] and sorted({j['app'] for j in r['jobs']}) == ['reduce','sort','stencil']))" \
   || { echo "FAIL [os-stream --job-map: jobs run their executables' applications]"; fail=1; }
+expect_in "[40/40 jobs]" "os-stream: progress counts jobs over the runs" os-stream torus:4x4 --jobs poisson:jobs=20,rate=1,size=2:4,length=1 --sched fcfs,easy --cycles-per-second 10 --no-plot --progress
 check_exit 2 "os-stream: unwritable --out" os-stream torus:4x4 --jobs poisson:jobs=2,rate=1,size=2,length=1 --out /proc/x
 "$RICA" os-stream torus:8x8 --jobs ../examples/os_stream/small.swf --alloc buddy,first-fit --sched fcfs,easy,gang \
   --policy drain,flush --cycles-per-second 2 --rate 0.2 --slice 100 --out "$p31/o" --no-plot --quiet > /dev/null \

@@ -223,3 +223,15 @@ def test_os_stream_equals_cli_and_refuses_the_same(tmp_path):
     with pytest.raises(rica.RicaError) as e:
         rica.os_stream("torus:8x8", swf, alloc="budy")
     assert p.stderr.strip() == "rica: error: " + str(e.value)
+
+
+def test_os_stream_mixes_applications():
+    """rica.os_stream: job=... a weighted mix, job_map=... SWF executables; the CLI's refusals."""
+    swf = os.path.join(os.path.dirname(__file__), "../../examples/os_stream/small.swf")
+    r = rica.os_stream("torus:8x8", swf, job_map="1=sort;2=stencil;3=reduce", cycles_per_second=2, threads=1)
+    assert r["runs"][0]["ok"] and {j["app"] for j in r["runs"][0]["jobs"]} == {"sort", "stencil", "reduce"}
+    r = rica.os_stream("torus:8x8", "poisson:jobs=12,rate=1,size=2:8,length=2", job="reduce@1;uniform@1",
+                       cycles_per_second=10, threads=1)
+    assert r["runs"][0]["ok"] and {j["app"] for j in r["runs"][0]["jobs"]} == {"reduce", "uniform"}
+    with pytest.raises(rica.RicaError, match="did you mean 'sort'"):
+        rica.os_stream("torus:8x8", swf, job="sortt@1;uniform")
