@@ -345,7 +345,8 @@ def route(topology, src, dst, **options):
 
 
 def os_stream(topology, jobs, **options):
-    """`rica os-stream TOPOLOGY --jobs JOBS` (alloc, sched, policy, job, rate, cycles_per_second,
+    """`rica os-stream TOPOLOGY --jobs JOBS` (alloc, sched, policy, job (one spec or a weighted mix
+    "SPEC@W;SPEC@W"), job_map ("N=SPEC;..." for SWF executable numbers), alone, rate, cycles_per_second,
     slice, rows, routing, threads, seed, buffer_words, packet_words, link_cycles, io_hop_cycles,
     save_rate): the JSON `--json` writes, a dict with one entry per run in "runs" (each with its
     measures and a "jobs" list). `alloc`, `sched` and `policy` take a name or a list of names."""
