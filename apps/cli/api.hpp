@@ -48,6 +48,13 @@ std::vector<experiments::SweepPoint> sweep_points(const std::vector<std::string>
 /// `rica os-stream SPEC --jobs ... [options]` without --out/--json: the JSON `--json` writes.
 nlohmann::json os_stream_json(const std::vector<std::string>& args);
 
+/// `rica embed|partition|bound ARGS` without --json/--quiet: the CLI's parsers into the typed
+/// library request (rica/request/embed.hpp, partition.hpp, bound.hpp), its run, and the JSON
+/// `--json` writes (provenance and figures). Refusals as the CLI's; Ctrl-C: rica::interrupted.
+nlohmann::json embed_json(const std::vector<std::string>& args);
+nlohmann::json partition_json(const std::vector<std::string>& args);
+nlohmann::json bound_json(const std::vector<std::string>& args);
+
 /// Any subcommand in this process: `args` as after "rica" (the subcommand first), --config
 /// merged as on the command line. What the command writes (--json FILE, --out DIR) is the result;
 /// give --quiet to print nothing. Refusals throw usage_error with the CLI's one-line text; a

@@ -1,6 +1,7 @@
 // rica::cli::main (include/rica/cli.hpp): the subcommands on one CLI11 app, and the mapping of
 // failures to exit statuses: 0 success, 1 internal failure, 2 bad input (one line on stderr).
 #include <algorithm>
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "rica/cli.hpp"
 #include "rica/core.hpp"
 #include "rica/distributed.hpp"
+#include "rica/interrupt.hpp"
 #include "rica/suggest.hpp"
 #include "rica/version.hpp"
 #include "sweep.hpp"
@@ -28,6 +30,19 @@ std::atomic<std::size_t>& failed_allocation_size() noexcept {
 }
 
 namespace {
+
+/// Ctrl-C in one process: the first SIGINT asks the running engine or analysis to stop
+/// (rica/interrupt.hpp; it then throws rica::interrupted before writing its outputs), the second
+/// ends the process at once (SA_RESETHAND restores the default action). Under mpirun the default
+/// action stays: one rank cannot stop alone.
+void install_sigint_handler() {
+  if (dist::size() > 1) return;
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { request_interrupt(); };
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 /// The subcommand CLI11 chose (the innermost), or `app` itself when none was recognised.
 CLI::App* chosen_leaf(CLI::App& app) {
@@ -106,6 +121,11 @@ void parse_subcommand(const std::string& name, const std::vector<std::string>& a
   add_config(sub);
   std::vector<std::string> argv{name};
   argv.insert(argv.end(), args.begin(), args.end());
+  {  // the recorded invocation (provenance): "rica NAME ARGS..."
+    std::vector<char*> words{const_cast<char*>("rica")};
+    for (std::string& a : argv) words.push_back(a.data());
+    set_invocation(static_cast<int>(words.size()), words.data());
+  }
   argv = apply_config(app, std::move(argv));      // --config FILE, as on the command line
   std::reverse(argv.begin(), argv.end());          // CLI11 takes them last first
   try {
@@ -173,6 +193,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   int status = 0;
   add_all_commands(app, status);
   set_invocation(argc, argv);
+  install_sigint_handler();
   try {
     // --config FILE: its options join the command line unless the command line gives them.
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -196,6 +217,9 @@ int main(int argc, char** argv, const char* scripts_dir) {
   } catch (const rica::usage_error& e) {
     std::fprintf(stderr, "rica: error: %s\n", e.what());
     return 2;
+  } catch (const rica::interrupted&) {
+    std::fprintf(stderr, "rica: interrupted (nothing written)\n");
+    return 130;  // the shell's status for a SIGINT
   } catch (const std::bad_alloc&) {
     const std::size_t n = failed_allocation_size().load();
     // Under mpirun a failure of one rank ends them all (the others may wait in a collective).
@@ -210,6 +234,11 @@ int main(int argc, char** argv, const char* scripts_dir) {
     if (dist::size() > 1) dist::abort(1, fmt::format("rica: rank {}: internal error: {}", dist::rank(), e.what()));
     std::fprintf(stderr, "rica: internal error: %s\n", e.what());
     return 1;
+  }
+  // Ctrl-C came after the last check of the flag: what was written is whole, but the run was asked to stop.
+  if (interrupt_requested()) {
+    std::fprintf(stderr, "rica: interrupted\n");
+    return 130;
   }
   // Standard output is a report too: a full device or a closed pipe is an error, not exit 0.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/io.hpp"
@@ -20,7 +21,9 @@
 #include "faults_experiment.hpp"
 #include "rica/channel_load.hpp"
 #include "rica/faults.hpp"
+#include "rica/interrupt.hpp"
 #include "rica/registry.hpp"
+#include "rica/request/bound.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
 
@@ -215,7 +218,14 @@ void experiment(const ExperimentOptions& o) {
     bar.update(done, fmt::format("{} {} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.network, p.traffic, p.rate,
                                  p.accepted, p.latency_mean));
   };
-  const auto points = run_sweep(sweep_jobs, cfg, jobs, progress);
+  const auto points = [&] {
+    try {
+      return run_sweep(sweep_jobs, cfg, jobs, progress);
+    } catch (const interrupted&) {  // Ctrl-C: no points.csv with its header alone
+      std::filesystem::remove(out + "/points.csv");
+      throw;
+    }
+  }();
   bar.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -266,52 +276,66 @@ void experiment(const ExperimentOptions& o) {
 struct BoundOptions {
   CLI::App* cmd = nullptr;
   bool quiet = false;
-  std::vector<std::string> topologies;
-  std::string traffic = defaults::traffic::pattern;
+  request::Bound request;  ///< topologies, traffic, all_pairs; the engine from `engine`
   EngineOptions engine;
   std::string json;
-  bool all_pairs = false;
 };
 
-void bound(const BoundOptions& o) {
+/// A thin presenter over the library request rica/request/bound.hpp (the same for Python).
+nlohmann::json bound_report(const BoundOptions& o, const request::BoundOutcome& r) {
+  nlohmann::json config = option_config(o.cmd);
+  config["threads"] = r.engine.threads;
+  nlohmann::json j = provenance(config, r.engine.seed, r.engine.threads);
+  j["bounds"] = r.to_json();
+  return j;
+}
+
+request::Bound bound_request(const BoundOptions& o) {
   BoundOptions b = o;
   b.engine.cfg.engine = EngineKind::cycle;  // the bound is in cycles: the cycle engine's link time
-  const EngineConfig cfg = engine_config(b.engine);
-  const ThreadLimit limit(o.engine.cfg.threads);
-  ChannelLoadOptions opt;
-  opt.force_all_pairs = o.all_pairs;
-  nlohmann::json all = nlohmann::json::array();
+  request::Bound r = o.request;
+  r.engine = engine_config(b.engine);
+  return r;
+}
+
+void bound(const BoundOptions& o) {
   const bool text = show_text(o.quiet, o.json);
-  if (text)
-    fmt::print("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
-             "max load", "busiest link (cycles)", "bound");
-  for (const auto& spec : o.topologies) {
-    (void)check_memory_for("bound", spec, bound_footprint);
-    const Topology t = TopologyRegistry::parse(spec);
-    const ChannelLoad c = channel_load(t, traffic_matrix(o.traffic, t, cfg.seed), cfg, opt);
-    const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);
-    if (text)
-      fmt::print("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
-               c.zero_load_latency, c.max_load, busy, c.bound);
-    nlohmann::json j = to_json(c, t);
-    j["link_cycles"] = link_cycles_text(cfg);
-    if (cfg.router_cycles != 0) j["router_cycles"] = cfg.router_cycles;
-    all.push_back(j);
-  }
-  if (text)
-    fmt::print("traffic {}, link time {}{}; bound = injection rate (packets/PE/cycle) at which the busiest link is busy "
-               "every cycle\n", TrafficRegistry::canonical(o.traffic), link_cycles_text(cfg),
-               cfg.router_cycles ? fmt::format(", router {} cycles per hop (zero-load only)", cfg.router_cycles) : "");
-  if (!o.json.empty()) {
-    nlohmann::json config = option_config(o.cmd);
-    config["threads"] = limit.threads;
-    nlohmann::json j = provenance(config, cfg.seed, limit.threads);
-    j["bounds"] = all;
-    write_json(o.json, j);
-  }
+  const request::Bound req = bound_request(o);
+  request::validate(req);
+  if (text) fmt::print("{}", request::BoundOutcome::text_header());
+  const request::BoundOutcome r = request::run(req, [&](const request::BoundOutcome& out, const auto& row) {
+    if (text) fmt::print("{}", out.text_row(row));
+  });
+  if (text) fmt::print("{}", r.text_footer());
+  if (!o.json.empty()) write_json(o.json, bound_report(o, r));
+}
+
+void declare_bound(CLI::App* c, BoundOptions& o) {
+  BoundOptions* const b = &o;
+  add_text(c, "topology", b->request.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
+  add_text(c, "--traffic", b->request.traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
+           "a traffic pattern (see 'rica list')");
+  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words | opt_threads | opt_seed);
+  // The router pipeline enters the zero-load latency only (the bound is a link's load); the same
+  // option and check as rica run's.
+  b->engine.declared["--router-cycles"] = add_router_cycles(c, b->engine.cfg.router_cycles);
+  c->add_flag("--all-pairs", b->request.all_pairs, "Walk every pair even when a symmetry or sampling would do");
+  b->cmd = c;
+  add_json(c, b->json, "Write the figures, configuration and provenance as JSON to FILE");
+  add_quiet(c, b->quiet);
 }
 
 }  // namespace
+
+nlohmann::json bound_json(const std::vector<std::string>& args) {
+  BoundOptions o;
+  std::optional<nlohmann::json> out;
+  parse_subcommand("bound", args, [&](CLI::App* c) { declare_bound(c, o); }, [&] {
+    if (!o.json.empty() || o.quiet) throw usage_error("bound: --json and --quiet are the CLI's; the result is returned");
+    out.emplace(bound_report(o, request::run(bound_request(o))));
+  });
+  return std::move(*out);
+}
 
 void add_experiment_commands(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
@@ -341,19 +365,8 @@ void add_experiment_commands(CLI::App& app) {
   e->callback([o] { experiment(*o); });
 
   auto b = std::make_shared<BoundOptions>();
-  auto* c = app.add_subcommand("bound", "Channel load and saturation bound of a traffic pattern on topologies");
-  add_text(c, "topology", b->topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
-  add_text(c, "--traffic", b->traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
-           "a traffic pattern (see 'rica list')");
-  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words | opt_threads | opt_seed);
-  // The router pipeline enters the zero-load latency only (the bound is a link's load); the same
-  // option and check as rica run's.
-  b->engine.declared["--router-cycles"] = add_router_cycles(c, b->engine.cfg.router_cycles);
-  c->add_flag("--all-pairs", b->all_pairs, "Walk every pair even when a symmetry or sampling would do");
-  b->cmd = c;
-  add_json(c, b->json, "Write the figures, configuration and provenance as JSON to FILE");
-  add_quiet(c, b->quiet);
-  c->callback([b] { bound(*b); });
+  declare_bound(app.add_subcommand("bound", "Channel load and saturation bound of a traffic pattern on topologies"), *b);
+  b->cmd->callback([b] { bound(*b); });
 }
 
 }  // namespace rica::cli

@@ -1,6 +1,7 @@
 // rica — emulation runtime for message passing on emulated interconnection networks.
 // The front end is the library rica::cli (apps/cli/cli_main.cpp); this file adds only the
-// allocation hook. Exit status: 0 success, 1 internal failure, 2 bad input, 3 deadlock.
+// allocation hook. Exit status: 0 success, 1 internal failure, 2 bad input, 3 deadlock,
+// 130 stopped by Ctrl-C (rica/interrupt.hpp).
 #include <algorithm>
 #include <cstdlib>
 #include <new>

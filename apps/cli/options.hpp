@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rica/engine.hpp"
+#include "rica/footprint.hpp"
 #include "rica/progress.hpp"
 #include "rica/registry.hpp"
 #include "rica/topology.hpp"
@@ -205,24 +206,8 @@ struct ThreadLimit {
 void write_json(const std::string& path, const nlohmann::json& j);
 
 // ---- Memory guard: every command, from the spec, before it builds or allocates (issue 28) ------
-/// A command's working memory per node and per link (node x port) of its topology: measured peak
-/// resident sizes over mesh, torus, hypercube, Omega and fat-tree networks (options.cpp).
-struct Footprint {
-  double per_node = 0, per_link = 0;
-};
-inline constexpr Footprint topo_footprint{40, 18};       ///< rica topo: graph, BFS and relay tables
-inline constexpr Footprint bound_footprint{150, 8};      ///< rica bound, experiment's bound: channel loads
-inline constexpr Footprint partition_footprint{50, 20};  ///< rica partition, os --parts: parts and pair checks
-inline constexpr Footprint embed_footprint{30, 5};       ///< rica embed: placement, routes, congestion
-/// Refuses (usage_error "memory: <command> <spec> needs about X GB ... but Y GB are available",
-/// exit 2) when `f` applied to the size of `spec` (TopologyRegistry::size: nothing built) exceeds
-/// what this process may use (require_memory). Returns the size.
-TopologySize check_memory_for(const std::string& command, const std::string& spec, const Footprint& f);
-/// The same for commands that run machines (run, app, os, sweep): `machines` at once, each
-/// run_bytes (rica/footprint.hpp) of one application on `spec` sending `sends_per_pe` packets per
-/// PE (0 when unknown: a lower bound, the machine checks the rest when built).
-void check_run_memory(const std::string& command, const std::string& spec, const EngineConfig& cfg,
-                      double sends_per_pe, unsigned machines = 1);
+// Footprint, topo/bound/partition/embed_footprint, check_memory_for and check_run_memory are the
+// library's (rica/footprint.hpp): the typed requests apply the same guard.
 
 // ---- Progress: the one progress display of every long-running command ------------------------
 /// --progress: show progress even when standard error is not a terminal.

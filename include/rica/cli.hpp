@@ -7,7 +7,8 @@
 //   int main(int argc, char** argv) { return rica::cli::main(argc, argv); }
 //
 // Exit status: 0 success, 1 internal failure or an unverified result, 2 bad input (one line on
-// stderr), 3 deadlock. Call from the main thread, after every registration, once at a time.
+// stderr), 3 deadlock, 130 stopped by Ctrl-C (SIGINT; one process: rica/interrupt.hpp). Call
+// from the main thread, after every registration, once at a time.
 
 #include <atomic>
 #include <cstddef>

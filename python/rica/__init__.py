@@ -260,6 +260,16 @@ def _command(command, positional, options, has_out=False):
         _shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _request(command, positional, options):
+    """`rica COMMAND positional --options` as the library's typed request (rica/request/), its JSON
+    report (`--json`) as the result."""
+    _no_quiet(options)
+    if options.get("json") not in (None, False):
+        raise RicaError("json: the result is the JSON report (write it with json.dump)")
+    words = _argv(positional, options)
+    return CommandResult(command, words, 0, getattr(_rica, command)(words), None)
+
+
 def run(topology, *, trace=False, **options):
     """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
     cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
@@ -307,14 +317,14 @@ def os(topology, **options):  # noqa: A001  (rica.os is the time-sharing command
 def partition(topology, **options):
     """`rica partition TOPOLOGY` (parts, rule, ...: `rica partition --help`): every partition's
     PEs, closed flag and offending hops, as a CommandResult."""
-    return _command("partition", [topology], options)
+    return _request("partition", [topology], options)
 
 
 def embed(guest, host, **options):
     """`rica embed GUEST HOST` (map, oriented, faults, seed: `rica embed --help`): dilation,
     congestion and load of the guest graph (ring, array, tree, double-tree, shuffle-exchange, mesh,
     torus) on the host topology, intact or with faults=."""
-    return _command("embed", [guest, host], options)
+    return _request("embed", [guest, host], options)
 
 
 def experiment(name, **options):
@@ -328,7 +338,7 @@ def bound(topologies, **options):
     bound."""
     if isinstance(topologies, str):
         topologies = [topologies]
-    return _command("bound", list(topologies), options)
+    return _request("bound", list(topologies), options)
 
 
 def topo(topology, **options):

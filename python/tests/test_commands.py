@@ -207,6 +207,44 @@ def test_ctrl_c_stops_a_run_within_two_seconds(tmp_path):
     assert not out.exists() and not trace.exists()
 
 
+def test_ctrl_c_stops_the_async_engine_within_two_seconds(tmp_path):
+    out = tmp_path / "never.json"
+    script = ("import rica\n"
+              "print('started', flush=True)\n"
+              f"rica.run('torus:64x64', engine='async', rate=1, packets=100000, threads=2, json={str(out)!r})\n"
+              "print('finished', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.5)  # well inside the run (400 million packets)
+    assert p.poll() is None
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert took < 2.0, f"{took:.2f} s"
+    assert p.returncode != 0 and "KeyboardInterrupt" in stderr and "finished" not in stdout, stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("call", [
+    "rica.partition('torus:256x256', parts=4, pairs='all', threads=2)",
+    "rica.bound('torus:128x128', all_pairs=True, threads=2)",
+    "rica.embed('tree', 'torus:2048x2048', threads=2)",
+])
+def test_ctrl_c_stops_an_analysis(call):
+    script = f"import rica\nprint('started', flush=True)\n{call}\nprint('finished', flush=True)\n"
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.5)
+    assert p.poll() is None, "finished within 1.5 s: the test needs a longer analysis"
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0 and "KeyboardInterrupt" in stderr and "finished" not in stdout, stderr
+
+
 def test_ctrl_c_stops_a_sweep(tmp_path):
     script = ("import rica\n"
               "print('started', flush=True)\n"

@@ -3,6 +3,7 @@
 #include <array>
 #include "rica/channel_load.hpp"
 
+#include "rica/interrupt.hpp"
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -135,6 +136,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   detail::TsanLoop tsan;
   topo.visit([&](const auto& t) {
     const auto body = [&](std::size_t si) {
+      check_interrupt();  // rica/interrupt.hpp: once per source
       Local& L = locals.local();
       const node_t s = sources[si].node;
       const std::uint64_t mult = sources[si].multiplicity;

@@ -4,6 +4,7 @@
 
 #include "rica/faults.hpp"
 
+#include "rica/interrupt.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -370,7 +371,9 @@ void measure(const Guest& guest, const Topology& host, EmbedResult& r) {
   std::vector<std::uint32_t> use(std::size_t{host.nodes()} * ports, 0);
   std::uint64_t total = 0;
   host.visit([&](const auto& t) {
+    std::size_t arc = 0;
     for (const auto& [u, v] : guest.arcs) {
+      if ((arc++ & 4095) == 0) check_interrupt();  // rica/interrupt.hpp: once per 4,096 arcs
       const node_t s = r.placement[u], d = r.placement[v];
       node_t cur = s;
       class_t cls = 0;

@@ -1,6 +1,7 @@
 // Static and routed measures of a topology. See include/rica/metrics.hpp.
 #include "rica/metrics.hpp"
 
+#include "rica/interrupt.hpp"
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -54,6 +55,7 @@ void trace_sources(const T& t, const Graph& g, const std::vector<Source>& source
     return l;
   });
   const auto body = [&](std::size_t si) {
+    check_interrupt();  // rica/interrupt.hpp: once per source
     Local& L = locals.local();
     const node_t s = sources[si].node;
     const std::uint64_t w = sources[si].units;
@@ -241,6 +243,7 @@ FaultTolerance edge_connectivity(const Topology& t, const MetricsOptions& opt) {
     std::atomic<unsigned> best{delta};
     tbb::enumerable_thread_specific<UnitFlow> flows([&] { return UnitFlow(g); });
     const auto body = [&](node_t i) {
+      check_interrupt();
       const unsigned cap = best.load(std::memory_order_relaxed);
       const unsigned f = flows.local().max_flow(i, (i + 1) % pes, cap);
       unsigned cur = best.load();

@@ -3,6 +3,7 @@
 #include "rica/partition.hpp"
 #include "rica/partition_layout.hpp"
 
+#include "rica/interrupt.hpp"
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -474,7 +475,10 @@ class Verifier {
     const auto body = [&](std::size_t c) {
       Scratch& S = scratch_.local();
       const std::size_t lo = c * dsts.size() / chunks, hi = (c + 1) * dsts.size() / chunks;
-      for (std::size_t i = lo; i < hi; ++i) route_to(dsts[i], p, sources, S, res[c]);
+      for (std::size_t i = lo; i < hi; ++i) {
+        check_interrupt();  // rica/interrupt.hpp: once per destination
+        route_to(dsts[i], p, sources, S, res[c]);
+      }
     };
     if (chunks == 1) {
       body(0);

@@ -20,6 +20,7 @@
 
 #include "block_scheduler.hpp"
 #include "machine.hpp"
+#include "rica/interrupt.hpp"
 #include "node_step.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -317,6 +318,17 @@ struct AsyncCore {
     if (slot < 0 || static_cast<std::size_t>(slot) >= m.thread_stats().size()) std::abort();  // broken invariant
     TaskCtx tc{b, 0, m.thread_stats()[static_cast<std::size_t>(slot)], blocked, notes};
     const node_t first = static_cast<node_t>(b << block_shift);
+    // A stop request (rica/interrupt.hpp; one process only: other ranks would wait for this one)
+    // idles the block without running it, its pending bits kept: every block goes idle within
+    // one round of each worker, `outstanding` reaches zero and the driver ends the run. One relaxed
+    // load per block run, not per hop.
+    if constexpr (std::is_same_v<Own, AllNodes>) {
+      if (interrupt_requested()) {
+        blk.scheduled.store(0, std::memory_order_seq_cst);
+        block_idle();
+        return;
+      }
+    }
     for (int round = 0; round < 8; ++round) {
       std::uint64_t mask = tc.local | blk.pending.exchange(0, std::memory_order_seq_cst);
       tc.local = 0;

@@ -10,6 +10,7 @@
 // buffers and the waiting cycle.
 #include "async_core.hpp"
 #include "run_frame.hpp"
+#include "rica/interrupt.hpp"
 
 namespace rica::detail {
 
@@ -38,6 +39,9 @@ struct AsyncDriver : AsyncCore<AllNodes> {
       // Quiescent: no task runs or is queued, so every PE's state is ours to read. Done, or are
       // packets left? Wake every node that holds packets once: a wake-up lost to the unfenced race
       // in LinkBuffer::pop_and_check is recovered here; if nothing moves after that, it's a deadlock.
+      // Stopped from outside (rica/interrupt.hpp): the blocks went idle without running; Machine's
+      // run throws `interrupted` and collects nothing.
+      if (interrupt_requested()) break;
       std::uint64_t progress = 0;
       for (const ThreadStats& ts : m.thread_stats()) progress += ts.hops + ts.delivered;
       if (!m.packets_left() || progress == progress_at_kick) break;

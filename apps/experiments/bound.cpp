@@ -1,0 +1,89 @@
+// rica/request/bound.hpp: the checks, the run and the text of `rica bound`.
+#include "rica/request/bound.hpp"
+
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "experiment.hpp"
+#include "sweep.hpp"
+#include "rica/footprint.hpp"
+#include "rica/registry.hpp"
+#include "traffic.hpp"
+
+namespace rica::request {
+
+namespace {
+/// Every check of validate(); the topologies parsed.
+std::vector<Topology> check(const Bound& r) {
+  if (r.topologies.empty()) throw usage_error("topology: give one or more topology specs (see 'rica list')");
+  if (r.engine.threads > defaults::limits::threads)
+    throw usage_error(fmt::format("--threads: '{}' is not an integer in [0, {}]", r.engine.threads,
+                                  defaults::limits::threads));
+  EngineConfig cfg = r.engine;
+  cfg.engine = EngineKind::cycle;
+  rica::validate(cfg);
+  (void)TrafficRegistry::canonical(r.traffic);  // an unknown pattern: the nearest name
+  std::vector<Topology> topologies;
+  for (const std::string& spec : r.topologies) {
+    (void)check_memory_for("bound", spec, bound_footprint);
+    topologies.push_back(TopologyRegistry::parse(spec));
+  }
+  return topologies;
+}
+}  // namespace
+
+void validate(const Bound& r) { (void)check(r); }
+
+BoundOutcome run(const Bound& r, const std::function<void(const BoundOutcome&, const BoundOutcome::Row&)>& row) {
+  std::vector<Topology> topologies = check(r);
+  BoundOutcome out;
+  out.engine = r.engine;
+  out.engine.engine = EngineKind::cycle;  // the bound is in cycles: the cycle engine's link time
+  out.engine.threads = r.engine.threads ? r.engine.threads : std::max(1u, std::thread::hardware_concurrency());
+  out.traffic = TrafficRegistry::canonical(r.traffic);
+  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, out.engine.threads);
+  ChannelLoadOptions opt;
+  opt.force_all_pairs = r.all_pairs;
+  for (Topology& t : topologies) {
+    ChannelLoad c = channel_load(t, experiments::traffic_matrix(r.traffic, t, out.engine.seed), out.engine, opt);
+    out.rows.push_back({std::move(t), std::move(c)});
+    if (row) row(out, out.rows.back());
+  }
+  return out;
+}
+
+nlohmann::json BoundOutcome::to_json() const {
+  nlohmann::json all = nlohmann::json::array();
+  for (const Row& row : rows) {
+    nlohmann::json j = rica::to_json(row.load, row.topology);
+    j["link_cycles"] = experiments::link_cycles_text(engine);
+    if (engine.router_cycles != 0) j["router_cycles"] = engine.router_cycles;
+    all.push_back(j);
+  }
+  return all;
+}
+
+std::string BoundOutcome::text_header() {
+  return fmt::format("{:<22} {:<16} {:>9} {:>10} {:>9} {:<22} {:>9}\n", "topology", "method", "mean hops", "zero-load",
+                     "max load", "busiest link (cycles)", "bound");
+}
+
+std::string BoundOutcome::text_row(const Row& row) const {
+  const Topology& t = row.topology;
+  const ChannelLoad& c = row.load;
+  const std::string busy = fmt::format("{} p{} ({})", t.label(c.busy_node), c.busy_port, c.cycles[c.busy_node]);
+  return fmt::format("{:<22} {:<16} {:>9.3f} {:>10.2f} {:>9.4f} {:<22} {:>9.5f}\n", t.spec(), c.method, c.mean_hops,
+                     c.zero_load_latency, c.max_load, busy, c.bound);
+}
+
+std::string BoundOutcome::text_footer() const {
+  return fmt::format("traffic {}, link time {}{}; bound = injection rate (packets/PE/cycle) at which the busiest link "
+                     "is busy every cycle\n", traffic, experiments::link_cycles_text(engine),
+                     engine.router_cycles ? fmt::format(", router {} cycles per hop (zero-load only)", engine.router_cycles)
+                                          : "");
+}
+
+}  // namespace rica::request
