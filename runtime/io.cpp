@@ -83,14 +83,26 @@ std::string read_text_file(const std::string& path, const std::string& what, con
 void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
   if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
   if (dist::rank() != 0) return;  // under mpirun, rank 0 writes every output (rica/distributed.hpp)
-  std::FILE* f = std::fopen(path.c_str(), "w");
+  // A regular file (or a new one) is written whole to a hidden sibling and renamed over `path`, so
+  // an interrupted or failed write never leaves a half-written file; anything else (a device such
+  // as /dev/stdout, a pipe, a symbolic link) is written in place.
+  struct stat st {};
+  const bool in_place = ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  const std::filesystem::path p(path);
+  const std::string tmp =
+      in_place ? path
+               : (p.parent_path() / fmt::format(".{}.rica-{}.tmp", p.filename().string(), ::getpid())).string();
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
   const std::size_t written = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), f);
   int err = written == text.size() ? 0 : errno;
   if (std::fflush(f) != 0 && !err) err = errno;
   if (std::fclose(f) != 0 && !err) err = errno;
-  if (err || written != text.size())
+  if (!err && written == text.size() && !in_place && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err || written != text.size()) {
+    if (!in_place) ::unlink(tmp.c_str());
     throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(err ? err : EIO)));
+  }
 }
 
 void check_output_file(const std::string& path, const std::string& what) {
@@ -100,8 +112,10 @@ void check_output_file(const std::string& path, const std::string& what) {
     if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("{}: '{}' is a directory; give a file to write", what, path));
     if (::access(path.c_str(), W_OK) != 0)
       throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
-    return;
+    struct stat ls {};
+    if (::lstat(path.c_str(), &ls) != 0 || !S_ISREG(ls.st_mode)) return;  // written in place
   }
+  // A regular file is replaced by a rename (write_text_file): its directory must be writable.
   const std::string dir = parent_of(path);
   struct stat ds {};
   if (::stat(dir.c_str(), &ds) != 0)

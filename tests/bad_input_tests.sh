@@ -261,6 +261,18 @@ mkdir -p "$tmp/blocked-exp/table.md" "$tmp/blocked-os/os.json" "$tmp/blocked-swe
 bad "table.md" experiment rwc1 --quick --networks CCCB --patterns uniform --cycles 100 --no-plot --out "$tmp/blocked-exp"
 bad "os.json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet --out "$tmp/blocked-os"
 bad "sweep.csv" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/blocked-sweep"
+# A report replaces an existing file whole (written beside it, then renamed): the old file is
+# overwritten, no temporary is left behind, a symbolic link is written through and kept.
+mkdir -p "$tmp/whole" && printf 'old\n' > "$tmp/whole/r.json" && ln -s r.json "$tmp/whole/link.json"
+cases=$((cases + 1))
+if timeout 60 "$RICA" run torus:4x4 --packets 2 --quiet --json "$tmp/whole/r.json" >/dev/null \
+  && timeout 60 "$RICA" run torus:4x4 --packets 3 --quiet --json "$tmp/whole/link.json" >/dev/null; then
+  left=$(ls -A "$tmp/whole" | tr '\n' ' ')
+  [ "$left" = "link.json r.json " ] && [ -L "$tmp/whole/link.json" ] && grep -q '"packets": 3' "$tmp/whole/r.json" \
+    || { echo "FAIL: whole-file replacement: left '$left'"; fail=1; }
+else
+  echo "FAIL: whole-file replacement: run failed"; fail=1
+fi
 # Outputs on a full device: the files are links to /dev/full, so every write fails after the run.
 mkdir -p "$tmp/full-sweep" "$tmp/full-os" "$tmp/full-exp"
 ln -s /dev/full "$tmp/full-sweep/sweep.csv"

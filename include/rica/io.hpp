@@ -21,7 +21,8 @@ struct ReadLimits {
 /// "<what>: <reason>".
 std::string read_text_file(const std::string& path, const std::string& what, const ReadLimits& limits);
 
-/// Writes `text` to `path` (created or truncated) and closes it; every step checked (open, write,
+/// Writes `text` to `path` (created or replaced whole: a regular file is written to a hidden sibling
+/// and renamed over it, so no reader or interruption sees half a file); every step checked (open, write,
 /// flush, close), so a full device or a vanished directory is an error: "<what>: cannot write
 /// '<path>': <reason>".
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
