@@ -240,12 +240,12 @@ def stage_segments(L, pos, offset):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         if L.family == "omega" and x1 < 0 <= x0:  # delivery: to the PE again, right of the last stage
             x1 = last + 1
-            ghosts.add((x1, y1))
+            ghosts.add((x1, y1, p))
         elif ring and x1 != x0:
             near = min((x1, x1 + k, x1 - k), key=lambda x: (abs(x - x0), -x))
             if near != x1:
                 x1 = near
-                ghosts.add((x1, y1))
+                ghosts.add((x1, y1, p))
         dx, dy = x1 - x0, y1 - y0
         n = math.hypot(dx, dy) or 1.0
         ox, oy = dy / n * offset, -dx / n * offset
@@ -273,8 +273,9 @@ def draw_stage(L, out):
         segs = [s for s, p in zip(all_segs, all_ports) if port is None or p == port]
         vals = [x for x, p in zip(all_vals, all_ports) if port is None or p == port]
         lc = draw_segments(ax, L, pos, segs, vals, lw)
-        if ghosts:
-            ax.scatter([g[0] for g in ghosts], [g[1] for g in ghosts], s=max(1.0, 60.0 / math.sqrt(len(pos))),
+        mine = [g for g in ghosts if port is None or g[2] == port]  # this panel's stage copies
+        if mine:
+            ax.scatter([g[0] for g in mine], [g[1] for g in mine], s=max(1.0, 60.0 / math.sqrt(len(pos))),
                        facecolors="none", edgecolors="0.45", zorder=3, linewidths=0.6)
             ax.autoscale()
         ax.set_title("every link, sources to destinations" if port is None else f"out-port {port}", fontsize=8)
