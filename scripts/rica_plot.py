@@ -293,7 +293,7 @@ def draw_latency(j, run_json, dists, out, fname, what):
         h.stairs(dens, edges, color=colour, linewidth=1.5, linestyle=ls, label=f"{name} ({int(total):,} packets)")
         c.step([edges[0]] + [float(x) for x in high], [0.0] + list(d["cdf"]), where="post", color=colour,
                linewidth=1.5, linestyle=ls, label=name)
-    h.set_ylabel(f"fraction of packets per {unit[:-1] if unit.endswith('s') else unit}")
+    h.set_ylabel(f"fraction of packets per {'cycle' if unit == 'cycles' else unit}")
     h.set_yscale("log")
     c.set_ylabel("cumulative fraction of packets")
     c.set_ylim(0, 1.02)
@@ -451,11 +451,12 @@ def telemetry(csv_path, out, title=None):
         runs[key].append(r)
     # An async run's windows are in ns (its JSON's telemetry.time_unit; the CSV is R.telemetry_windows.csv
     # beside R.json): drawn in ms, throughput per PE per microsecond.
-    async_ = False
+    async_, window_us = False, None
     stem = csv_path[:-len(".telemetry_windows.csv")] if csv_path.endswith(".telemetry_windows.csv") else None
     if stem and os.path.isfile(stem + ".json"):
         try:
-            async_ = json.load(open(stem + ".json")).get("telemetry", {}).get("time_unit") == "ns"
+            tel = json.load(open(stem + ".json")).get("telemetry", {})
+            async_, window_us = tel.get("time_unit") == "ns", tel.get("window")
         except (ValueError, OSError, AttributeError):
             async_ = False
     scale = 1e-6 if async_ else 1.0  # ns -> ms
@@ -482,7 +483,7 @@ def telemetry(csv_path, out, title=None):
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (ms of the run's clock, async engine)" if async_ else "time (cycles)")
     window = int(rows[0]["end"]) - int(rows[0]["begin"])
-    what = (f"windows of at least {window / 1e3:,.0f} µs (async engine, the world stopped at each end)" if async_
+    what = (f"windows of at least {window_us:,} µs (async engine, the world stopped at each end)" if async_
             else f"windows of {window:,} cycles")
     rica_style.title(axes[0], title or f"telemetry over time, {what} ({os.path.basename(csv_path)})")
     if len(runs) > 1:
