@@ -161,8 +161,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   j["verified"] = st.app_ok;
   if (!st.app_message.empty()) j["app_message"] = st.app_message;
   if (!st.latency_histogram.empty() || !st.net_latency_histogram.empty())
-    j["latency_distribution"] = {{"total", latency_distribution(st.latency_histogram, st.latency_unit)},
-                                 {"network", latency_distribution(st.net_latency_histogram, st.latency_unit)}};
+    j["latency_distribution"] = latency_distributions(st);
   if (cfg.engine == EngineKind::cycle) {
     j["cycles_run"] = st.cycles_run;
     j["cycles_skipped"] = st.cycles_skipped;  // of cycles_run: idle stretches jumped over
@@ -170,6 +169,23 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
     j["measured"] = st.measured;
   }
   return j;
+}
+
+nlohmann::json latency_distributions(const RunStats& st) {
+  nlohmann::json d = {{"total", latency_distribution(st.latency_histogram, st.latency_unit)},
+                      {"network", latency_distribution(st.net_latency_histogram, st.latency_unit)}};
+  // Per buffer class (several classes) and per job (OS runs): the groups that had measured deliveries.
+  for (const auto& [key, groups] : {std::pair{"class", &st.class_latency_histograms}, std::pair{"job", &st.job_latency_histograms}}) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t g = 0; g < groups->size(); ++g) {
+      nlohmann::json total = latency_distribution((*groups)[g][0], st.latency_unit);
+      if (total["total"].get<std::uint64_t>() == 0) continue;
+      rows.push_back({{key, g}, {"total", std::move(total)},
+                      {"network", latency_distribution((*groups)[g][1], st.latency_unit)}});
+    }
+    if (!rows.empty()) d[std::string(key) == "class" ? "classes" : "jobs"] = std::move(rows);
+  }
+  return d;
 }
 
 nlohmann::json latency_distribution(const std::vector<std::uint64_t>& histogram, const std::string& unit) {

@@ -113,6 +113,7 @@ void Telemetry::on_start(const MachineView& v) {
   index_ = 0;
   truncated_ = false;
   pes_ = v.pes();
+  cycles_ = v.cycle_mode();
   last_ = v.totals();
   const Topology& topo = v.topology();
   link_node_.clear(), link_port_.clear(), link_peer_.clear(), link_in_.clear();
@@ -202,7 +203,9 @@ void Telemetry::on_window(const MachineView& v, std::uint64_t begin, std::uint64
   const std::uint64_t lat = t.latency_sum - last_.latency_sum, net = t.net_latency_sum - last_.net_latency_sum;
   Row r{windows_};
   r << index_ << begin << end << injected << del << meas << lat << net << ratio(lat, meas) << ratio(net, meas)
-    << ratio(del, std::uint64_t{pes_} * (end - begin)) << t.hops - last_.hops << t.dropped - last_.dropped << words
+    << (cycles_ ? ratio(del, std::uint64_t{pes_} * (end - begin))
+                : ratio(del * 1000, std::uint64_t{pes_} * (end - begin)))  // async: per microsecond
+    << t.hops - last_.hops << t.dropped - last_.dropped << words
     << packets << queued << blocked << halted;
   last_ = t;
   for (std::size_t j = 0; j < job_pes.size(); ++j) {
@@ -218,6 +221,7 @@ void Telemetry::on_end(const MachineView&) {}
 nlohmann::json Telemetry::summary(const std::vector<std::string>& files) const {
   nlohmann::json j;
   j["window"] = window();
+  j["time_unit"] = cycles_ ? "cycles" : "ns";  // of the tables' times; the window is in cycles or us
   j["windows"] = windows_.rows();
   const auto& end = windows_.columns[2].ints;
   const auto& del = windows_.columns[4].ints;

@@ -79,7 +79,7 @@ def main():
         xlabel, logx = AXES[kind]
         fig, ax = rica_plot.figure()
         names = sorted(nets, key=lambda n: order.index(n) if n in order else len(order))
-        styles = style.network_styles(names)
+        styles = style.network_styles(names, specs=spec)
         marked = False
         for net in names:
             rs = nets[net]

@@ -11,7 +11,12 @@ Layouts, one entry of LAYOUTS per family (a new family adds an entry, nothing el
   grid    mesh, torus (3 and 4 dimensions tiled plane by plane), kary, mesh8, torus8, mxx, msn:
           one panel per out-port (a direction), each node's out-link in that direction as a cell;
   stage   cbanyan, ccc, comega, dce, mdce, cccb, cb2 (ring position x row), omega (stages) and
-          fattree (levels): nodes at (stage, row), every link a segment, one panel per out-port;
+          fattree (levels): nodes at (stage, row), every link a segment, one panel per out-port.
+          The ring families' stages are a cycle: a link that wraps (last stage to stage 0, or
+          back) is drawn to a copy of its stage beyond the edge (hollow dots), as the cycle
+          unrolled, not as a line back across the figure. Omega is one panel, the network from
+          left to right: PEs as sources at stage -1 and again as destinations after the last
+          stage.
   graph   the rest (hypercube, de Bruijn, shuffle-exchange, dragonfly, HyperX, Slim Fly, products,
           hierarchies, file: and user families): node positions from Graphviz (neato/sfdp, Debian's
           graphviz), every directed link a segment offset to its own side, so the two directions of
@@ -220,32 +225,71 @@ def draw_segments(ax, L, pos, segs, vals, lw):
     return lc
 
 
+def stage_segments(L, pos, offset):
+    """segments() for a stage drawing: per directed link its segment, the receiving end moved to
+    the copy of its stage that the drawing puts it at (see the module's note), and the ghost
+    node positions those copies add."""
+    stages = sorted({x for x, _ in pos.values()})
+    ring = L.family not in ("omega", "fattree")
+    k = len(stages)  # ring families: stages 0 .. k-1
+    last = stages[-1]
+    segs, vals, ports, ghosts = [], [], [], set()
+    for u, p, v, _ in L.edges:
+        if u not in pos or v not in pos:
+            continue
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        if L.family == "omega" and x1 < 0 <= x0:  # delivery: to the PE again, right of the last stage
+            x1 = last + 1
+            ghosts.add((x1, y1, p))
+        elif ring and x1 != x0:
+            near = min((x1, x1 + k, x1 - k), key=lambda x: (abs(x - x0), -x))
+            if near != x1:
+                x1 = near
+                ghosts.add((x1, y1, p))
+        dx, dy = x1 - x0, y1 - y0
+        n = math.hypot(dx, dy) or 1.0
+        ox, oy = dy / n * offset, -dx / n * offset
+        segs.append([(x0 + ox, y0 + oy), (x1 + ox, y1 + oy)])
+        vals.append(L.util[(u, p)])
+        ports.append(p)
+    return segs, vals, ports, ghosts
+
+
 def draw_stage(L, out):
     pos = stage_positions(L)
     if pos is None:
         return False
-    panels = L.ports
+    # Omega: one panel, the whole network left to right (each switch's two outputs together).
+    panels = [None] if L.family == "omega" else L.ports
     ncol = min(3, len(panels))
     nrow = math.ceil(len(panels) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(8.0, min(4.0 * nrow + 1.4, 11.0)), squeeze=False, layout="constrained")
     rows = max(1.0, max(y for _, y in pos.values()) + 1)
     lw = max(0.3, min(2.0, 90.0 / rows))  # thin enough that neighbouring rows stay apart
     lc = None
+    all_segs, all_vals, all_ports, ghosts = stage_segments(L, pos, 0.12)  # two directions side by side
     for i, port in enumerate(panels):
         ax = axes[i // ncol][i % ncol]
-        segs, vals, ports = segments(L, pos, 0.12)  # the two directions of a link side by side
-        segs = [s for s, p in zip(segs, ports) if p == port]
-        vals = [x for x, p in zip(vals, ports) if p == port]
+        segs = [s for s, p in zip(all_segs, all_ports) if port is None or p == port]
+        vals = [x for x, p in zip(all_vals, all_ports) if port is None or p == port]
         lc = draw_segments(ax, L, pos, segs, vals, lw)
-        ax.set_title(f"out-port {port}", fontsize=8)
+        mine = [g for g in ghosts if port is None or g[2] == port]  # this panel's stage copies
+        if mine:
+            ax.scatter([g[0] for g in mine], [g[1] for g in mine], s=max(1.0, 60.0 / math.sqrt(len(pos))),
+                       facecolors="none", edgecolors="0.45", zorder=3, linewidths=0.6)
+            ax.autoscale()
+        ax.set_title("every link, sources to destinations" if port is None else f"out-port {port}", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for j in range(len(panels), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     indirect = L.family in ("omega", "fattree")
-    fig.supxlabel("stage (PEs at -1)" if L.family == "omega" else "level (PEs at -1)" if indirect
-                  else "ring position x0 (stage)", fontsize=9)
+    stages = max(x for x, _ in pos.values()) + 1
+    fig.supxlabel(f"stage (PEs as sources at -1, as destinations at {stages}, hollow)" if L.family == "omega"
+                  else "level (PEs at -1)" if indirect
+                  else f"ring position x0 (stage; hollow: a stage one turn of the ring on, x0 ± {stages}, where a link "
+                       "wraps)" if ghosts else "ring position x0 (stage)", fontsize=9)
     fig.supylabel("switch" if indirect else "row (x1, x2, ... as one index)", fontsize=9)
     finish(fig, L, lc, out)
     return True

@@ -225,31 +225,75 @@ def distributions(j, path=""):
     return found
 
 
+def group_distributions(j, kind, path=""):
+    """(name, distribution, dashed) per class or job (`kind`: "classes" or "jobs") of every
+    latency_distribution in a report: each group's total latency, and its network latency dashed
+    for a single run (a report of several runs gives the total only, to stay readable)."""
+    found = []
+    if isinstance(j, dict):
+        d = j.get("latency_distribution")
+        if isinstance(d, dict):
+            for g in d.get(kind, []):
+                gid = g.get("class", g.get("job"))
+                name = (path + ": " if path else "") + f"{kind[:-1] if kind == 'jobs' else 'class'} {gid}"
+                if g.get("total", {}).get("count"):
+                    found.append((name + " total" if not path else name, g["total"], False))
+                if not path and g.get("network", {}).get("count"):
+                    found.append((name + " network", g["network"], True))
+        for k, v in j.items():
+            if k != "latency_distribution" and isinstance(v, (dict, list)):
+                found += group_distributions(v, kind, (path + " " if path else "") + str(k) if isinstance(v, dict) else path)
+    elif isinstance(j, list):
+        for i, v in enumerate(j):
+            name = (v.get("policy") or v.get("name") or str(i)) if isinstance(v, dict) else str(i)
+            if isinstance(v, dict) and v.get("slice") not in (None, ""):
+                name += f" slice {v['slice']}"
+            found += group_distributions(v, kind, (path + " " if path else "") + str(name))
+    return found
+
+
 def latency(run_json, out):
     """Latency histogram and CDF from a report's latency_distribution (total = generation to
-    delivery, network = entering the network to delivery; per class / job where present):
-    latency.png and .svg, named after the JSON (R.latency.png for R.json)."""
+    delivery, network = entering the network to delivery): R.latency.png and .svg for R.json;
+    with several buffer classes R.latency_classes.png, in an OS report R.latency_jobs.png (one
+    curve per class or job)."""
     j = json.load(open(run_json))
     if not isinstance(j, dict):
         raise BadInput(f"{run_json}: JSON but not a rica report")
-    dists = [(n, d) for n, d in distributions(j) if d.get("count")]
+    dists = [(n, d, False) for n, d in distributions(j) if d.get("count")]
     if not dists:
         raise BadInput(f"{run_json}: no latency_distribution with packets (a run report of rica run --json)")
+    name = os.path.basename(run_json)
+    name = name[:-5] if name.endswith(".json") else name
+    written = [draw_latency(j, run_json, dists, out, f"{name}.latency", "")]
+    for kind, what in (("classes", "per buffer class (the class a packet is delivered from)"), ("jobs", "per job")):
+        groups = group_distributions(j, kind)
+        if groups:
+            written.append(draw_latency(j, run_json, groups, out, f"{name}.latency_{kind}", what))
+    say(f"latency figures written to {out}/" + ", ".join(f"{w}.png" for w in written) + " (and .svg)")
+
+
+def draw_latency(j, run_json, dists, out, fname, what):
+    """One latency figure: histogram (top) and CDF (bottom) of `dists` [(label, distribution,
+    dashed)]; returns the file's name without extension."""
     unit = dists[0][1].get("unit", "cycles")
     fig, (h, c) = plt.subplots(2, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.4), sharex=True)
     palette = plt.get_cmap("tab10")
-    for i, (name, d) in enumerate(dists):
+    colour_of = {}  # a group's total and network curves share its colour
+    for name, d, dashed in dists:
         low, high, count = d["low"], d["high"], d["count"]
         total = float(sum(count)) or 1.0
-        colour = palette(i % 10)
+        group = name.rsplit(" ", 1)[0] if what and name.endswith((" total", " network")) else name
+        colour = colour_of.setdefault(group, palette(len(colour_of) % 10))
+        ls = "--" if dashed else "-"
         edges = [max(low[0], 0.5)] + [float(x) for x in high]
         frac = [k / total for k in count]
         # fraction of packets per unit of latency: comparable across buckets of different widths
         dens = [f / max(1.0, hi - lo) for f, lo, hi in zip(frac, low, high)]
-        h.stairs(dens, edges, color=colour, linewidth=1.5, label=f"{name} ({int(total):,} packets)")
+        h.stairs(dens, edges, color=colour, linewidth=1.5, linestyle=ls, label=f"{name} ({int(total):,} packets)")
         c.step([edges[0]] + [float(x) for x in high], [0.0] + list(d["cdf"]), where="post", color=colour,
-               linewidth=1.5, label=name)
-    h.set_ylabel(f"fraction of packets per {unit[:-1] if unit.endswith('s') else unit}")
+               linewidth=1.5, linestyle=ls, label=name)
+    h.set_ylabel(f"fraction of packets per {'cycle' if unit == 'cycles' else unit}")
     h.set_yscale("log")
     c.set_ylabel("cumulative fraction of packets")
     c.set_ylim(0, 1.02)
@@ -265,14 +309,13 @@ def latency(run_json, out):
     cfg = j.get("config", {})
     traffic = j.get("traffic") or j.get("app_spec") or cfg.get("traffic", "")
     rica_style.title(h, f"{j.get('topology', os.path.basename(run_json))}: latency distribution"
+                     + (f" {what}" if what else "")
                      + (f"; traffic {traffic}" if traffic else "")
                      + (f", rate {cfg['rate']}" if cfg.get("rate") not in (None, "") else "")
                      + "\ntotal = generation to delivery (source queueing included), network = entering the network to delivery")
     rica_style.legend(h)
-    name = os.path.basename(run_json)
-    name = name[:-5] if name.endswith(".json") else name
-    save(fig, out, f"{name}.latency")
-    say(f"latency figures written to {out}/{name}.latency.png, .svg")
+    save(fig, out, fname)
+    return fname
 
 
 def os_plots(csv_path, out, title=None):
@@ -429,13 +472,25 @@ def telemetry(csv_path, out, title=None):
     for r in rows:
         key = tuple(r[k] for k in ("policy", "rate", "slice") if k in r)
         runs[key].append(r)
+    # An async run's windows are in ns (its JSON's telemetry.time_unit; the CSV is R.telemetry_windows.csv
+    # beside R.json): drawn in ms, throughput per PE per microsecond.
+    async_, window_us = False, None
+    stem = csv_path[:-len(".telemetry_windows.csv")] if csv_path.endswith(".telemetry_windows.csv") else None
+    if stem and os.path.isfile(stem + ".json"):
+        try:
+            tel = json.load(open(stem + ".json")).get("telemetry", {})
+            async_, window_us = tel.get("time_unit") == "ns", tel.get("window")
+        except (ValueError, OSError, AttributeError):
+            async_ = False
+    scale = 1e-6 if async_ else 1.0  # ns -> ms
     rica_style.apply()
     fig, axes = plt.subplots(3, 1, figsize=(FIG_INCHES[0], FIG_INCHES[1] * 1.5), sharex=True)
     slices = sorted({int(k[2]) for k in runs if len(k) == 3 and k[2] not in ("", None)})
-    panels = [("throughput", "accepted (packets/PE/cycle)"), ("latency_mean", "mean latency (cycles)"),
+    panels = [("throughput", "accepted (packets/PE/µs)" if async_ else "accepted (packets/PE/cycle)"),
+              ("latency_mean", "mean latency (ns)" if async_ else "mean latency (cycles)"),
               ("occupancy_words", "held at window end (words)")]
     for key, rs in sorted(runs.items()):
-        edges = [int(rs[0]["begin"])] + [int(r["end"]) for r in rs]  # each window drawn over [begin, end)
+        edges = [int(rs[0]["begin"]) * scale] + [int(r["end"]) * scale for r in rs]  # each window over [begin, end)
         label = None
         if len(key) == 3:
             label = f"{key[0]}, rate {key[1]}" + (f", slice {key[2]}" if key[0] != "baseline" else "")
@@ -449,9 +504,11 @@ def telemetry(csv_path, out, title=None):
     for ax, (_, ylabel) in zip(axes, panels):
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-    axes[-1].set_xlabel("time (cycles)")
+    axes[-1].set_xlabel("time (ms of the run's clock, async engine)" if async_ else "time (cycles)")
     window = int(rows[0]["end"]) - int(rows[0]["begin"])
-    rica_style.title(axes[0], title or f"telemetry over time, windows of {window:,} cycles ({os.path.basename(csv_path)})")
+    what = (f"windows of at least {window_us:,} µs (async engine, the world stopped at each end)" if async_
+            else f"windows of {window:,} cycles")
+    rica_style.title(axes[0], title or f"telemetry over time, {what} ({os.path.basename(csv_path)})")
     if len(runs) > 1:
         axes[0].legend(fontsize=7, ncol=2)
     name = os.path.basename(csv_path)

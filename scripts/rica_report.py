@@ -158,10 +158,10 @@ def note(text):
     return f'<p class="note">{html.escape(text)}</p>'
 
 
-def plot(kind, args, captions, tmp):
+def plot(kind, args, captions, tmp, only=False):
     """Runs scripts/rica_plot.py KIND ARGS into a fresh directory; returns the HTML of the SVG
-    figures it drew (in the order of `captions`, a list of (file stem prefix, caption)), or a note
-    saying why none was drawn."""
+    figures it drew (in the order of `captions`, a list of (file stem prefix, caption); with
+    `only`, those alone), or a note saying why none was drawn."""
     out = tempfile.mkdtemp(dir=tmp)
     cmd = [sys.executable, os.path.join(HERE, "rica_plot.py"), kind] + args + ["--out", out]
     r = run_bounded(cmd)
@@ -186,7 +186,7 @@ def plot(kind, args, captions, tmp):
                 parts.append(figure_html(p, caption))
                 svgs.remove(p)
                 break
-    for p in svgs:  # figures the plot module drew that no caption names: still shown
+    for p in [] if only else svgs:  # figures the plot module drew that no caption names: still shown
         parts.append(figure_html(p, os.path.basename(p)[:-4].replace("_", " ")))
     return "\n".join(parts)
 
@@ -395,9 +395,16 @@ def run_report(page, j, d, src, tmp):
     page.section("summary", "Summary", body)
     if isinstance(j.get("app"), dict) and j.get("app"):
         page.section("application", "Application figures", kv_table(sorted(j["app"].items())))
-    if isinstance(j.get("latency_distribution"), dict):
-        page.section("latency", "Latency distribution",
-                     latency_figure(j["latency_distribution"], tmp, f"{j.get('topology', '')}: latency distribution"))
+    dist = j.get("latency_distribution")
+    if isinstance(dist, dict):
+        body = latency_figure(dist, tmp, f"{j.get('topology', '')}: latency distribution")
+        if dist.get("classes") or dist.get("jobs"):  # per class / job: rica plot latency's figures
+            stem = os.path.basename(src)[:-5] if src.endswith(".json") else os.path.basename(src)
+            body += plot("latency", [src], [(f"{stem}.latency_classes", "Latency per buffer class (the class a packet "
+                                             "is delivered from): histogram and CDF, total solid, network dashed"),
+                                            (f"{stem}.latency_jobs", "Latency per job: histogram and CDF")], tmp,
+                         only=True)
+        page.section("latency", "Latency distribution", body)
     # The link heat map (needs the per-PE and per-link CSVs, rica run --csv).
     outputs = j.get("outputs") or {}
     pe_csv = resolve(outputs.get("csv"), d)
@@ -434,25 +441,27 @@ def resolve(path, d):
     return p if os.path.isfile(p) else None
 
 
-def sweep_summary(rows):
-    """Per network: points, the latency at the lowest offered load, the highest accepted throughput
-    and the first offered load whose mean latency passes 3x the lowest-load latency."""
-    by = {}
-    for r in rows:
-        by.setdefault(r["topology"], []).append(r)
+def sweep_summary(j, d):
+    """Per network the sweep's own summary (rica sweep computes zero-load latency, saturation and
+    knee once, apps/experiments/saturation.cpp; this page only shows them): the JSON's "summary",
+    else sweep_summary.csv beside sweep.csv; [] when the sweep has neither."""
+    rows = (j or {}).get("summary") or []
+    if not rows and d and os.path.isfile(os.path.join(d, "sweep_summary.csv")):
+        rows = read_csv(os.path.join(d, "sweep_summary.csv"))
     out = []
-    for topo, rs in by.items():
-        pts = {}
-        for r in rs:
-            pts.setdefault(float(r["offered"]), []).append(r)
-        offered = sorted(pts)
-        mean = lambda k, o: sum(float(r[k]) for r in pts[o]) / len(pts[o])  # noqa: E731
-        zero = mean("latency_mean", offered[0])
-        past = next((o for o in offered if mean("latency_mean", o) > 3 * zero), None)
-        out.append({"network": topo, "points": len(offered), "lowest offered": offered[0],
-                    "latency there (cycles)": zero,
-                    "highest accepted (packets/PE/cycle)": max(mean("accepted", o) for o in offered),
-                    "first offered with latency > 3x": "-" if past is None else past})
+    for r in rows:
+        def num(k):
+            v = r.get(k, "")
+            return "-" if v in ("", None) else float(v)
+        sat = str(r.get("saturated", "")).lower() in ("1", "true")
+        knee = num("knee")
+        reached = str(r.get("knee_reached", "")).lower() in ("1", "true")
+        out.append({"network": r.get("topology", ""), "rates": r.get("rates", ""),
+                    "zero-load latency (cycles)": num("zero_load_latency"),
+                    "saturation throughput (packets/PE/cycle)": num("saturation"),
+                    "saturated at offered": num("saturation_offered") if sat else "-",
+                    "knee (packets/PE/cycle)": knee if reached or knee == "-" else f">= {knee:.4g}",
+                    "channel-load bound": num("bound")})
     return out
 
 
@@ -463,9 +472,12 @@ def sweep_report(page, j, d, src, tmp):
         raise BadInput(f"{src}: a sweep without points")
     page.title = f"rica report: sweep of {', '.join(sorted({r['topology'] for r in rows}))}"
     provenance(page, j, src)
-    page.section("summary", "Summary per network", grid_table(sweep_summary(rows)) + note(
-        "latency > 3x: the first offered load whose mean latency passes three times the latency at the lowest "
-        "offered load (a saturation marker; the sweep's points are in the table below)"))
+    summary = sweep_summary(j, d)
+    page.section("summary", "Summary per network", (grid_table(summary) + note(
+        "as rica sweep computed them (sweep_summary.csv): zero-load = mean latency at the lowest rate; saturated at "
+        "the first rate whose latency passes 3x zero-load or whose accepted throughput falls below 0.85 of offered; "
+        "knee = accepted throughput where the latency reaches 3x zero-load; bound = rica bound's channel-load bound"))
+                 if summary else note("this sweep has no summary (sweep_summary.csv absent: run rica sweep again)"))
     if csv_path and os.path.isfile(csv_path):
         body = plot("sweep", [csv_path], [("latency_vs_accepted", "Mean latency against accepted throughput"),
                                           ("latency_vs_offered", "Mean latency against offered load"),
@@ -500,6 +512,12 @@ def os_report(page, j, d, src, tmp):
     else:
         page.section("figures", "Figures", note("os.csv not found beside the JSON: figures need rica os --out DIR"))
     page.section("timeline", "Drain/flush timeline", timeline_figure(d, tmp))
+    os_json = os.path.join(d, "os.json")
+    if isinstance(j, dict) and any(isinstance(r, dict) and (r.get("latency_distribution") or {}).get("jobs")
+                                   for r in j.get("runs", [])) and os.path.isfile(os_json):
+        page.section("latency", "Latency per job",
+                     plot("latency", [os_json], [("os.latency_jobs", "Latency per job and run: histogram and CDF "
+                                                  "of generation to delivery")], tmp, only=True))
     tw = os.path.join(d, "telemetry_windows.csv")
     if os.path.isfile(tw):
         page.section("telemetry", "Telemetry over time",

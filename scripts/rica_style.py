@@ -24,17 +24,21 @@ FONT = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fon
         "axes.spines.top": False, "axes.spines.right": False, "legend.framealpha": 0.85}
 
 # Colour of each network family (the spec's family name, or the papers' labels). Fixed: a family
-# keeps its colour in every figure, whatever else the figure shows.
+# keeps its colour in every figure, whatever else the figure shows, and no two families share one:
+# every pair is at least 23 apart in CIELAB (tests/plot_tests.sh checks it; the ten families the
+# papers compare keep matplotlib's first ten colours, the others were picked greedily from
+# qualitative palettes for the largest least distance, none lighter than L* = 80).
 FAMILY_COLOURS = {
     "cb2": "#1f77b4", "cccb": "#d62728", "cbanyan": "#2ca02c", "ccc": "#9467bd", "mesh": "#8c564b",
-    "torus": "#ff7f0e", "torus3": "#e377c2", "fattree": "#7f7f7f", "omega": "#17becf", "comega": "#0b6e79",
-    "hypercube": "#bcbd22", "dce": "#393b79", "mdce": "#637939", "mesh8": "#843c39", "torus8": "#ce6dbd",
-    "mxx": "#7b4173", "debruijn": "#3182bd", "ubruijn": "#222222", "shuffle": "#31a354", "msn": "#756bb1",
-    "dragonfly": "#636363", "hyperx": "#a55194", "slimfly": "#6baed6", "kary": "#fd8d3c", "product": "#74c476",
-    "hier": "#9e9ac8", "file": "#969696",
+    "torus": "#ff7f0e", "torus3": "#e377c2", "fattree": "#7f7f7f", "omega": "#17becf", "hypercube": "#bcbd22",
+    "comega": "#000000", "dce": "#a6761d", "mdce": "#f0027f", "mesh8": "#880e4f", "torus8": "#637939",
+    "mxx": "#ff9896", "debruijn": "#4a148c", "ubruijn": "#004d40", "shuffle": "#1b9e77", "msn": "#aec7e8",
+    "dragonfly": "#393b79", "hyperx": "#e6ab02", "slimfly": "#fdae6b", "kary": "#7fc97f", "product": "#bf5b17",
+    "hier": "#7b4173", "file": "#9c9ede",
 }
 LABEL_FAMILY = {"(CB)^2": "cb2", "CCCB": "cccb", "CB": "cbanyan", "CCC": "ccc", "2MD": "mesh", "2DT": "torus",
-                "3DT": "torus3", "FT": "fattree", "MIN": "omega", "HC": "hypercube", "UB": "ubruijn"}
+                "3DT": "torus3", "FT": "fattree", "MIN": "omega", "HC": "hypercube", "UB": "ubruijn",
+                "8N": "torus8", "dB": "debruijn", "M_{x+x}": "mxx", "DCE": "dce", "MDCE": "mdce"}
 # Each OS policy: its marker, line style and shade within the colour family of its slice length.
 POLICY_STYLE = {"drain": ("o", "-", 0.0), "flush": ("s", "--", 0.45), "drain-pe": ("^", ":", 0.25),
                 "baseline": ("x", "-.", 0.6)}
@@ -160,23 +164,32 @@ def _shade(colour, amount):
     return mcolors.to_hex(colorsys.hls_to_rgb(h, l + (1 - l) * amount, s))
 
 
-def network_styles(names):
+def network_styles(names, specs=None):
     """Per network name (spec or label): dict(color, linestyle, marker). The colour is its family's
-    (FAMILY_COLOURS; unknown families get a colour fixed by their name); adaptive variants draw
-    dashed in the same colour; several networks of one family in one figure get darker and lighter
-    shades of it and different markers."""
-    styles, seen = {}, {}
-    for i, n in enumerate(names):
-        fam = family(n)
+    (FAMILY_COLOURS, found from `specs[name]` when given, else from the name; unknown families get
+    a colour fixed by their name); adaptive variants draw dashed in the same colour; several
+    networks of one family in one figure get darker and lighter shades of it and different
+    markers, in the order of their specs (not of the figure), so one set of networks is drawn
+    alike in every figure."""
+    specs = specs or {}
+    styles, members = {}, {}
+    key = {}
+    for n in names:
+        spec = str(specs.get(n, n))
+        fam = family(spec)
+        if fam not in FAMILY_COLOURS:
+            fam = family(n)
+        key[n] = (fam, re.sub(r"(?i)\s*adaptive\s*", "", spec) if n in specs else
+                  re.sub(r"(?i)\s*adaptive\s*", "", str(n)))
+        members.setdefault(fam, set()).add(key[n][1])
+    order = {fam: sorted(m) for fam, m in members.items()}
+    for n in names:
+        fam, base = key[n]
         colour = FAMILY_COLOURS.get(fam)
         if colour is None:  # fixed by the name, not by the figure's order
             colour = plt.get_cmap("tab20")(sum(map(ord, fam)) % 20)
         adaptive = re.search(r"(?i)adaptive", str(n)) is not None
-        base = re.sub(r"(?i)\s*adaptive\s*", "", str(n))
-        k = seen.setdefault(fam, {})
-        if base not in k:
-            k[base] = len(k)
-        idx = k[base]
+        idx = order[fam].index(base)
         styles[n] = {"color": _shade(colour, [0.0, 0.45, 0.25, 0.6][idx % 4]) if idx else mcolors.to_hex(colour),
                      "linestyle": "--" if adaptive else "-",
                      "marker": MARKERS[(idx * 3 + (1 if adaptive else 0)) % len(MARKERS)]}

@@ -324,13 +324,30 @@ for c in "links $p28/bad.json" "links $p28/other.json" "sweep $p28/bad.csv" "os 
   case "$err" in *"${c#* }"*"expected "*) ;; *) echo "FAIL [plot $c names the file and what it expected]: $err"; fail=1;; esac
   case "$err" in *Traceback*|*matplotlib*) echo "FAIL [plot $c: traceback or install hint]: $err"; fail=1;; esac
 done
-# Issue 30: --telemetry W (cycle engine only, W >= 1): tidy CSVs beside --csv/--json, a JSON summary.
-check_exit 2 "telemetry on the async engine" run torus:4x4 --telemetry 100
+# Issue 30: --telemetry W (W cycles, or W >= 100 microseconds on the async engine): tidy CSVs beside
+# --csv/--json, a JSON summary.
+check_exit 2 "telemetry window below 100 us on the async engine" run torus:4x4 --telemetry 99
 check_exit 2 "telemetry window 0" run torus:4x4 --engine cycle --telemetry 0
 check_exit 2 "telemetry window not a number" run torus:4x4 --engine cycle --telemetry ten
 check_exit 2 "telemetry window too large" run torus:4x4 --engine cycle --telemetry 9999999999
 check_exit 2 "os telemetry without --out" os torus:4x4 --telemetry 100
-expect_in "cycle engine only" "telemetry refusal names the engine" run torus:4x4 --telemetry 100
+expect_in "async engine" "telemetry refusal names the engine" run torus:4x4 --telemetry 10
+# The async engine's windows (the world stopped at each window's end): they sum exactly to the run.
+"$RICA" run torus:8x8 --rate 0.2 --packets 3000 --threads 2 --quiet --telemetry 100 --json "$p28/a.json" \
+  || { echo "FAIL [async run --telemetry]"; fail=1; }
+python3 - "$p28" <<'PY' || { echo "FAIL [async telemetry windows sum to the run's totals]"; fail=1; }
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(f"{d}/a.json"))
+w = list(csv.DictReader(open(f"{d}/a.telemetry_windows.csv")))
+assert j["telemetry"]["time_unit"] == "ns" and j["telemetry"]["window"] == 100, j["telemetry"]
+assert sum(int(r["delivered"]) for r in w) == j["delivered"], "delivered"
+assert sum(int(r["injected"]) for r in w) == j["injected"], "injected"
+assert sum(int(r["packet_hops"]) for r in w) == j["packet_hops"], "hops"
+assert all(int(r["end"]) > int(r["begin"]) for r in w) and all(int(a["end"]) == int(b["begin"]) for a, b in zip(w, w[1:]))
+links = list(csv.DictReader(open(f"{d}/a.telemetry_links.csv")))
+assert sum(int(r["packets"]) for r in links) == j["packet_hops"], "link packets"
+PY
 "$RICA" run torus:4x4 --engine cycle --cycles 2000 --rate 0.1 --quiet --telemetry 500 --json "$p28/t.json" \
   || { echo "FAIL [run --telemetry]"; fail=1; }
 for f in windows links classes; do

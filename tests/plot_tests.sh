@@ -79,6 +79,51 @@ u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(sys.argv[1]).re
 assert 0.7 < max(u) <= 1.0, max(u)
 PY
 
+# ---- colours: one per network family, far apart, the same network alike in every figure ---------
+"$PLOTPY" - "$HERE/../scripts" "$HERE/../docs/experiments" <<'PY' || failed "colours fixed and unique per network"
+import csv, glob, json, os, sys
+import matplotlib
+matplotlib.use("Agg")
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from matplotlib import colors as mc
+import rica_style as S
+def lab(h):  # sRGB -> CIELAB (D65)
+    rgb = np.array(mc.to_rgb(h))
+    rgb = np.where(rgb > 0.04045, ((rgb + 0.055) / 1.055) ** 2.4, rgb / 12.92)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    f = np.cbrt(xyz / np.array([0.95047, 1.0, 1.08883]))
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+fams = list(S.FAMILY_COLOURS.items())
+for i, (a, ca) in enumerate(fams):
+    assert lab(ca)[0] <= 80, (a, ca)  # not too light on white
+    for b, cb in fams[i + 1:]:
+        d = np.linalg.norm(lab(ca) - lab(cb))
+        assert d >= 23, (a, b, round(d, 1))
+# Every figure of docs/experiments: its networks' colours are unique (adaptive variants of one
+# network share it, drawn dashed), and a network's colour is the same in every figure it is in.
+seen = {}
+for cfg in glob.glob(os.path.join(sys.argv[2], "*", "config.json")):
+    nets = json.load(open(cfg)).get("networks")
+    if not nets:
+        continue
+    specs = {n["label"]: n["spec"] for n in nets}
+    st = S.network_styles(list(specs), specs=specs)
+    by_colour = {}
+    for label, s in st.items():
+        base = label.replace("Adaptive ", "").replace(" adaptive", "")
+        by_colour.setdefault(s["color"], set()).add((specs[label], base))
+        seen.setdefault(specs[label], set()).add(s["color"])
+    for colour, who in by_colour.items():
+        assert len({spec for spec, _ in who}) == 1, (cfg, colour, who)
+assert {"torus8:32", "debruijn:10", "mxx:32", "omega:10"} <= set(seen), sorted(seen)  # the 13-network figure
+# One network alone in its family keeps the family colour in every figure.
+for spec, colours in seen.items():
+    fam = S.family(spec)
+    if fam in S.FAMILY_COLOURS and spec.split(":")[0] not in ("dce",):
+        assert colours == {S.FAMILY_COLOURS[fam]}, (spec, colours)
+PY
+
 # ---- a file that is not a run report: one line naming it and what was expected, exit 2 ----------
 "$RICA" sweep torus:4x4 --rate 0.05,0.1 --cycles 300 --out "$TMP/sw" --no-plot --quiet > /dev/null || failed "sweep"
 printf '{"points": []}\n' > "$TMP/notrun.json"

@@ -24,6 +24,9 @@ one_line_exit2() {  # description args...
 mkdir -p run
 "$RICA" run torus:8x8 --engine cycle --rate 0.1 --cycles 1500 --telemetry 250 --json run/r.json --csv run/r.csv \
   --trace-events run/r.trace.json --trace-events-packets 1000000 --quiet || failed "run with telemetry and trace events"
+# The async engine's telemetry (windows of 200 us, the world stopped at each end).
+"$RICA" run torus:8x8 --rate 0.2 --packets 400 --threads 2 --telemetry 200 --json run/a.json --csv run/a.csv --quiet \
+  || failed "async run with telemetry"
 mkdir -p sweep
 "$RICA" sweep torus:4x4 cccb:n=2 --rate 0.05,0.2,0.5 --cycles 1500 --out sweep --json sweep/sweep.json --quiet \
   || failed "sweep"
@@ -32,17 +35,32 @@ mkdir -p sweep
 
 # ---- the reports ----
 "$RICA" report run/r.json --quiet || failed "report of a run"
+"$RICA" report run/a.json --quiet || failed "report of an async run with telemetry"
 "$RICA" report sweep --quiet || failed "report of a sweep directory"
 "$RICA" report os --quiet || failed "report of an os directory"
 "$RICA" report "$SRC/docs/experiments/adaptive" --out experiment.html --quiet || failed "report of an experiment"
 "$RICA" report sweep/sweep.json --out sweep_from_json.html --quiet || failed "report of a sweep's --json"
-for f in run/r.report.html sweep/report.html os/report.html experiment.html sweep_from_json.html; do
+for f in run/r.report.html run/a.report.html sweep/report.html os/report.html experiment.html sweep_from_json.html; do
   [ -s "$f" ] || failed "$f not written"
 done
 for id in provenance configuration summary latency links telemetry; do
   grep -q "<section id=\"$id\">" run/r.report.html || failed "run report lacks section $id"
 done
 for id in timeline telemetry figures; do grep -q "<section id=\"$id\">" os/report.html || failed "os report lacks $id"; done
+grep -q '<section id="telemetry">' run/a.report.html || failed "async run report lacks its telemetry"
+# Latency per buffer class (torus: the dateline classes) and per job (os) as figures on the pages.
+grep -q "Latency per buffer class" run/r.report.html || failed "run report lacks the per-class latency figure"
+grep -q "Latency per job" os/report.html || failed "os report lacks the per-job latency figure"
+# The sweep page shows the sweep's own summary (rica sweep computes the knee once): its knees.
+"$PY" - sweep/sweep_summary.csv sweep/report.html <<'PY' || failed "sweep report shows sweep_summary.csv's knees"
+import csv, sys
+page = open(sys.argv[2]).read()
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows
+for r in rows:
+    knee = str(float(r["knee"]))
+    assert knee in page or f">= {float(r['knee']):.4g}" in page, (r["topology"], knee)
+PY
 grep -q 'rica run torus:8x8' run/r.report.html || failed "run report lacks the command line"
 [ "$(grep -o '<img src="data:image/svg+xml;base64,' run/r.report.html | wc -l)" -ge 3 ] \
   || failed "run report: fewer than 3 inline figures"
@@ -104,7 +122,7 @@ assert any(e["ph"] == "X" and e["name"] == "halted" for e in ev)
 PY
 
 # ---- the pages in a real browser ----
-"$PY" "$SRC/tests/browser_check.py" run/r.report.html sweep/report.html os/report.html experiment.html --shots shots
+"$PY" "$SRC/tests/browser_check.py" run/r.report.html run/a.report.html sweep/report.html os/report.html experiment.html --shots shots
 s=$?
 if [ $s = 77 ]; then
   [ $fail = 0 ] && exit 77

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "experiment.hpp"
+#include "saturation.hpp"
 #include "rica/partition.hpp"
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
@@ -173,6 +174,28 @@ TEST(Summary, SaturationKneeAndSeeds) {
   EXPECT_DOUBLE_EQ(two.saturation_min, 0.1);
   EXPECT_DOUBLE_EQ(two.saturation_max, 0.2);
   EXPECT_TRUE(two.knee_reached);  // mean latency 31 at rate 0.2
+}
+
+// The knee is computed in one place (find_knee): rica experiment's table and rica sweep's summary
+// give the same knee for the same points, in any order of the points.
+TEST(Summary, OneKneeForSweepAndExperiment) {
+  ChannelLoad load;
+  load.bound = 0.5;
+  const std::vector<std::vector<SweepPoint>> sets = {
+      {point(0.4, 0.35, 40), point(0.1, 0.1, 10), point(0.8, 0.33, 300), point(0.3, 0.3, 20)},
+      {point(0.1, 0.1, 10), point(0.2, 0.2, 12)},
+      {point(0.1, 0.1, 31), point(0.2, 0.15, 90)},  // latency grows past 3x zero-load only later
+      {point(0.1, 0.1, 10, 1), point(0.2, 0.2, 12, 1), point(0.1, 0.1, 10, 2), point(0.2, 0.1, 50, 2)}};
+  for (const auto& pts : sets) {
+    const Summary e = summarize(pts, load);
+    const SweepSummary w = summarize_sweep(pts, &load);
+    EXPECT_EQ(e.knee, w.knee);
+    EXPECT_EQ(e.knee_reached, w.knee_reached);
+  }
+  const Knee k = find_knee({0.1, 0.3, 0.35, 0.33}, {10, 20, 40, 300});
+  EXPECT_TRUE(k.reached);
+  EXPECT_NEAR(k.accepted, 0.325, 1e-12);
+  EXPECT_FALSE(find_knee({}, {}).reached);
 }
 
 TEST(PacedMesh, MoreRoundsAtHigherRateAndEveryPacketAccountedFor) {

@@ -156,6 +156,12 @@ TEST(Telemetry, PerJobRowsForTimeSharedJobs) {
   for (auto x : ints(j, "job")) seen.at(x) = true;
   EXPECT_TRUE(seen[0] && seen[1]);
   EXPECT_GT(tel.halts().rows(), 0u);  // switches halt nodes
+  // Latency per job: both jobs' histograms, adding up to the run's.
+  ASSERT_EQ(st.machine.job_latency_histograms.size(), 2u);
+  for (std::size_t b = 0; b < st.machine.latency_histogram.size(); ++b)
+    EXPECT_EQ(st.machine.job_latency_histograms[0][0][b] + st.machine.job_latency_histograms[1][0][b],
+              st.machine.latency_histogram[b]);
+  EXPECT_GT(sum(st.machine.job_latency_histograms[1][0]), 0u);
   EXPECT_EQ(tel.csv_paths("x.").size(), 5u);
 }
 
@@ -180,7 +186,7 @@ TEST(Telemetry, LatencyDistributionColumns) {
   }
 }
 
-TEST(Telemetry, AsyncEngineRecordsNoWindow) {
+TEST(Telemetry, AsyncEngineWindowsSumToTheRun) {
   const rica::Topology topo = rica::TopologyRegistry::parse("torus:4x4");
   rica::TrafficOptions opt;
   opt.packets = 20;
@@ -190,8 +196,34 @@ TEST(Telemetry, AsyncEngineRecordsNoWindow) {
   rica::Telemetry tel;
   EXPECT_EQ(tel.window(), rica::defaults::telemetry::window);
   std::vector<rica::Observer*> obs{&tel};
-  (void)rica::run(topo, *app, cfg, obs);
-  EXPECT_EQ(tel.windows().rows(), 0u);
+  const rica::RunStats st = rica::run(topo, *app, cfg, obs);
+  ASSERT_GT(tel.windows().rows(), 0u);  // at least the last window
+  EXPECT_EQ(sum(ints(tel.windows(), "delivered")), st.delivered);
+  EXPECT_EQ(sum(ints(tel.windows(), "injected")), st.injected);
+  EXPECT_EQ(sum(ints(tel.windows(), "packet_hops")), st.hops);
+  EXPECT_EQ(sum(ints(tel.links(), "packets")), st.hops);
+  EXPECT_EQ(tel.summary()["time_unit"], "ns");
+}
+
+// Latency per buffer class (the class a packet is delivered from) and per job: the groups'
+// histograms add up to the run's, in the JSON as well.
+TEST(Telemetry, LatencyPerClassAndJob) {
+  const rica::RunStats st = run_uniform("torus:4x4", 0.2, 2, nullptr);  // dateline classes: 2
+  ASSERT_EQ(st.class_latency_histograms.size(), 2u);
+  EXPECT_TRUE(st.job_latency_histograms.empty());  // one job: the run's own
+  for (int k = 0; k < 2; ++k) {
+    const auto& run = k ? st.net_latency_histogram : st.latency_histogram;
+    for (std::size_t b = 0; b < run.size(); ++b)
+      EXPECT_EQ(st.class_latency_histograms[0][k][b] + st.class_latency_histograms[1][k][b], run[b]) << b;
+  }
+  EXPECT_GT(sum(st.class_latency_histograms[1][0]), 0u);  // some packets crossed a dateline
+  const nlohmann::json j = rica::report::run_summary(rica::TopologyRegistry::parse("torus:4x4"), rica::EngineConfig{}, st);
+  ASSERT_EQ(j["latency_distribution"]["classes"].size(), 2u);
+  EXPECT_EQ(j["latency_distribution"]["classes"][1]["class"], 1u);
+  EXPECT_FALSE(j["latency_distribution"].contains("jobs"));
+  const std::uint64_t c0 = j["latency_distribution"]["classes"][0]["total"]["total"];
+  const std::uint64_t c1 = j["latency_distribution"]["classes"][1]["total"]["total"];
+  EXPECT_EQ(c0 + c1, st.measured);
 }
 
 }  // namespace

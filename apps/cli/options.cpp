@@ -441,17 +441,19 @@ std::pair<double, double> mean_ci95(const std::vector<double>& v) {
 
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
   return add_uint(c, "--telemetry", target, 1, defaults::limits::cycles,
-                  fmt::format("Cycle engine: telemetry over time per window of W cycles (e.g. {}): per window "
-                              "injected, delivered, latency, occupancy, per link and class (CSV beside --csv or "
-                              "--json; docs/runtime.md)",
-                              defaults::telemetry::window))
+                  fmt::format("Telemetry over time per window of W cycles (cycle engine) or W microseconds "
+                              "(async engine, at least {}; the world stops at each window's end), e.g. {}: per "
+                              "window injected, delivered, latency, occupancy, per link and class (CSV beside "
+                              "--csv or --json; docs/runtime.md)",
+                              defaults::telemetry::async_min_window_us, defaults::telemetry::window))
       ->type_name("W");
 }
 
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
-  if (window && engine != EngineKind::cycle)
-    throw usage_error("--telemetry applies to the cycle engine only (the async engine has no windows); add --engine "
-                      "cycle or drop --telemetry");
+  if (window && engine == EngineKind::async && *window < defaults::telemetry::async_min_window_us)
+    throw usage_error(fmt::format("--telemetry = {} is out of range on the async engine: a window of W microseconds "
+                                  "takes W in [{}, 2^31]",
+                                  *window, defaults::telemetry::async_min_window_us));
 }
 
 void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {

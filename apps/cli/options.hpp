@@ -118,10 +118,10 @@ void check_seeds(std::uint64_t seed, unsigned seeds);
 double student_t95(std::size_t df);
 /// Mean and 95% confidence half-width (Student t) of `v` (half-width 0 for fewer than 2 values).
 std::pair<double, double> mean_ci95(const std::vector<double>& v);
-/// --telemetry W: telemetry over time per window of W cycles (rica/telemetry.hpp), [1, 2^31];
-/// unset unless given. The owner refuses it on the async engine (check_telemetry).
+/// --telemetry W: telemetry over time per window of W cycles, or W microseconds on the async
+/// engine (rica/telemetry.hpp), [1, 2^31]; unset unless given. The owner checks it (check_telemetry).
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target);
-/// Refuses (usage_error, one line) --telemetry on an engine other than the cycle engine.
+/// Refuses (usage_error, one line) an async window below defaults::telemetry::async_min_window_us.
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine);
 /// --trace-events FILE and --trace-events-packets N (rica/trace_events.hpp), checked like every output file.
 void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets);

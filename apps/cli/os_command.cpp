@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "rica/os.hpp"
 #include "rica/partition.hpp"
+#include "rica/report.hpp"
 #include "rica/registry.hpp"
 #include "rica/suggest.hpp"
 #include "rica/routing.hpp"
@@ -321,6 +322,8 @@ int run(const OsOptions& o) {
     r["rate"] = p.rate;
     r["slice"] = p.slice;
     r["completion"] = p.completion;
+    if (!p.stats.machine.latency_histogram.empty())
+      r["latency_distribution"] = report::latency_distributions(p.stats.machine);
     if (p.telemetry) r["telemetry"] = p.telemetry->summary();
     if (p.trace_events) r["trace_events"] = p.trace_events->summary();
     j["runs"].push_back(r);

@@ -297,8 +297,8 @@ int run(RunOptions o) {
                static_cast<double>(st.peak_rss_kb) * 1024.0 / t.pes());
     if (e.out.telemetry) {
       const nlohmann::json& tj = e.out.json["telemetry"];
-      fmt::print("telemetry     {} windows of {} cycles", tj["windows"].get<std::uint64_t>(),
-                 tj["window"].get<std::uint64_t>());
+      fmt::print("telemetry     {} windows of {} {}", tj["windows"].get<std::uint64_t>(),
+                 tj["window"].get<std::uint64_t>(), tj["time_unit"] == "ns" ? "us" : "cycles");
       if (tj.contains("peak_delivered"))
         fmt::print("; peak {} delivered in the window ending at {}, peak {} words held at {}",
                    tj["peak_delivered"]["packets"].get<std::uint64_t>(),

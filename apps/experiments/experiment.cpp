@@ -1,6 +1,7 @@
 // The papers' dynamic experiments: set-ups, traffic matrices, the paced mesh emulation, rate
 // grids and saturation figures (experiment.hpp).
 #include "experiment.hpp"
+#include "saturation.hpp"
 
 #include "rica/report.hpp"
 
@@ -392,20 +393,10 @@ Summary summarize(const std::vector<SweepPoint>& points, const ChannelLoad& load
     s.saturation_min = std::min(s.saturation_min, v);
     s.saturation_max = std::max(s.saturation_max, v);
   }
-  const double limit = 3 * s.zero_load;
-  s.knee = s.saturation;
-  for (std::size_t i = 0; i < rates.size(); ++i) {
-    if (rates[i].latency < limit) continue;
-    s.knee_reached = true;
-    if (i == 0) {
-      s.knee = rates[0].accepted;
-    } else {
-      const Rate &a = rates[i - 1], &b = rates[i];
-      const double t = (limit - a.latency) / (b.latency - a.latency);
-      s.knee = a.accepted + t * (b.accepted - a.accepted);
-    }
-    break;
-  }
+  std::vector<double> acc, lat;  // the one knee (saturation.hpp), as rica sweep's summary
+  for (const Rate& r : rates) acc.push_back(r.accepted), lat.push_back(r.latency);
+  const Knee k = find_knee(acc, lat);
+  s.knee = k.accepted, s.knee_reached = k.reached;
   return s;
 }
 

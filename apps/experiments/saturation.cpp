@@ -8,6 +8,7 @@
 #include <map>
 
 #include "experiment.hpp"
+#include "rica/assert.hpp"
 #include "rica/defaults.hpp"
 #include "rica/report.hpp"
 
@@ -63,6 +64,23 @@ double round4(double x) {
 
 }  // namespace
 
+Knee find_knee(const std::vector<double>& accepted, const std::vector<double>& latency) {
+  RICA_ASSERT(accepted.size() == latency.size(), "find_knee: one latency per accepted throughput");
+  Knee k;
+  if (accepted.empty()) return k;
+  k.accepted = *std::max_element(accepted.begin(), accepted.end());
+  const double limit = saturation_latency_factor * latency.front();
+  for (std::size_t i = 0; i < latency.size(); ++i) {
+    if (latency[i] < limit) continue;
+    k.reached = true;
+    k.accepted = i == 0 ? accepted[0]
+                        : accepted[i - 1] + (limit - latency[i - 1]) / (latency[i] - latency[i - 1]) *
+                                                (accepted[i] - accepted[i - 1]);
+    break;
+  }
+  return k;
+}
+
 std::vector<double> auto_rates(double bound, bool paced_mesh, double reach) {
   return rate_grid(bound, false, paced_mesh, reach);
 }
@@ -81,19 +99,10 @@ SweepSummary summarize_sweep(const std::vector<SweepPoint>& points, const Channe
   const std::size_t i = first_saturated(rates, s.saturation_reason);
   s.saturated = i < rates.size();
   if (s.saturated) s.saturation_offered = rates[i].offered, s.saturation_accepted = rates[i].accepted;
-  const double limit = saturation_latency_factor * s.zero_load;
-  s.knee = s.saturation;
-  for (std::size_t k = 0; k < rates.size(); ++k) {
-    if (rates[k].latency < limit) continue;
-    s.knee_reached = true;
-    if (k == 0) {
-      s.knee = rates[0].accepted;
-    } else {
-      const RateMean &a = rates[k - 1], &b = rates[k];
-      s.knee = a.accepted + (limit - a.latency) / (b.latency - a.latency) * (b.accepted - a.accepted);
-    }
-    break;
-  }
+  std::vector<double> acc, lat;
+  for (const RateMean& r : rates) acc.push_back(r.accepted), lat.push_back(r.latency);
+  const Knee k = find_knee(acc, lat);
+  s.knee = k.accepted, s.knee_reached = k.reached;
   if (load) {
     s.bound = load->bound;
     s.bound_method = load->method;

@@ -43,6 +43,17 @@ struct SweepSummary {
   std::string bound_method;
 };
 
+/// The knee of a latency-throughput curve, computed here only (rica sweep's summary and rica
+/// experiment's tables): `accepted` and `latency` are the means per rate, in ascending rate (the
+/// first is the zero-load latency). The knee is the accepted throughput where the latency first
+/// reaches saturation_latency_factor x zero-load, interpolated linearly between the two rates
+/// around it (the first rate's accepted when it already does); not reached: the largest accepted.
+struct Knee {
+  double accepted = 0;
+  bool reached = false;
+};
+Knee find_knee(const std::vector<double>& accepted, const std::vector<double>& latency);
+
 /// The rates of `rica sweep --rate auto` for a network whose channel-load bound is `bound`: the
 /// papers' experiment grid (rate_grid: 3 % of the bound up to `reach` x the bound, dense from 40 %).
 std::vector<double> auto_rates(double bound, bool paced_mesh, double reach);

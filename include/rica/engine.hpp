@@ -3,6 +3,7 @@
 // work scheduled by oneTBB only when it has work; real time, real concurrency).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -117,6 +118,9 @@ struct RunStats {
   /// power of two; bucket b holds [latency_bucket_low(b), latency_bucket_low(b + 1)), in
   /// latency_unit). Empty when the engine did not fill them (rica::report::latency_distribution).
   std::vector<std::uint64_t> latency_histogram, net_latency_histogram;
+  /// The same per buffer class a packet was delivered from ([class] = {total, network}; empty
+  /// with one class) and per job of an OS run ([job]; empty with one job).
+  std::vector<std::array<std::vector<std::uint64_t>, 2>> class_latency_histograms, job_latency_histograms;
   double wall_s = 0;
   double packets_per_s = 0, packet_hops_per_s = 0;
   std::uint64_t link_load_max = 0;

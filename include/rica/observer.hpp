@@ -9,8 +9,18 @@
 //    window(), except across an idle stretch the engine jumped over, which joins the window it
 //    began in, and the last window of the run, which ends where the run does). Every figure the
 //    view gives is exact at `end`, and identical for any thread count.
-//  - async engine: on_start and on_end only (a view of a running async machine would race with
-//    the node tasks); per-window figures of the async engine are not provided yet.
+//  - async engine: window() is in microseconds; begin, end and now() are ns of the run's clock.
+//    The world stops at a window's end: the main thread parks every worker between two blocks
+//    (runtime/machine/block_scheduler.hpp, pause/resume), calls on_window with the machine still,
+//    then lets them go on, and the run's clock stands still over the pause (packets in flight
+//    are not charged for it). Every figure of the view is exact at `end` (no node runs; every
+//    push of a finished block announced); windows are at least window() long, longer by the time
+//    a worker takes to finish its block, and the run's last window ends where it does. Chosen
+//    over per-thread counters summed at the window: those give the counts but no consistent
+//    occupancy or head packet (a buffer is its producer's and consumer's state at once), and
+//    would make every counter the hop kernel writes an atomic read from another thread, paid
+//    per hop whether watched or not; a pause is paid per window, only when watched
+//    (docs/runtime.md "Async windows": its cost measured).
 //  - under mpirun observers are refused (usage_error): a view would see one rank's nodes only.
 //  - free when unused: with no observer the drivers test one empty list per cycle.
 //  - an observer must not keep the view beyond the call, and must not throw across the engine
@@ -85,7 +95,7 @@ class MachineView {
 /// Watches a run (see the contract above). Derive, override what you need, pass to rica::run.
 class Observer {
  public:
-  /// `window`: cycles per window (cycle engine), >= 1.
+  /// `window`: cycles per window (cycle engine) or microseconds (async engine), >= 1.
   explicit Observer(std::uint64_t window) : window_(window) {}
   virtual ~Observer() = default;
   std::uint64_t window() const noexcept { return window_; }

@@ -30,6 +30,10 @@ std::vector<std::vector<std::string>> csv_parse(std::string_view text, const std
 /// The figures of one run: the machine, the model configuration, the packet accounting, hops,
 /// latency, throughput, link loads, memory and the verdicts (keys documented in docs/reference.md).
 nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const RunStats& st);
+/// A run's "latency_distribution" (run_summary, and each run of rica os): {total, network}, and
+/// with several buffer classes "classes": [{class, total, network}], in an OS run "jobs": [{job,
+/// total, network}] (groups with measured deliveries only), each a latency_distribution().
+nlohmann::json latency_distributions(const RunStats& st);
 /// A latency histogram (RunStats::latency_histogram) as JSON columns over its non-empty buckets:
 /// low, high (bucket b holds [low, high), in `unit`), count, and cdf (the share of deliveries
 /// below high); plus "unit" and "total". Empty buckets are left out; an empty histogram gives

@@ -1,6 +1,7 @@
 #pragma once
 // Telemetry over time (docs/runtime.md "Telemetry over time"): an Observer (rica/observer.hpp) that
-// records, per window of W cycles of the cycle engine, what the machine did in the window and
+// records, per window of W cycles (cycle engine) or W microseconds (async engine: the world stops at
+// each window's end, rica/observer.hpp), what the machine did in the window and
 // what it held at the window's end, as tidy tables (one row per window, per window and link, ...)
 // written as CSV through the one CSV writer (rica/report.hpp) and read by Python as NumPy columns.
 //
@@ -10,8 +11,8 @@
 // and packets "held" are the state at the window's end.
 //
 // Cost: per window, one pass over the nodes, links and input buffers (none per cycle); a run
-// without a Telemetry observer pays nothing. The async engine calls on_start and on_end only:
-// a Telemetry on it records no window (refuse it up front: the CLI does).
+// without a Telemetry observer pays nothing. On the async engine the times (begin, end, latency
+// sums) are ns of the run's clock, which stands still while the world is stopped.
 //
 // Thread safety: one run at a time (the observer contract); read the tables after the run.
 
@@ -63,7 +64,8 @@ class Telemetry : public Observer {
   void on_end(const MachineView& v) override;
 
   /// Per window: window,begin,end,injected,delivered,measured,latency_sum,net_latency_sum,
-  /// latency_mean,net_latency_mean,throughput (delivered per PE per cycle),packet_hops,dropped,
+  /// latency_mean,net_latency_mean,throughput (delivered per PE per cycle; async: per PE per
+  /// microsecond),packet_hops,dropped,
   /// occupancy_words,occupancy_packets (held in input buffers at the end),source_queue (packets
   /// waiting at the end),blocked (head packets that found no room, in the window),halted (nodes
   /// the OS held at the end).
@@ -84,7 +86,8 @@ class Telemetry : public Observer {
   /// The tables by name: windows, links, classes (and jobs, halts with Options::jobs).
   std::vector<std::pair<std::string, const TelemetryTable*>> tables() const;
 
-  /// The summary for a run's JSON: window, windows, rows per table, peaks (delivered and
+  /// The summary for a run's JSON: window, time_unit ("cycles", or "ns" on the async engine),
+  /// windows, rows per table, peaks (delivered and
   /// occupancy per window, and the window's end), links_truncated, and `files` when given.
   nlohmann::json summary(const std::vector<std::string>& files = {}) const;
   /// Writes each table NAME of tables() as CSV file `prefix` + NAME + ".csv"; returns the paths.
@@ -105,6 +108,7 @@ class Telemetry : public Observer {
   std::uint64_t index_ = 0;
   bool truncated_ = false;
   node_t pes_ = 0;
+  bool cycles_ = true;  // the cycle engine's run (else async: times in ns)
 };
 
 }  // namespace rica

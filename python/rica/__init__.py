@@ -142,7 +142,7 @@ class Result:
                              "telemetry_classes")
         if columns is None:
             raise ValueError("no trace: run with trace=True" if table == "trace"
-                             else "no telemetry: run with telemetry=True or telemetry=W (cycle engine)")
+                             else "no telemetry: run with telemetry=True or telemetry=W")
         return _frame(columns)
 
     def __repr__(self):
@@ -275,7 +275,8 @@ def run(topology, *, trace=False, **options):
     cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
     packet_words, batch, block, no_classes, faults, seeds, json, csv, config, trace_events,
     trace_events_packets). trace=True returns the per-packet table; trace="FILE" also keeps the file.
-    telemetry=W (cycles; True: the default window, 1000) records the run over time (cycle engine):
+    telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000) records
+    the run over time:
     `telemetry` maps windows, links and classes to column dicts of NumPy arrays (the CSVs of `rica
     run --telemetry W`, written too when csv= or json= names a file). The result keeps `spec` as
     given."""

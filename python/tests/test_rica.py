@@ -176,8 +176,12 @@ def test_telemetry_tables_match_the_cli(tmp_path):
     assert p.returncode == 0, p.stderr
     rows = list(csv.DictReader(open(tmp_path / "r.telemetry_windows.csv")))
     assert [int(x["delivered"]) for x in rows] == [int(x) for x in w["delivered"]]
-    with pytest.raises(rica.RicaError, match="cycle engine"):
-        rica.run("torus:4x4", telemetry=100)
+    # The async engine: windows of W microseconds (the world stopped at each end), at least 100.
+    with pytest.raises(rica.RicaError, match="async engine"):
+        rica.run("torus:4x4", telemetry=10)
+    a = rica.run("torus:4x4", rate=0.2, packets=200, threads=2, telemetry=100)
+    assert a.summary["telemetry"]["time_unit"] == "ns"
+    assert int(sum(a.telemetry["windows"]["delivered"])) == a.summary["delivered"]
     pd = pytest.importorskip("pandas")
     assert list(r.frame("windows")["delivered"]) == list(w["delivered"])
     assert len(r.frame("telemetry_links")) == len(links["node"])

@@ -135,7 +135,7 @@ struct AsyncCore {
     }
   }
   /// Main thread: waits up to `d` for every block to be idle; true when they are.
-  bool wait_quiet(std::chrono::milliseconds d) {
+  bool wait_quiet(std::chrono::nanoseconds d) {
     std::unique_lock<std::mutex> lk(quiet_mu);
     return quiet_cv.wait_for(lk, d, [&] { return outstanding.load(std::memory_order_acquire) == 0; });
   }

@@ -15,6 +15,12 @@
 //  - post() and stop() may be called from any thread; work() runs on each worker (oneTBB tasks
 //    that loop until stop()); what a thread did before post(b) happens before the run of b
 //    (seq_cst read-modify-writes on the bitmap word).
+//  - pause() / resume(): one thread (the driver's main thread) stops the world between blocks.
+//    pause() returns once every worker is parked between two blocks (none runs one), and what
+//    every worker did before parking happens before pause() returns (`parked_`, seq_cst); what
+//    the caller does before resume() happens before any worker runs its next block (`pause_`,
+//    seq_cst). A block runs to its end first, so a pause waits at most one block's run
+//    (8 rounds of a block's nodes). Off (never paused), a worker loads one flag per block taken.
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -49,6 +55,9 @@ class BlockScheduler {
     next_id_.store(0);
     stop_.store(false);
     sleepers_.store(0);
+    pause_.store(false);
+    parked_.store(0);
+    active_.store(0);
   }
   unsigned workers() const noexcept { return workers_; }
 
@@ -67,12 +76,41 @@ class BlockScheduler {
     wake_all();
   }
 
+  /// Parks every worker between two blocks; returns when all are parked. The caller only (one
+  /// thread), not while paused; every worker must be in work() (start_workers ran).
+  /// Only workers inside work() count: one that has not started yet parks on entering (it loads
+  /// pause_ after counting itself in `active_`, both seq_cst, so either this thread sees it
+  /// counted or it sees pause_).
+  void pause() {
+    pause_.store(true, std::memory_order_seq_cst);
+    wake_all();  // a sleeping worker wakes, sees pause_ and parks
+    for (;;) {
+      const unsigned n = parked_.load(std::memory_order_seq_cst);
+      if (n >= active_.load(std::memory_order_seq_cst)) return;
+      parked_.wait(n, std::memory_order_seq_cst);
+    }
+  }
+  /// Lets the parked workers go on. After pause(), by the same thread.
+  void resume() {
+    pause_.store(false, std::memory_order_seq_cst);
+    pause_.notify_all();
+  }
+
   /// A worker's loop: runs posted blocks (`run(b)`) until stop(). Called once by each worker.
   template <class Run>
   void work(Run&& run) {
     const unsigned id = next_id_.fetch_add(1) % workers_;
     std::size_t cursor = first_[id];
+    active_.fetch_add(1, std::memory_order_seq_cst);
+    struct Leave {
+      std::atomic<unsigned>& a;
+      ~Leave() { a.fetch_sub(1, std::memory_order_seq_cst); }
+    } leave{active_};
     for (;;) {
+      if (pause_.load(std::memory_order_seq_cst)) [[unlikely]] {  // a plain load on x86
+        park();
+        continue;
+      }
       std::size_t b;
       if (take(id, cursor, b) || steal(id, b)) {
         run(b);
@@ -88,7 +126,8 @@ class BlockScheduler {
       if (found) continue;
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       const std::uint32_t e = epoch_.load(std::memory_order_seq_cst);
-      if (!any_posted() && !stop_.load(std::memory_order_seq_cst)) epoch_.wait(e, std::memory_order_seq_cst);
+      if (!any_posted() && !stop_.load(std::memory_order_seq_cst) && !pause_.load(std::memory_order_seq_cst))
+        epoch_.wait(e, std::memory_order_seq_cst);
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     }
   }
@@ -101,6 +140,14 @@ class BlockScheduler {
   void wake_all() {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
     epoch_.notify_all();
+  }
+  /// A worker between blocks while pause_ is set: counted as parked until resume().
+  void park() {
+    if (!pause_.load(std::memory_order_seq_cst)) return;
+    parked_.fetch_add(1, std::memory_order_seq_cst);  // releases this worker's writes to pause()
+    parked_.notify_all();
+    while (pause_.load(std::memory_order_seq_cst)) pause_.wait(true, std::memory_order_seq_cst);
+    parked_.fetch_sub(1, std::memory_order_seq_cst);  // acquired resume()'s writes through pause_
   }
   bool any_posted() const noexcept {
     for (std::size_t i = 0; i < base_[workers_]; ++i)
@@ -155,6 +202,9 @@ class BlockScheduler {
   alignas(64) std::atomic<bool> stop_{false};
   alignas(64) std::atomic<std::uint32_t> sleepers_{0};
   alignas(64) std::atomic<std::uint32_t> epoch_{0};
+  alignas(64) std::atomic<bool> pause_{false};       ///< set by pause(), cleared by resume()
+  alignas(64) std::atomic<unsigned> parked_{0};      ///< workers in park() now
+  alignas(64) std::atomic<unsigned> active_{0};      ///< workers inside work() now
 };
 
 }  // namespace rica::detail

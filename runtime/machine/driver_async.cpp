@@ -8,6 +8,12 @@
 // At that point the main thread reads every PE's state: either the application is done and the
 // network empty, or packets remain that nothing can move — a deadlock, reported with the full
 // buffers and the waiting cycle.
+//
+// Observers (rica/observer.hpp) with windows of W microseconds: stop the world. When a window is
+// due the main thread pauses the block scheduler (every worker parks between two blocks), reads
+// the machine through the MachineView, and resumes; the run's clock stands still over the pause
+// (RunClock::skip), so packets in flight are not charged for it. Without observers the main
+// thread only waits, as before, and a worker's cost is one relaxed load per block it takes.
 #include "async_core.hpp"
 #include "run_frame.hpp"
 #include "rica/interrupt.hpp"
@@ -29,12 +35,14 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     Progress progress_line("packets delivered", m.expected_sends(), !cfg.progress, false);
     auto last_print = std::chrono::steady_clock::now();
     std::uint64_t progress_at_kick = ~std::uint64_t{0};
+    obs_from.assign(m.observers().size(), 0);
     while (true) {
-      while (!wait_quiet(std::chrono::milliseconds(250))) {
+      while (!wait_quiet(wait_for())) {
         if (progress_line.enabled() && std::chrono::steady_clock::now() - last_print > std::chrono::milliseconds(250)) {
           last_print = std::chrono::steady_clock::now();
           progress_line.update(m.delivered_so_far());
         }
+        if (!obs_from.empty()) observe(false);
       }
       // Quiescent: no task runs or is queued, so every PE's state is ours to read. Done, or are
       // packets left? Wake every node that holds packets once: a wake-up lost to the unfenced race
@@ -45,14 +53,56 @@ struct AsyncDriver : AsyncCore<AllNodes> {
       std::uint64_t progress = 0;
       for (const ThreadStats& ts : m.thread_stats()) progress += ts.hops + ts.delivered;
       if (!m.packets_left() || progress == progress_at_kick) break;
+      if (!obs_from.empty()) observe(false);
       progress_at_kick = progress;
       kick();
     }
+    if (!obs_from.empty()) observe(true);  // quiescent: the last windows, no pause needed
     frame.stop_clock(st);
     progress_line.finish();
     stop_workers();
     frame.arena().terminate();
     arena = nullptr;
+  }
+
+  /// Where each observer's current window began (ns of the run's clock).
+  std::vector<std::uint64_t> obs_from;
+  /// An observer's window in ns (its window() is in microseconds on this engine).
+  static std::uint64_t window_ns(const Observer& o) noexcept { return o.window() * 1000; }
+  /// How long the main thread may wait for quiescence: up to the next window's end, at most 250 ms.
+  std::chrono::nanoseconds wait_for() const {
+    std::uint64_t wait = 250'000'000;
+    if (!obs_from.empty()) {
+      const std::uint64_t now = m.clock().now();
+      const Observers obs = m.observers();
+      for (std::size_t k = 0; k < obs.size(); ++k) {
+        const std::uint64_t due = obs_from[k] + window_ns(*obs[k]);
+        wait = std::min(wait, due > now ? due - now : 0);
+      }
+    }
+    return std::chrono::nanoseconds(wait);
+  }
+  /// Every observer whose window has ended sees the machine: the world stopped for the reads
+  /// (BlockScheduler::pause) unless `quiet` (no block is scheduled, the run over). `end` is the
+  /// clock's time when the workers were parked; the clock skips the pause.
+  void observe(bool quiet) {
+    const Observers obs = m.observers();
+    std::uint64_t now = m.clock().now();
+    bool due = quiet;
+    for (std::size_t k = 0; k < obs.size() && !due; ++k) due = now >= obs_from[k] + window_ns(*obs[k]);
+    if (!due) return;
+    if (!quiet) sched.pause();
+    const auto stopped = std::chrono::steady_clock::now();
+    now = m.clock().now();
+    for (std::size_t k = 0; k < obs.size(); ++k)
+      if (quiet ? now > obs_from[k] : now >= obs_from[k] + window_ns(*obs[k])) {
+        obs[k]->on_window(MachineView(m, now), obs_from[k], now);
+        obs_from[k] = now;
+      }
+    if (quiet) return;
+    m.clock().skip(static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - stopped).count()));
+    sched.resume();
   }
 };
 

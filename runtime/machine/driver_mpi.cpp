@@ -411,6 +411,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
     w.put_vector(t.hop_hist);
     w.put_vector(t.lat_hist);
     w.put_vector(t.net_lat_hist);
+    w.put_vector(t.class_hist);
     w.put_vector(t.job);
     w.put(cross_hops);
     w.put(mpi_wait_s);
@@ -475,6 +476,7 @@ void Ranks::gather(Machine& m, RunStats& st) {
       t.hop_hist = r.get_vector<std::uint64_t>();
       t.lat_hist = r.get_vector<std::uint64_t>();
       t.net_lat_hist = r.get_vector<std::uint64_t>();
+      t.class_hist = r.get_vector<std::uint64_t>();
       t.job = r.get_vector<ThreadStats::JobFigures>();
       m.thread_stats().push_back(std::move(t));
       total_cross += r.get<std::uint64_t>();

@@ -68,6 +68,12 @@ struct alignas(64) ThreadStats {
     }
   };
   std::vector<JobFigures> job;
+  /// Latency histograms per buffer class (the class a packet is delivered from) and per job:
+  /// [(group * 2 + k) * lat_buckets + bucket], k = 0 total, 1 network. Empty when there is one
+  /// class / one job (the run's own histograms are then that group's), so a plain run pays one
+  /// test of an empty vector per measured delivery.
+  static constexpr std::size_t lat_buckets = 64 * 8;
+  std::vector<std::uint64_t> class_hist, job_hist;
   /// Adds x's figures (counts, sums, maxima, histograms, per-job figures) to these; the cycle
   /// engine's effect lists and the slot cache are not figures and stay as they are.
   void add(const ThreadStats& x) {
@@ -82,6 +88,10 @@ struct alignas(64) ThreadStats {
     for (std::size_t i = 0; i < net_lat_hist.size(); ++i) net_lat_hist[i] += x.net_lat_hist[i];
     if (job.size() < x.job.size()) job.resize(x.job.size());
     for (std::size_t j = 0; j < x.job.size(); ++j) job[j] += x.job[j];
+    for (auto [to, from] : {std::pair{&class_hist, &x.class_hist}, std::pair{&job_hist, &x.job_hist}}) {
+      if (to->size() < from->size()) to->resize(from->size(), 0);
+      for (std::size_t i = 0; i < from->size(); ++i) (*to)[i] += (*from)[i];
+    }
   }
   /// A measured delivery (generated after the warm-up): latency `lat`, network latency `net`.
   void measure(const Packet& p, std::uint64_t lat, std::uint64_t net) noexcept {
@@ -90,8 +100,18 @@ struct alignas(64) ThreadStats {
     lat_max = std::max(lat_max, lat);
     net_lat_sum += net;
     net_lat_max = std::max(net_lat_max, net);
-    ++lat_hist[std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1)];
-    ++net_lat_hist[std::min<unsigned>(lat_bucket(net), 64 * 8 - 1)];
+    const unsigned bl = std::min<unsigned>(lat_bucket(lat), 64 * 8 - 1);
+    const unsigned bn = std::min<unsigned>(lat_bucket(net), 64 * 8 - 1);
+    ++lat_hist[bl];
+    ++net_lat_hist[bn];
+    if (!class_hist.empty()) {  // sized for every class by make_threads
+      ++class_hist[std::size_t{p.cls} * 2 * lat_buckets + bl];
+      ++class_hist[(std::size_t{p.cls} * 2 + 1) * lat_buckets + bn];
+    }
+    if (!job_hist.empty()) {
+      ++job_hist[std::size_t{p.job} * 2 * lat_buckets + bl];
+      ++job_hist[(std::size_t{p.job} * 2 + 1) * lat_buckets + bn];
+    }
     ++hop_hist[std::min<unsigned>(p.hops, 255)];  // the last bucket collects 255 and more
     hop_sum += p.hops;
     hops_max = std::max<unsigned>(hops_max, p.hops);
@@ -163,11 +183,13 @@ class Ledger {
   }
   std::uint64_t bitmap_k() const noexcept { return bitmap_k_; }
   /// One ThreadStats per arena slot, each with a slot cache on `pool`, and per-job figures.
-  void make_threads(std::size_t n, PacketPool& pool, std::size_t jobs) {
+  void make_threads(std::size_t n, PacketPool& pool, std::size_t jobs, std::size_t classes) {
     tstats_ = std::vector<ThreadStats>(n);
     for (ThreadStats& ts : tstats_) {
       ts.slots.attach(pool);
       ts.job.assign(jobs, {});
+      if (classes > 1) ts.class_hist.assign(classes * 2 * ThreadStats::lat_buckets, 0);
+      if (jobs > 1) ts.job_hist.assign(jobs * 2 * ThreadStats::lat_buckets, 0);
     }
   }
   /// Record every delivery in the trace, per PE.

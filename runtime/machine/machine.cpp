@@ -510,6 +510,13 @@ void Machine::collect(RunStats& st) {
   st.hop_histogram = all.hop_hist;
   st.latency_histogram = all.lat_hist;
   st.net_latency_histogram = all.net_lat_hist;
+  for (auto [from, to] : {std::pair{&all.class_hist, &st.class_latency_histograms},
+                          std::pair{&all.job_hist, &st.job_latency_histograms}}) {
+    const std::size_t B = ThreadStats::lat_buckets, groups = from->size() / (2 * B);
+    to->assign(groups, {});
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t k = 0; k < 2; ++k) (*to)[g][k].assign(from->begin() + (g * 2 + k) * B, from->begin() + (g * 2 + k + 1) * B);
+  }
   while (st.hop_histogram.size() > 1 && st.hop_histogram.back() == 0) st.hop_histogram.pop_back();
   st.measured += all.measured;
   const std::uint64_t in_window = all.delivered_in_window;

@@ -80,6 +80,14 @@ class RunClock {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
   }
   std::chrono::steady_clock::time_point origin() const noexcept { return t0_; }
+  /// Moves the origin `ns` later: the run's time stands still over a stretch of `ns` in which no
+  /// node ran (the async driver's stop-the-world windows). Only while no other thread reads it.
+  void skip(std::uint64_t ns) {
+    t0_ += std::chrono::nanoseconds(ns);
+#ifdef RICA_HAVE_TSC
+    if (tsc_) tsc0_ += static_cast<std::uint64_t>(static_cast<double>(ns) / ns_per_tick_);
+#endif
+  }
   /// Moves the origin to now, keeping the calibration (MPI ranks align their clocks after a barrier).
   void rebase() {
     t0_ = std::chrono::steady_clock::now();
@@ -599,7 +607,7 @@ class Machine {
   /// st's per-PE and per-link tables at the machine's size, zero.
   void size_tables(RunStats& st) const;
   /// One ThreadStats per arena slot (+1), each with a slot cache on the machine's packet pool.
-  void make_thread_stats(std::size_t n) { ledger_.make_threads(n, buffers_->pool(), jobs_.size()); }
+  void make_thread_stats(std::size_t n) { ledger_.make_threads(n, buffers_->pool(), jobs_.size(), classes()); }
 
  private:
   void allocate();
