@@ -30,12 +30,12 @@ FAMILY_COLOURS = {
     "torus": "#ff7f0e", "torus3": "#e377c2", "fattree": "#7f7f7f", "omega": "#17becf", "comega": "#0b6e79",
     "hypercube": "#bcbd22", "dce": "#393b79", "mdce": "#637939", "mesh8": "#843c39", "torus8": "#ce6dbd",
     "mxx": "#7b4173", "debruijn": "#3182bd", "ubruijn": "#222222", "shuffle": "#31a354", "msn": "#756bb1",
-    "dragonfly": "#636363", "hyperx": "#a55194", "slimfly": "#6baed6", "kary": "#fd8d3c", "product": "#74c476",
+    "dragonfly": "#8c6d31", "hyperx": "#a55194", "slimfly": "#6baed6", "kary": "#fd8d3c", "product": "#74c476",
     "hier": "#9e9ac8", "file": "#969696",
 }
 LABEL_FAMILY = {"(CB)^2": "cb2", "CCCB": "cccb", "CB": "cbanyan", "CCC": "ccc", "2MD": "mesh", "2DT": "torus",
                 "3DT": "torus3", "FT": "fattree", "MIN": "omega", "HC": "hypercube", "UB": "ubruijn",
-                "DF": "dragonfly", "HyperX": "hyperx", "SF": "slimfly"}
+                "DF": "dragonfly", "HyperX": "hyperx", "SF": "slimfly", "M_{x+x}": "mxx"}
 # Each OS policy: its marker, line style and shade within the colour family of its slice length.
 POLICY_STYLE = {"drain": ("o", "-", 0.0), "flush": ("s", "--", 0.45), "drain-pe": ("^", ":", 0.25),
                 "baseline": ("x", "-.", 0.6)}
