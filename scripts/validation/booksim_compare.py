@@ -10,8 +10,8 @@ With --booksim (a BookSim2 binary built by scripts/validation/build_booksim.sh) 
 docs/validation/booksim.csv rewritten; without it the recorded BookSim2 figures are used, so the page
 regenerates where BookSim2 is absent. rica is always run (a few minutes on one core).
 
-Every run of either tool is stopped after --run-timeout seconds (default 600): one BookSim2 run
-(a dragonfly point past saturation) never finished. A stopped run counts as unstable (its figures
+Every run of either tool is stopped after --run-timeout seconds (default 600): one BookSim2 run of
+the recorded set never finished. A stopped run counts as unstable (its figures
 NaN, so the saturation search treats it as past saturation) and is named on stderr at once and in
 a summary at the end.
 
