@@ -38,7 +38,8 @@ FAMILY_COLOURS = {
 }
 LABEL_FAMILY = {"(CB)^2": "cb2", "CCCB": "cccb", "CB": "cbanyan", "CCC": "ccc", "2MD": "mesh", "2DT": "torus",
                 "3DT": "torus3", "FT": "fattree", "MIN": "omega", "HC": "hypercube", "UB": "ubruijn",
-                "8N": "torus8", "dB": "debruijn", "M_{x+x}": "mxx", "DCE": "dce", "MDCE": "mdce"}
+                "8N": "torus8", "dB": "debruijn", "M_{x+x}": "mxx", "DCE": "dce", "MDCE": "mdce",
+                "DF": "dragonfly", "HyperX": "hyperx", "SF": "slimfly"}
 # Each OS policy: its marker, line style and shade within the colour family of its slice length.
 POLICY_STYLE = {"drain": ("o", "-", 0.0), "flush": ("s", "--", 0.45), "drain-pe": ("^", ":", 0.25),
                 "baseline": ("x", "-.", 0.6)}

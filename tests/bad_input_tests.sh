@@ -127,12 +127,16 @@ bad "--routing: routing 'adaptive' is not offered" route mxx:16 0 5 --routing ad
 bad "--routing: unknown routing" app run reduce -t torus:4x4 --routing x
 bad "--routing: routing 'adaptive' is not offered" app run reduce -t omega:3 --routing adaptive
 bad "--routing: unknown routing" os torus:4x4 --routing x
-# issue 32: the dragonfly's valiant / ugal-l: offered by the dragonfly only; a short classes=K is
+# issue 32: the dragonfly's valiant / ugal-l / ugal-g / par: offered by the dragonfly only; a short classes=K is
 # refused with the cycle its certificate finds. --router-cycles: cycle engine only, 0..65536.
 bad "--routing: routing 'valiant' is not offered by 'torus:4x4'" run torus:4x4 --routing valiant
 bad "--routing: routing 'ugal-l' is not offered" route hyperx:4x4,T=2 0 5 --routing ugal-l
 bad "classes=2: the routing can deadlock: a cycle of" run dragonfly:h=2,classes=2 --engine cycle --routing valiant
 bad "classes=2: the routing can deadlock: a cycle of" route dragonfly:h=1,classes=2 0 5 --routing ugal-l
+bad "--routing: routing 'ugal-g' is not offered" run slimfly:q=5 --routing ugal-g
+bad "--routing: routing 'par' is not offered" run mesh:4x4 --routing par
+bad "classes=2: the routing can deadlock: a cycle of" run dragonfly:h=2,classes=2 --engine cycle --routing ugal-g
+bad "classes=2: the routing can deadlock: a cycle of" run dragonfly:h=2,classes=2 --engine cycle --routing par
 bad "--router-cycles applies to the cycle engine only" run torus:4x4 --router-cycles 2
 bad "--router-cycles applies to the cycle engine only" run torus:4x4 --router-cycles 0
 for v in -1 x 65537; do bad "--router-cycles" run torus:4x4 --engine cycle --router-cycles "$v"; done

@@ -92,13 +92,16 @@ TEST(TrafficMatrices, PartitionRowsAreUniformInsideThePlansPartitions) {
   }
 }
 
-TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 PEs)
+TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 PEs; modern: about 1,024)
   for (const experiments::Setup& s : setups()) {
     std::map<std::string, int> labels;
     for (const Network& n : s.networks) {
       EXPECT_EQ(labels[n.label]++, 0) << s.name << ": label " << n.label << " twice";
       const Topology t = TopologyRegistry::parse(n.spec);
-      EXPECT_EQ(t.pes(), s.name == "adaptive" ? 256u : 1024u) << s.name << " " << n.spec;
+      if (s.name == "modern")  // "about 1,024": dragonfly:4 has 1,056, slimfly:q=9 1,134
+        EXPECT_TRUE(t.pes() >= 1024u && t.pes() <= 1134u) << s.name << " " << n.spec;
+      else
+        EXPECT_EQ(t.pes(), s.name == "adaptive" ? 256u : 1024u) << s.name << " " << n.spec;
       EXPECT_TRUE(offers(t, n.routing)) << s.name << " " << n.label;
       EngineConfig cfg = engine_config(s);
       for (const auto& pattern : s.patterns) {

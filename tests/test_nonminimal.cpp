@@ -1,7 +1,10 @@
 // The dragonfly's non-minimal routings (rica/routing/dragonfly.hpp: `--routing valiant`,
-// `--routing ugal-l`) and the cycle engine's router pipeline (`--router-cycles`):
-// - offered on the dragonfly only, 3 classes; the certificate (channel dependencies for Valiant,
-//   Duato's condition for UGAL-L) passes with them and refuses a short `classes=K` with the cycle;
+// `ugal-l`, `ugal-g`, `par`) and the cycle engine's router pipeline (`--router-cycles`):
+// - offered on the dragonfly only, 3 classes (PAR 4); the certificate (channel dependencies for
+//   Valiant, Duato's condition for the others) passes with them and refuses a short count with
+//   the cycle;
+// - UGAL-G adds the board's queue of each path's global channel; PAR decides again at the next
+//   router of the source group;
 // - every Valiant route passes through its intermediate group, at most local, global, local,
 //   global, local; UGAL-L is minimal at zero load and takes the Valiant hop when the minimal
 //   port's queue is long enough;
@@ -30,9 +33,13 @@ TEST(NonMinimal, OfferedOnTheDragonflyWithThreeClasses) {
   EXPECT_TRUE(offers(t, Routing::valiant));
   EXPECT_TRUE(offers(t, Routing::ugal_l));
   EXPECT_FALSE(offers(t, Routing::adaptive));
-  EXPECT_EQ(routing_names(t), (std::vector<std::string>{"deterministic", "valiant", "ugal-l"}));
+  EXPECT_EQ(routing_names(t), (std::vector<std::string>{"deterministic", "valiant", "ugal-l", "ugal-g", "par"}));
   EXPECT_EQ(routing_classes(t, Routing::valiant), 3);
   EXPECT_EQ(routing_classes(t, Routing::ugal_l), 3);
+  EXPECT_EQ(routing_classes(t, Routing::ugal_g), 3);
+  EXPECT_EQ(routing_classes(t, Routing::par), 4);
+  EXPECT_EQ(routing_by_name("ugal-g"), Routing::ugal_g);
+  EXPECT_EQ(routing_by_name("par"), Routing::par);
   EXPECT_EQ(routing_by_name("valiant"), Routing::valiant);
   EXPECT_EQ(routing_by_name("ugal-l"), Routing::ugal_l);
   EXPECT_STREQ(to_string(Routing::ugal_l), "ugal-l");
@@ -40,6 +47,8 @@ TEST(NonMinimal, OfferedOnTheDragonflyWithThreeClasses) {
     const Topology o = TopologyRegistry::parse(spec);
     EXPECT_FALSE(offers(o, Routing::valiant)) << spec;
     EXPECT_THROW(check_routing(o, Routing::ugal_l), usage_error) << spec;
+    EXPECT_THROW(check_routing(o, Routing::ugal_g), usage_error) << spec;
+    EXPECT_THROW(check_routing(o, Routing::par), usage_error) << spec;
   }
   EXPECT_NO_THROW(check_routing(t, Routing::valiant));
 }
@@ -47,9 +56,25 @@ TEST(NonMinimal, OfferedOnTheDragonflyWithThreeClasses) {
 TEST(NonMinimal, CertifiedWithTheDerivedClasses) {
   for (const char* spec : {"dragonfly:h=1", "dragonfly:h=2", "dragonfly:h=2,arrangement=relative", "dragonfly:h=3,p=1",
                            "dragonfly:h=2,p=1,a=3", "dragonfly:h=3,a=1"})
-    for (bool ugal : {false, true}) {
+    for (Routing r : packet_routings) {
       const Topology t = TopologyRegistry::parse(spec);
-      EXPECT_NO_THROW(certify_dragonfly(df(t), ugal, spec)) << spec << (ugal ? " ugal-l" : " valiant");
+      EXPECT_NO_THROW(certify_dragonfly(df(t), r, spec)) << spec << " " << to_string(r);
+    }
+}
+
+// The certificate is not vacuous: each routing one class short (PAR with 3, the others with 2;
+// a spec's classes=K stops at 2) deadlocks, and the message names the cycle.
+TEST(NonMinimal, OneClassShortIsACycle) {
+  for (const char* spec : {"dragonfly:h=2", "dragonfly:h=1", "dragonfly:h=2,arrangement=relative"})
+    for (Routing r : packet_routings) {
+      const Topology t = TopologyRegistry::parse(spec);
+      const unsigned k = r == Routing::par ? 3 : 2;
+      try {
+        certify_dragonfly(df(t), r, spec, k);
+        ADD_FAILURE() << spec << " " << to_string(r) << " certified with " << k << " classes";
+      } catch (const usage_error& e) {
+        EXPECT_NE(std::string(e.what()).find("the routing can deadlock: a cycle of"), std::string::npos) << e.what();
+      }
     }
 }
 
@@ -57,7 +82,7 @@ TEST(NonMinimal, AShortClassCountIsRefusedWithTheCycle) {
   // (classes=1 on a dragonfly with local links is refused already by the minimal routing's check.)
   for (const char* spec : {"dragonfly:h=2,classes=2", "dragonfly:h=1,classes=2",
                            "dragonfly:h=2,arrangement=relative,classes=2", "dragonfly:h=3,a=1,classes=1"})
-    for (Routing r : {Routing::valiant, Routing::ugal_l}) {
+    for (Routing r : packet_routings) {
       const Topology t = TopologyRegistry::parse(spec);
       try {
         check_routing(t, r);
@@ -157,6 +182,79 @@ TEST(NonMinimal, UgalIsMinimalAtZeroLoadAndValiantWhenTheMinimalQueueIsLong) {
   EXPECT_GT(choices, 100u);
 }
 
+// UGAL-G: with empty local queues, the board's queue at the minimal path's global channel sends
+// the packet the Valiant way, and the same queue on the Valiant path's global channel keeps it
+// minimal; the board is read at the router that owns the channel, at its global port.
+TEST(NonMinimal, UgalGReadsTheGlobalChannelsOfTheSourceGroup) {
+  const Topology t = TopologyRegistry::parse("dragonfly:h=2");
+  const auto& d = df(t);
+  const DragonflyUgalG u(d, 3);
+  const node_t P = t.pes();
+  std::size_t seen = 0;
+  for (node_t s = 0; s < P; ++s)
+    for (node_t x = 0; x < P; ++x) {
+      Packet p;
+      p.src = s, p.dst = x, p.seq = 5;
+      const node_t r = P + d.router_of(s);
+      const unsigned I = u.intermediate(p);
+      unsigned hm = 0, hv = 0;
+      if (!u.choice(r, x, I, hm, hv)) continue;
+      const Hop minimal = u.hop(r, x, 1, I), valiant = u.hop(r, x, 0, I);
+      const bool local_m = minimal.port() < d.p() + d.a() - 1, local_v = valiant.port() < d.p() + d.a() - 1;
+      if (!local_m || !local_v || minimal.port() == valiant.port()) continue;
+      ++seen;
+      // The owner of each path's global channel and its global port.
+      const node_t om = t.out_link(r, minimal.port()).peer, ov = t.out_link(r, valiant.port()).peer;
+      const port_t gm = u.hop(om, x, 1, I).port(), gv = u.hop(ov, x, 0, I).port();
+      auto zero = [](port_t) { return 0u; };
+      const Hop h1 = u.route(r, p, 0, zero, [&](node_t n, port_t q) { return n == om && q == gm ? 50u : 0u; });
+      EXPECT_EQ(h1.port(), valiant.port()) << s << "->" << x;
+      const Hop h2 = u.route(r, p, 0, zero, [&](node_t n, port_t q) { return n == ov && q == gv ? 50u : 0u; });
+      EXPECT_EQ(h2.port(), minimal.port()) << s << "->" << x;
+      // UGAL-L never sees those queues: minimal either way.
+      EXPECT_EQ(DragonflyUgalL(d, 3).route(r, p, 0, zero).port(), minimal.port());
+    }
+  EXPECT_GT(seen, 50u);
+}
+
+// PAR: minimal at the source router at zero load (class 0 kept on the local hop), then decided
+// again at the owner of the minimal global link, where a long queue on that global port turns it
+// to the Valiant path (class 1); UGAL-L would have gone on.
+TEST(NonMinimal, ParDecidesAgainAtTheNextRouterOfTheSourceGroup) {
+  const Topology t = TopologyRegistry::parse("dragonfly:h=2");
+  const auto& d = df(t);
+  const DragonflyPar par(d, 3);
+  const node_t P = t.pes();
+  std::size_t turned = 0;
+  for (node_t s = 0; s < P; ++s)
+    for (node_t x = 0; x < P; ++x) {
+      Packet p;
+      p.src = s, p.dst = x, p.seq = 9;
+      const node_t r = P + d.router_of(s);
+      const unsigned I = par.intermediate(p);
+      unsigned hm = 0, hv = 0;
+      if (!par.choice(r, x, I, hm, hv)) continue;
+      auto zero = [](port_t) { return 0u; };
+      const Hop first = par.route(r, p, 0, zero);
+      EXPECT_EQ(first.next_class(), first.port() < d.p() + d.a() - 1 ? 0 : 1) << "minimal from the source: class 0";
+      if (first.port() >= d.p() + d.a() - 1) continue;  // the source router owns the global link
+      const node_t rm = t.out_link(r, first.port()).peer;
+      EXPECT_TRUE(par.decides(rm, p, 0));
+      if (!par.choice(rm, x, I, hm, hv)) continue;
+      const Hop global = par.hop(rm, x, 0, I), divert = par.hop(rm, x, 1, I);
+      if (global.port() == divert.port()) continue;
+      EXPECT_EQ(par.route(rm, p, 0, zero).port(), global.port());
+      const Hop busy = par.route(rm, p, 0, [&](port_t q) { return q == global.port() ? 60u : 1u; });
+      EXPECT_EQ(busy.port(), divert.port()) << s << "->" << x;
+      EXPECT_EQ(busy.next_class(), divert.next_class());
+      EXPECT_GE(busy.next_class(), 1);
+      // After the turn (class 1 in the source group), no further decision.
+      EXPECT_FALSE(par.decides(t.out_link(rm, busy.port()).peer, p, busy.next_class()));
+      ++turned;
+    }
+  EXPECT_GT(turned, 50u);
+}
+
 RunStats saturate(const std::string& spec, Routing r, EngineKind engine, unsigned threads, const std::string& traffic,
                   const std::string& trace = "") {
   const Topology t = TopologyRegistry::parse(spec);
@@ -185,7 +283,7 @@ std::string slurp(const std::string& path) {
 
 TEST(NonMinimal, ExactlyOnceAtSaturationOnBothEngines) {
   for (const char* spec : {"dragonfly:h=2", "dragonfly:h=2,arrangement=relative", "dragonfly:h=3,p=1"})
-    for (Routing r : {Routing::valiant, Routing::ugal_l})
+    for (Routing r : packet_routings)
       for (const char* traffic : {"uniform", "tornado"})
         for (EngineKind e : {EngineKind::cycle, EngineKind::async})
           for (unsigned th : {1u, 2u}) {
@@ -204,7 +302,7 @@ TEST(NonMinimal, ExactlyOnceAtSaturationOnBothEngines) {
 
 TEST(NonMinimal, CycleEngineIdenticalForOneAndTwoThreads) {
   const std::string a = ::testing::TempDir() + "rica_nm_a.csv", b = ::testing::TempDir() + "rica_nm_b.csv";
-  for (Routing r : {Routing::valiant, Routing::ugal_l}) {
+  for (Routing r : packet_routings) {
     saturate("dragonfly:h=2", r, EngineKind::cycle, 1, "uniform", a);
     saturate("dragonfly:h=2", r, EngineKind::cycle, 2, "uniform", b);
     const std::string ta = slurp(a);
@@ -233,16 +331,23 @@ double accepted(const std::string& spec, Routing r, const std::string& traffic) 
 
 // Tornado on the dragonfly's PE numbering sends each group's packets to two other groups: minimal
 // routing loads two global links per group, Valiant spreads them over all of them.
-TEST(NonMinimal, ValiantAndUgalBeatMinimalOnTornado) {
+TEST(NonMinimal, NonMinimalRoutingsBeatMinimalOnTornado) {
   const std::string spec = "dragonfly:h=2";
   const double m = accepted(spec, Routing::deterministic, "tornado"), v = accepted(spec, Routing::valiant, "tornado"),
-               u = accepted(spec, Routing::ugal_l, "tornado");
-  const double mu = accepted(spec, Routing::deterministic, "uniform"), uu = accepted(spec, Routing::ugal_l, "uniform");
-  std::printf("  dragonfly:h=2 accepted: tornado minimal %.4f valiant %.4f ugal-l %.4f; uniform minimal %.4f ugal-l %.4f\n",
-              m, v, u, mu, uu);
+               u = accepted(spec, Routing::ugal_l, "tornado"), g = accepted(spec, Routing::ugal_g, "tornado"),
+               pa = accepted(spec, Routing::par, "tornado");
+  const double mu = accepted(spec, Routing::deterministic, "uniform"), uu = accepted(spec, Routing::ugal_l, "uniform"),
+               gu = accepted(spec, Routing::ugal_g, "uniform"), pu = accepted(spec, Routing::par, "uniform");
+  std::printf("  dragonfly:h=2 accepted: tornado minimal %.4f valiant %.4f ugal-l %.4f ugal-g %.4f par %.4f; "
+              "uniform minimal %.4f ugal-l %.4f ugal-g %.4f par %.4f\n",
+              m, v, u, g, pa, mu, uu, gu, pu);
   EXPECT_GT(v, 1.3 * m);
   EXPECT_GT(u, 1.3 * m);
+  EXPECT_GT(g, 1.3 * m);
+  EXPECT_GT(pa, 1.3 * m);
   EXPECT_GT(uu, 0.8 * mu);
+  EXPECT_GT(gu, 0.8 * mu);
+  EXPECT_GT(pu, 0.8 * mu);
 }
 
 // --router-cycles R: over H hops of equal links of L cycles, with h = ceil(L / w) (vct) or L (saf),

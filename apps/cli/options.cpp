@@ -272,8 +272,8 @@ CLI::Option* add_router_cycles(CLI::App* c, unsigned& target) {
 CLI::Option* add_routing(CLI::App* c, Routing& target) {
   return add_selector(c, "--routing", target, routing_by_name,
                       "Routing: deterministic (the topology's route), adaptive (candidates + escape), or the "
-                      "dragonfly's valiant and ugal-l; `rica list` names the topologies that offer each",
-                      "deterministic|adaptive|valiant|ugal-l");
+                      "dragonfly's valiant, ugal-l, ugal-g and par; `rica list` names the topologies that offer each",
+                      "deterministic|adaptive|valiant|ugal-l|ugal-g|par");
 }
 
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {

@@ -141,7 +141,7 @@ nlohmann::json route_of(const RouteOptions& o, std::string& text) {
     if (n > t.nodes() * std::uint64_t{routing_classes(t, o.routing)}) throw std::logic_error("routing loop");
     // Adaptive: the path shown follows the escape hop (the route with every buffer full); the
     // candidates at each hop are listed beside it.
-    // Valiant, UGAL-L: the packet (s, seq 0) under seed 0; UGAL-L's escape is the minimal hop.
+    // Valiant, UGAL-L/G, PAR: the packet (s, seq 0) under seed 0; UGAL's and PAR's escape is the minimal hop.
     Packet pk;
     pk.src = s, pk.dst = d;
     const CandidateSet cs = route_candidates(t, o.routing, cur, d, cls, &pk);
@@ -187,10 +187,10 @@ void run_route(const RouteOptions& o) {
     fmt::print("route {}: {} -> {}, {} hop{}{}\n{}", path["topology"].get<std::string>(), path["src"].get<std::string>(),
                path["dst"].get<std::string>(), n, n == 1 ? "" : "s",
                o.routing == Routing::deterministic ? ""
-               : o.routing == Routing::valiant
-                   ? " (valiant: packet 0 of the source, seed 0)"
-                   : o.routing == Routing::ugal_l ? " (ugal-l: the minimal escape path, with the valiant candidate)"
-                                                  : " (adaptive: the escape path, with the candidates)",
+               : o.routing == Routing::valiant ? " (valiant: packet 0 of the source, seed 0)"
+               : o.routing == Routing::adaptive
+                   ? " (adaptive: the escape path, with the candidates)"
+                   : fmt::format(" ({}: the minimal escape path, with the valiant candidate)", to_string(o.routing)),
                text);
   }
 }

@@ -314,7 +314,42 @@ const std::vector<Setup>& setups() {
                  "partitions `rica partition NET --parts 64` makes, all closed); RWC-1's set-up otherwise.",
                  "The paper says a 16-PE c-Banyan partition is bottlenecked by the few links between its two rings; "
                  "(CB)^2 and CCCB were designed to fix it."};
-    return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16};
+    // Today's low-diameter networks beside the papers' at about 1,024 PEs (docs/topologies.md,
+    // "Today's networks beside the papers'"): one word per cycle per link, so a high-radix router
+    // is not charged for its degree.
+    Setup modern;
+    modern.name = "modern";
+    modern.title = "The papers' networks beside dragonfly, HyperX and Slim Fly: about 1,024 PEs, one word per cycle "
+                   "per link, 32-word buffers";
+    modern.source = "rica (issue 32): Kim et al. 2008 (dragonfly), Ahn et al. 2009 (HyperX), Besta and Hoefler "
+                    "2014 (Slim Fly)";
+    modern.networks = {{"CCCB", "cccb:n=4"},
+                       {"(CB)^2", "cb2:n=4"},
+                       {"M_{x+x}", "mxx:32"},
+                       {"2DT", "torus:32x32"},
+                       {"DF", "dragonfly:4"},
+                       {"DF UGAL-L", "dragonfly:4", Routing::ugal_l},
+                       {"DF UGAL-G", "dragonfly:4", Routing::ugal_g},
+                       {"DF PAR", "dragonfly:4", Routing::par},
+                       {"HyperX", "hyperx:16x16,T=4"},
+                       {"SF", "slimfly:q=9"}};
+    modern.patterns = {"uniform", "quarter", "hotspot"};
+    modern.skip = {{"quarter", {"SF"}}};  // 1,134 PEs: not four equal quarters
+    modern.link_cycles = "words";
+    modern.buffer_words = 32;
+    modern.cycles = 4000;
+    modern.hotspot_seeds = 1;
+    modern.notes = {
+        "PEs: 1,024 (CCCB, (CB)^2, M_{x+x}, 2DT, HyperX 16x16 with 4 PEs per router), 1,056 (dragonfly h=4: 33 "
+        "groups of 8 routers, 4 PEs each), 1,134 (Slim Fly q=9, 162 routers, 7 PEs each).",
+        "One word per cycle per link (RWC-1's model, 3 +- 1-word packets): the papers' set-up charges a link the "
+        "in+out degree of its node, which would make a 15-port dragonfly router 7 times slower than a CCCB node.",
+        "DF: minimal routing (2 classes); DF UGAL-L / UGAL-G / PAR: the dragonfly's non-minimal routings "
+        "(3, 3 and 4 classes; docs/topologies.md). The rate grid and the bound column come from each network's "
+        "deterministic routes.",
+        "Quarter (four partitions) does not apply to Slim Fly q=9: 1,134 PEs are not four equal quarters.",
+        "4,000 cycles per run (a quarter warm-up), one seed per point (the hot spot too)."};
+    return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16, modern};
   }();
   return all;
 }

@@ -27,8 +27,8 @@ enum class Timing : std::uint8_t { vct, saf };
 enum class Arbitration : std::uint8_t { round_robin, oldest };
 /// The routing the hop kernel follows: the topology's deterministic route(), its adaptive
 /// routing (candidate hops + an escape hop, rica/routing.hpp), or the dragonfly's non-minimal
-/// Valiant and UGAL-L (rica/routing/dragonfly.hpp), where the topology offers one.
-enum class Routing : std::uint8_t { deterministic, adaptive, valiant, ugal_l };
+/// Valiant, UGAL-L, UGAL-G and PAR (rica/routing/dragonfly.hpp), where the topology offers one.
+enum class Routing : std::uint8_t { deterministic, adaptive, valiant, ugal_l, ugal_g, par };
 /// Under mpirun (docs/distributed.md): how nodes are split over the ranks — contiguous blocks of
 /// the node numbering (PEs, then switches, each in R blocks), or the partitions of
 /// rica::partition (the topology's own cut; switches by the partition whose routes use them).
@@ -44,7 +44,7 @@ const char* to_string(RankSplit s) noexcept;
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
 Timing timing_by_name(const std::string& name, const std::string& option = "--timing");
 Arbitration arbitration_by_name(const std::string& name, const std::string& option = "--arbitration");
-/// "deterministic", "adaptive", "valiant" or "ugal-l" (whether the topology offers it is checked by rica::run and by
+/// "deterministic", "adaptive", "valiant", "ugal-l", "ugal-g" or "par" (whether the topology offers it is checked by rica::run and by
 /// check_routing() in rica/routing.hpp).
 Routing routing_by_name(const std::string& name, const std::string& option = "--routing");
 RankSplit rank_split_by_name(const std::string& name, const std::string& option = "--rank-split");

@@ -41,6 +41,29 @@
 
 namespace rica {
 
+/// The routings a topology type may offer through PacketRoutingFor (rica/routing/candidates.hpp).
+inline constexpr std::array<Routing, 4> packet_routings{Routing::valiant, Routing::ugal_l, Routing::ugal_g,
+                                                        Routing::par};
+
+namespace detail {
+/// f(std::type_identity<R>{}) for R = PacketRoutingFor<T, r>::type when T offers packet routing
+/// r (one of First, Rest...), else otherwise().
+template <class T, Routing First, Routing... Rest, class F, class G>
+decltype(auto) with_packet_routing(Routing r, F&& f, G&& otherwise) {
+  if constexpr (HasPacketRouting<T, First>) {
+    if (r == First) return f(std::type_identity<typename PacketRoutingFor<T, First>::type>{});
+  }
+  if constexpr (sizeof...(Rest) == 0)
+    return otherwise();
+  else
+    return with_packet_routing<T, Rest...>(r, f, otherwise);
+}
+template <class T, class F, class G>
+decltype(auto) with_packet_routing(Routing r, F&& f, G&& otherwise) {
+  return with_packet_routing<T, Routing::valiant, Routing::ugal_l, Routing::ugal_g, Routing::par>(r, f, otherwise);
+}
+}  // namespace detail
+
 /// Whether topology t offers routing r (deterministic: always).
 inline bool offers(const Topology& t, Routing r) {
   if (r == Routing::deterministic) return true;
@@ -49,27 +72,23 @@ inline bool offers(const Topology& t, Routing r) {
     if constexpr (HasAdaptive<T>) {
       if (r == Routing::adaptive) return adaptive_t<T>::offered(x);
     }
-    if constexpr (HasValiant<T>) {
-      if (r == Routing::valiant) return ValiantFor<T>::type::offered(x);
-    }
-    if constexpr (HasUgalL<T>) {
-      if (r == Routing::ugal_l) return UgalLFor<T>::type::offered(x);
-    }
-    return false;
+    return detail::with_packet_routing<T>(
+        r, [&](auto id) { return decltype(id)::type::offered(x); }, [] { return false; });
   });
 }
 
 /// The names of the routings t offers, e.g. {"deterministic", "adaptive"}.
 inline std::vector<std::string> routing_names(const Topology& t) {
   std::vector<std::string> v{"deterministic"};
-  for (Routing r : {Routing::adaptive, Routing::valiant, Routing::ugal_l})
+  if (offers(t, Routing::adaptive)) v.emplace_back(to_string(Routing::adaptive));
+  for (Routing r : packet_routings)
     if (offers(t, r)) v.emplace_back(to_string(r));
   return v;
 }
 
 /// Throws usage_error "<option>: 'adaptive' is not offered by '<spec>'; offered: ..." unless t
-/// offers r; for the dragonfly's non-minimal routings with a `classes=K` below the 3 they need,
-/// the certificate's refusal naming the cycle (certify_dragonfly).
+/// offers r; for the dragonfly's non-minimal routings with a `classes=K` below the count they
+/// need, the certificate's refusal naming the cycle (certify_dragonfly).
 void check_routing(const Topology& t, Routing r, const std::string& option = "--routing");
 
 /// Buffer classes routing r needs on t. Precondition: offers(t, r).
@@ -80,18 +99,14 @@ inline class_t routing_classes(const Topology& t, Routing r) {
     if constexpr (HasAdaptive<T>) {
       if (r == Routing::adaptive) return adaptive_t<T>(x).buffer_classes();
     }
-    if constexpr (HasValiant<T>) {
-      if (r == Routing::valiant) return typename ValiantFor<T>::type(x).buffer_classes();
-    }
-    if constexpr (HasUgalL<T>) {
-      if (r == Routing::ugal_l) return typename UgalLFor<T>::type(x).buffer_classes();
-    }
-    return x.buffer_classes();
+    return detail::with_packet_routing<T>(
+        r, [&](auto id) -> class_t { return typename decltype(id)::type(x).buffer_classes(); },
+        [&]() -> class_t { return x.buffer_classes(); });
   });
 }
 
-/// Calls f(t) with the concrete topology (deterministic) or f(Routed<T, R>) (adaptive, valiant,
-/// ugal-l; `seed` seeds the packet routings' hash). Precondition: offers(t, r).
+/// Calls f(t) with the concrete topology (deterministic) or f(Routed<T, R>) (adaptive and the
+/// packet routings; `seed` seeds the packet routings' hash). Precondition: offers(t, r).
 template <class F>
 decltype(auto) visit_routed(const Topology& t, Routing r, F&& f, std::uint64_t seed = 0) {
   return t.visit([&](const auto& x) {
@@ -99,23 +114,22 @@ decltype(auto) visit_routed(const Topology& t, Routing r, F&& f, std::uint64_t s
     if constexpr (HasAdaptive<T>) {
       if (r == Routing::adaptive) return f(Routed<T, adaptive_t<T>>{&x, adaptive_t<T>(x)});
     }
-    if constexpr (HasValiant<T>) {
-      using R = typename ValiantFor<T>::type;
-      if (r == Routing::valiant) return f(Routed<T, R>{&x, R(x, seed)});
-    }
-    if constexpr (HasUgalL<T>) {
-      using R = typename UgalLFor<T>::type;
-      if (r == Routing::ugal_l) return f(Routed<T, R>{&x, R(x, seed)});
-    }
-    return f(x);
+    return detail::with_packet_routing<T>(
+        r,
+        [&](auto id) {
+          using R = typename decltype(id)::type;
+          return f(Routed<T, R>{&x, R(x, seed)});
+        },
+        [&] { return f(x); });
   });
 }
 
 /// The candidate set of routing r at cur (deterministic: the route as the escape, no candidates).
-/// Packet routings (valiant, ugal-l) route packet p (src, seq; dst must be `dst`), seeded by
-/// `seed`; without p, the packet (cur, dst, seq 0). UGAL-L: at the packet's source router in
-/// class 0 the minimal hop is the escape and the Valiant hop the candidate (the choice by
-/// occupancy is the kernel's); elsewhere the hop it follows. For tools and tests (visits per call).
+/// Packet routings (valiant, ugal-l, ugal-g, par) route packet p (src, seq; dst must be `dst`),
+/// seeded by `seed`; without p, the packet (cur, dst, seq 0). At a deciding router (UGAL: the
+/// packet's source router in class 0; PAR: any router in class 0) the minimal hop is the escape
+/// and the Valiant hop the candidate (the choice by occupancy is the kernel's); elsewhere the hop
+/// it follows. For tools and tests (visits per call).
 inline CandidateSet route_candidates(const Topology& t, Routing r, node_t cur, node_t dst, class_t cls,
                                      const Packet* p = nullptr, std::uint64_t seed = 0) {
   CandidateSet cs;
@@ -129,8 +143,7 @@ inline CandidateSet route_candidates(const Topology& t, Routing r, node_t cur, n
             own.src = cur, own.dst = dst;
             const Packet& q = p ? *p : own;
             const unsigned I = x.routing.intermediate(q);
-            const node_t P = x.topo->pes();
-            if (cls == 0 && cur >= P && cur - P == x.topo->router_of(q.src))
+            if (x.routing.decides(cur, q, cls))
               x.routing.candidates(cur, dst, I, cls, cs);
             else
               cs.escape = x.routing.hop(cur, dst, cls, I);

@@ -329,7 +329,7 @@ def embed(guest, host, **options):
 
 
 def experiment(name, **options):
-    """`rica experiment NAME` (`rica experiment --list`: mdce-1024, rwc1, saturation, partition16,
+    """`rica experiment NAME` (`rica experiment --list`: mdce-1024, rwc1, saturation, partition16, modern,
     ...; `rica experiment --help`): the table, set-up and configuration; out="DIR" keeps the CSVs and figures."""
     return _command("experiment", [name], options, has_out=True)
 

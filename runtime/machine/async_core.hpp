@@ -241,6 +241,12 @@ struct AsyncCore {
           }
         }
         m.move(s, v, idx, h, ts, pol);
+        if constexpr (requires { t.routing; }) {  // UGAL-G: publish this port's queue (v's own entry),
+          if constexpr (BoardRouting<std::decay_t<decltype(t.routing)>>) {  // the pushed class's view fresh
+            dst.refresh(cr);
+            m.publish_board(v, h.port);
+          }
+        }
       }
       ++moves;
       return true;

@@ -108,7 +108,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
 
 void drive_async(Machine& m, RunStats& st) {
   AsyncDriver d(m);
-  // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
+  // --routing adaptive, valiant, ugal-l, ugal-g, par: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
 }
 

@@ -241,19 +241,24 @@ struct CycleDriver final : LinkClock {
   /// Between cycles (one thread): credits freed in the last cycle reach their producers, packets
   /// pushed in it enter their consumers' work masks and the active list.
   /// Under mpirun, effects on another rank's nodes go to its batch instead (Ranks::ship*).
+  /// With the port-load board (UGAL-G; one process): every out-port whose credit changed in the
+  /// last cycle (a push, a credit returned) is published anew, after all pushes of the cycle.
   void apply_effects() {
+    const bool board = m.has_board();
     for (ThreadStats& ts : m.thread_stats()) {
       for (const auto& [ci, words] : ts.credit_returns) {
         if (ranks && !ranks->mine(ci / m.buffers_per_node()))
           ranks->ship_credit(m, ci, words);
         else
           m.credit(ci).popped_seen += words;
+        if (board) m.publish_board_credit(ci);
       }
       for (const auto& [v, i] : ts.arrivals) {
         if (ranks && !ranks->mine(v)) {
           ranks->ship(m, v, i);
           continue;
         }
+        if (board) m.publish_board_credit(m.up_credit(v, i));
         arrived(v, i);
       }
       ts.credit_returns.clear();
@@ -611,7 +616,7 @@ void drive_cycles(Machine& m, RunStats& st) {
     if (!stopped) return;  // done (or stuck) before the faults
     m.apply_faults();
   }
-  // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
+  // --routing adaptive, valiant, ugal-l, ugal-g, par: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
 }
 

@@ -200,8 +200,16 @@ bool Machine::generating() const {
   return false;
 }
 
+bool Machine::routing_reads_board() const {
+  return visit_routed(topo_, cfg_.routing, [](const auto& x) {
+    if constexpr (requires { x.routing; }) return BoardRouting<std::decay_t<decltype(x.routing)>>;
+    return false;
+  });
+}
+
 void Machine::check_ranks_supported() const {
   if (std::holds_alternative<FaultyTopology>(topo_.variant())) dist::require_one_process("--faults");
+  if (routing_reads_board()) dist::require_one_process(fmt::format("--routing {}", to_string(cfg_.routing)));
   for (const JobRt& j : jobs_)
     if (!j.app->spans_ranks())
       dist::require_one_process("this application (it does not gather its results across ranks: App::spans_ranks)");
@@ -331,6 +339,8 @@ void Machine::allocate() {
   LinkBuffer* bufs = buffers_->data();
   main_slots_.attach(buffers_->pool());
   fill(credits_, n_buf_, LinkBuffer::Credit{});
+  if (routing_reads_board())  // zero: every buffer empty
+    board_ = std::make_unique<std::atomic<std::uint32_t>[]>(std::size_t{nodes_} * ports_);
   fill(upstream_, ports_, no_node);
   fill(link_packets_, ports_, std::uint64_t{0});
   pe_.build(nodes_, [&](std::size_t v) { return holds(static_cast<node_t>(v)); });
@@ -775,15 +785,19 @@ const char* to_string(Routing r) noexcept {
     case Routing::adaptive: return "adaptive";
     case Routing::valiant: return "valiant";
     case Routing::ugal_l: return "ugal-l";
+    case Routing::ugal_g: return "ugal-g";
+    case Routing::par: return "par";
   }
   return "?";
 }
 Routing routing_by_name(const std::string& name, const std::string& option) {
-  for (Routing r : {Routing::deterministic, Routing::adaptive, Routing::valiant, Routing::ugal_l})
+  for (Routing r : {Routing::deterministic, Routing::adaptive, Routing::valiant, Routing::ugal_l, Routing::ugal_g,
+                    Routing::par})
     if (name == to_string(r)) return r;
-  throw usage_error(fmt::format("{}: unknown routing '{}'{}", option, name,
-                                valid_names_tail(name, {"deterministic", "adaptive", "valiant", "ugal-l"},
-                                                 "deterministic, adaptive, valiant, ugal-l")));
+  throw usage_error(
+      fmt::format("{}: unknown routing '{}'{}", option, name,
+                  valid_names_tail(name, {"deterministic", "adaptive", "valiant", "ugal-l", "ugal-g", "par"},
+                                   "deterministic, adaptive, valiant, ugal-l, ugal-g, par")));
 }
 void check_routing(const Topology& t, Routing r, const std::string& option) {
   if (offers(t, r)) {
@@ -821,7 +835,12 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
       {"dragonfly", "Valiant: minimal to the intermediate group hash(src, seq, seed) mod g, then minimal; "
                     "class = global hops taken; 3 classes, certified by the channel dependency check", 1, "valiant"},
       {"dragonfly", "UGAL-L: minimal or Valiant, chosen at the source router by downstream queue words x path "
-                    "hops; 3 classes, certified by Duato's condition (escape: the minimal hop)", 1, "ugal-l"}};
+                    "hops; 3 classes, certified by Duato's condition (escape: the minimal hop)", 1, "ugal-l"},
+      {"dragonfly", "UGAL-G: as UGAL-L, adding to each path's first-hop queue the queue of its global channel out of "
+                    "the source group (the board the engine publishes); 3 classes, certified by Duato's condition",
+       1, "ugal-g"},
+      {"dragonfly", "PAR: UGAL-L at the source router, decided again at the next router of the source group for a "
+                    "packet sent minimally; 4 classes, certified by Duato's condition", 2, "par"}};
   return docs;
 }
 const char* to_string(RankSplit s) noexcept { return s == RankSplit::blocks ? "blocks" : "partition"; }

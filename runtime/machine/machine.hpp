@@ -317,14 +317,20 @@ class Machine {
     return h;
   }
   /// Adaptive routing (--routing adaptive): the routing's candidates, then select(). A routing
-  /// that sees the packet (PacketRouting: the dragonfly's valiant, ugal-l) gives the hop itself,
-  /// from the packet and, for UGAL-L, the words waiting downstream of each out-port.
+  /// that sees the packet (PacketRouting: the dragonfly's valiant, ugal-l, ugal-g, par) gives the
+  /// hop itself, from the packet, the words waiting downstream of each of v's out-ports and, for
+  /// UGAL-G (BoardRouting), the port-load board's words at another node's out-port.
   template <class T, class R>
   HopPlan plan(const Routed<T, R>& rt, node_t v, const Packet& p) const noexcept {
     HopPlan h;
     Hop hop = Hop::deliver();
     if constexpr (PacketRouting<R>) {
-      hop = rt.routing.route(v, p, cfg_.classes ? p.cls : class_t{0}, [&](port_t q) { return port_words(v, q); });
+      const class_t c = cfg_.classes ? p.cls : class_t{0};
+      const auto local = [&](port_t q) { return port_words(v, q); };
+      if constexpr (BoardRouting<R>)
+        hop = rt.routing.route(v, p, c, local, [&](node_t u, port_t q) { return board_words(u, q); });
+      else
+        hop = rt.routing.route(v, p, c, local);
       if (hop.delivers()) {
         h.delivers = true;
         return h;
@@ -376,6 +382,25 @@ class Machine {
     std::uint32_t used = 0;
     for (class_t k = 0; k < classes_; ++k) used += c[k].pushed - c[k].popped_seen;
     return used;
+  }
+  /// The port-load board (UGAL-G's "global" queue information; allocated only for a routing
+  /// with R::reads_board): per (node, out-port), the words downstream by that node's credit view
+  /// as last published. Written only between cycles by the cycle driver (so a cycle reads the
+  /// state at its start, identically for any thread count) or by the owning node's own step on
+  /// the async engine (relaxed: an approximate, possibly stale view); read by any node's step.
+  bool has_board() const noexcept { return board_ != nullptr; }
+  std::uint32_t board_words(node_t u, port_t q) const noexcept {
+    RICA_ASSERT(board_ && u < nodes_ && q < ports_, "board_words() without a board or beyond it");
+    return board_[std::size_t{u} * ports_ + q].load(std::memory_order_relaxed);
+  }
+  /// Publishes port_words(u, q). Cycle engine: between cycles; async: by u's own step only.
+  void publish_board(node_t u, port_t q) noexcept {
+    board_[std::size_t{u} * ports_ + q].store(port_words(u, q), std::memory_order_relaxed);
+  }
+  /// The same for the out-port that credit index ci belongs to (Machine::credit).
+  void publish_board_credit(std::uint32_t ci) noexcept {
+    const node_t u = static_cast<node_t>(ci / n_buf_);
+    publish_board(u, static_cast<port_t>(ci % n_buf_ / classes_));
   }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
@@ -613,6 +638,8 @@ class Machine {
   void allocate();
   /// Under mpirun: refuses (exit 2) what cannot run over ranks yet, before anything is allocated.
   void check_ranks_supported() const;
+  /// Whether the configured routing reads the port-load board (UGAL-G: BoardRouting).
+  bool routing_reads_board() const;
   /// Refuses (usage_error, exit 2) a machine whose estimated footprint exceeds the memory this
   /// process may still use.
   /// `held`: the nodes whose state this process allocates (all of them in one process).
@@ -640,6 +667,7 @@ class Machine {
   std::unique_ptr<LinkBufferSet> buffers_;  ///< [node * n_buf_ + input]
   SlotCache main_slots_;  ///< the main thread's slots (OS sweeps between cycles)
   lazy_vector<LinkBuffer::Credit> credits_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> board_;  // [node * ports + port]; see board_words()
   lazy_vector<node_t> upstream_;          // [node * ports + in_port]
   lazy_vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
   lazy_vector<std::uint64_t> link_packets_;

@@ -51,11 +51,12 @@ std::vector<TopologyEntry> DragonflyTopology::registry_entries() {
 
 void DragonflyTopology::check_routing(Routing r, const std::string& option) const {
   // The non-minimal routings with a short `classes=K`: refused with the cycle.
-  if ((r == Routing::valiant || r == Routing::ugal_l) && given_classes() != 0 &&
-      given_classes() < DragonflyValiant::derived) {
+  const unsigned need = r == Routing::par ? DragonflyPar::derived : DragonflyValiant::derived;
+  if ((r == Routing::valiant || r == Routing::ugal_l || r == Routing::ugal_g || r == Routing::par) &&
+      given_classes() != 0 && given_classes() < need) {
     const std::string what = fmt::format("{} {}: dragonfly classes={}", option, to_string(r), given_classes());
-    certify_dragonfly(*this, r == Routing::ugal_l, what);
-    throw usage_error(fmt::format("{}: below the {} classes the routing needs", what, DragonflyValiant::derived));
+    certify_dragonfly(*this, r, what);
+    throw usage_error(fmt::format("{}: below the {} classes the routing needs", what, need));
   }
 }
 }  // namespace rica

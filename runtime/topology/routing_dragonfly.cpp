@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -147,11 +148,14 @@ void certify_keyed(const DragonflyTopology& t, const R& r, const std::string& wh
 
 }  // namespace
 
-void certify_dragonfly(const DragonflyTopology& t, bool ugal, const std::string& what) {
-  if (ugal)
-    certify_keyed(t, DragonflyUgalL(t), what);
-  else
-    certify_keyed(t, DragonflyValiant(t), what);
+void certify_dragonfly(const DragonflyTopology& t, Routing r, const std::string& what, unsigned classes) {
+  switch (r) {
+    case Routing::valiant: return certify_keyed(t, DragonflyValiant(t, 0, classes), what);
+    case Routing::ugal_l: return certify_keyed(t, DragonflyUgalL(t, 0, classes), what);
+    case Routing::ugal_g: return certify_keyed(t, DragonflyUgalG(t, 0, classes), what);
+    case Routing::par: return certify_keyed(t, DragonflyPar(t, 0, classes), what);
+    default: throw std::invalid_argument("certify_dragonfly: not a dragonfly packet routing");
+  }
 }
 
 }  // namespace rica

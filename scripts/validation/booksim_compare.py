@@ -10,6 +10,11 @@ With --booksim (a BookSim2 binary built by scripts/validation/build_booksim.sh) 
 docs/validation/booksim.csv rewritten; without it the recorded BookSim2 figures are used, so the page
 regenerates where BookSim2 is absent. rica is always run (a few minutes on one core).
 
+Every run of either tool is stopped after --run-timeout seconds (default 600): one BookSim2 run of
+the recorded set never finished. A stopped run counts as unstable (its figures
+NaN, so the saturation search treats it as past saturation) and is named on stderr at once and in
+a summary at the end.
+
 Every configuration, option and model setting is declared once, below; the page quotes them from here.
 """
 import argparse
@@ -33,6 +38,9 @@ WARMUP = 3000
 SEED = 1
 HOT = 0             # the hot PE
 HOT_FRACTION = 0.1  # of the packets go to it, the rest uniform
+RUN_TIMEOUT = 600   # seconds a single run of either tool may take (--run-timeout); beyond it the run is
+                    # stopped, counted unstable (no figures) and reported (TIMED_OUT, stderr, the summary)
+TIMED_OUT = []      # (tool, network, traffic, offered) of every run stopped by the timeout
 
 RICA_COMMON = ["--engine", "cycle", "--link-cycles", "1", "--packet-words", f"{PACKET}:0",
                "--buffer-words", str(BUFFER), "--router-cycles", str(ROUTER), "--arbitration", "rr",
@@ -169,9 +177,23 @@ def rica_run(rica, net, traffic, rate, tmp, extra=(), source_queue=0):
     t = TRAFFIC[traffic]["rica"].format(nextgroup=os.path.join(tmp, "nextgroup.csv"))
     cmd = [rica, "run", n["rica"], "--traffic", t, "--rate", repr(rate), "--routing", n["routing"],
            "--source-queue", str(source_queue), "--json", "-"] + RICA_COMMON + list(extra)
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = run_limited("rica", net, traffic, rate, cmd, check=True)
+    if out is None:
+        return None
     j = json.loads(out)
     return dict(accepted=j["throughput"], latency=j["latency_mean"], hops=j["hops_mean"])
+
+
+def run_limited(tool, net, traffic, rate, cmd, check=False):
+    """stdout of cmd, or None when it ran past RUN_TIMEOUT seconds (stopped, recorded in TIMED_OUT and
+    reported on stderr at once)."""
+    try:
+        return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=RUN_TIMEOUT).stdout
+    except subprocess.TimeoutExpired:
+        TIMED_OUT.append((tool, net, traffic, rate))
+        print(f"{tool} {net} {traffic} at offered {rate}: stopped after {RUN_TIMEOUT} s (--run-timeout); "
+              "counted unstable", file=sys.stderr)
+        return None
 
 
 def rica_points(rica, tmp, cases, variants):
@@ -184,7 +206,7 @@ def rica_points(rica, tmp, cases, variants):
         curve(rows, "rica", net, traffic, variant, point)
         # Throughput under overload: offered load 1, a source queue of 8 packets (the accepted rate
         # does not depend on its length).
-        p = rica_run(rica, net, traffic, 1.0, tmp, extra, source_queue=8)
+        p = rica_run(rica, net, traffic, 1.0, tmp, extra, source_queue=8) or NAN
         rows.append(dict(tool="rica", network=net, traffic=traffic, variant=variant, kind="overload", offered=1.0,
                          stable=0, **p))
     return rows
@@ -210,8 +232,8 @@ def booksim_run(booksim, net, traffic, rate, sim_type, tmp, over):
     path = os.path.join(tmp, "bs.cfg")
     with open(path, "w") as f:
         f.write(booksim_config(net, traffic, rate, sim_type, over))
-    out = subprocess.run([booksim, path], capture_output=True, text=True).stdout
-    if "Overall Traffic Statistics" not in out:
+    out = run_limited("booksim", net, traffic, rate, [booksim, path])
+    if out is None or "Overall Traffic Statistics" not in out:
         return None
     tail = out.split("Overall Traffic Statistics", 1)[1]
     lat = [float(x) for x in re.findall(r"Packet latency average = ([0-9.e+-]+)", tail)]
@@ -511,6 +533,7 @@ def write_page(rica_rows, bs_rows, out, figs):
 
 
 def main():
+    global RUN_TIMEOUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rica", default=os.path.join(ROOT, "build", "rica"))
     ap.add_argument("--booksim", help="a BookSim2 binary: run it and rewrite docs/validation/booksim.csv")
@@ -518,12 +541,17 @@ def main():
     ap.add_argument("--booksim-tieplus", help="BookSim2 built with ring ties taken + (build_booksim.sh)")
     ap.add_argument("--booksim-ugal0g", help="BookSim2 built with UGAL threshold 0 and an intermediate group")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
+    ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT, metavar="SECONDS",
+                    help=f"stop a single run of either tool after this long and count it unstable (default {RUN_TIMEOUT})")
     ap.add_argument("--only", help="NET/TRAFFIC: run just this case (for a look, writes nothing)")
     ap.add_argument("--booksim-only", action="store_true", help="run BookSim2 only (with --booksim)")
     ap.add_argument("--page-only", action="store_true", help="redraw the page from the recorded CSVs, run nothing")
     ap.add_argument("--check", action="store_true",
                     help="run nothing; exit 1 unless the page is what the recorded CSVs give")
     a = ap.parse_args()
+    if not a.run_timeout > 0:
+        ap.error(f"--run-timeout: {a.run_timeout} is not a positive number of seconds")
+    RUN_TIMEOUT = a.run_timeout
     data = os.path.join(a.out, "validation")
     os.makedirs(data, exist_ok=True)
     cases, variants = CASES, VARIANTS
@@ -541,6 +569,10 @@ def main():
                                                                       "ugal0g": a.booksim_ugal0g}))
             if not a.booksim_only:
                 merge_csv(os.path.join(data, "rica.csv"), rica_points(a.rica, tmp, cases, variants))
+        if TIMED_OUT:
+            print(f"{len(TIMED_OUT)} run(s) stopped after {RUN_TIMEOUT} s and counted unstable:", file=sys.stderr)
+            for tool, net, traffic, rate in TIMED_OUT:
+                print(f"  {tool} {net} {traffic} offered {rate}", file=sys.stderr)
     if a.booksim_only:
         return
     rica_rows = read_csv(os.path.join(data, "rica.csv"))

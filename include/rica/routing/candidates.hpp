@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstdint>
 
+#include "rica/engine.hpp"
 #include "rica/packet.hpp"
 #include "rica/topology.hpp"
 
@@ -46,24 +47,32 @@ template <class T>
   requires HasAdaptive<T>
 using adaptive_t = typename AdaptiveFor<T>::type;
 
-/// The non-minimal routings of topology type T (rica/routing/dragonfly.hpp): specialise with
-/// `using type = R;`. R(const T&, seed) builds one; R::offered(const T&), R::buffer_classes().
-template <class T>
-struct ValiantFor {};
-template <class T>
-struct UgalLFor {};
-template <class T>
-concept HasValiant = requires { typename ValiantFor<T>::type; };
-template <class T>
-concept HasUgalL = requires { typename UgalLFor<T>::type; };
+/// The packet routings of topology type T (rica/routing/dragonfly.hpp: Valiant, UGAL-L, UGAL-G,
+/// PAR): specialise PacketRoutingFor<T, r> with `using type = R;`. R(const T&, seed) builds one;
+/// R::offered(const T&), R::buffer_classes().
+template <class T, Routing r>
+struct PacketRoutingFor {};
+template <class T, Routing r>
+concept HasPacketRouting = requires { typename PacketRoutingFor<T, r>::type; };
 
 /// A routing that sees the packet (Valiant's intermediate group is a hash of its source and
-/// sequence number; UGAL-L also reads the local queue occupancy): the hop kernel calls
+/// sequence number; UGAL-L and PAR also read the local queue occupancy): the hop kernel calls
 /// route(cur, packet, cls, occupancy) instead of candidates() + select().
 template <class R>
-concept PacketRouting = requires(const R& r, node_t v, const Packet& p, class_t c) {
+concept LocalPacketRouting = requires(const R& r, node_t v, const Packet& p, class_t c) {
   { r.route(v, p, c, [](port_t) { return 0u; }) } -> std::same_as<Hop>;
 };
+/// A packet routing that also reads the port-load board (UGAL-G): route(cur, packet, cls,
+/// occupancy, board), board(node, port) = the words downstream of another node's out-port as the
+/// engine last published them (Machine::board_words: between cycles on the cycle engine, at the
+/// owner's sends on the async engine). R::reads_board is true; the engine keeps the board only then.
+template <class R>
+concept BoardRouting = requires(const R& r, node_t v, const Packet& p, class_t c) {
+  requires R::reads_board;
+  { r.route(v, p, c, [](port_t) { return 0u; }, [](node_t, port_t) { return 0u; }) } -> std::same_as<Hop>;
+};
+template <class R>
+concept PacketRouting = LocalPacketRouting<R> || BoardRouting<R>;
 
 /// A topology together with an adaptive routing: what the drivers are instantiated on under
 /// `--routing adaptive`. `topo` outlives it (the machine's topology).

@@ -68,7 +68,8 @@ class DragonflyTopology {
   /// Traits (rica/topology/family.hpp), defined in this family's files.
   static std::vector<TopologyEntry> registry_entries();
   bool symmetry_keeps_ports() const noexcept { return true; }
-  /// Refuses valiant / ugal-l with a given classes=K too short for them (dragonfly_family.cpp).
+  /// Refuses valiant / ugal-l / ugal-g / par with a given classes=K too short for them
+  /// (dragonfly_family.cpp).
   void check_routing(Routing r, const std::string& option) const;
 
   unsigned a() const noexcept { return a_; }
