@@ -348,4 +348,8 @@ struct AsyncCore {
   }
 };
 
+/// The async engine over MPI ranks (runtime/machine/driver_mpi_async.cpp; m.ranks() set): the
+/// async driver's entry point hands a machine spread over ranks to it.
+void drive_mpi_async(Machine& m, RunStats& st);
+
 }  // namespace rica::detail

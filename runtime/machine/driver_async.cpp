@@ -9,6 +9,7 @@
 // network empty, or packets remain that nothing can move — a deadlock, reported with the full
 // buffers and the waiting cycle.
 #include "async_core.hpp"
+#include "driver_registry.hpp"
 #include "run_frame.hpp"
 
 namespace rica::detail {
@@ -52,10 +53,24 @@ struct AsyncDriver : AsyncCore<AllNodes> {
   }
 };
 
+namespace {
 void drive_async(Machine& m, RunStats& st) {
+  if (m.ranks()) {  // under mpirun (EngineTraits::over_ranks)
+    drive_mpi_async(m, st);
+    return;
+  }
   AsyncDriver d(m);
   // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
+}
+
+}  // namespace
+
+/// The async engine's entry in the driver registry (rica_engine(async ...) in CMakeLists.txt).
+const DriverEntry& builtin_driver_async() {
+  static const DriverEntry e{{"async", "real threads, real time, ns", {.over_ranks = true}, 0},
+                             drive_async};
+  return e;
 }
 
 }  // namespace rica::detail

@@ -20,6 +20,7 @@
 #include "rica/interrupt.hpp"
 #include "machine.hpp"
 #include "node_step.hpp"
+#include "driver_registry.hpp"
 #include "run_frame.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -613,6 +614,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   return false;
 }
 
+namespace {
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
   if (const std::uint64_t at = m.faults_pending_at()) {  // dynamic faults: the base's routing until then
@@ -623,6 +625,19 @@ void drive_cycles(Machine& m, RunStats& st) {
   }
   // --routing adaptive, valiant, ugal-l: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
+}
+
+}  // namespace
+
+/// The cycle engine's entry in the driver registry (rica_engine(cycle ...) in CMakeLists.txt).
+/// link_bytes: busy_until (8) and port_rr (4) per link.
+const DriverEntry& builtin_driver_cycle() {
+  static const DriverEntry e{{"cycle", "deterministic virtual clock, cycles",
+                              {.virtual_clock = true, .link_timing = true, .router_cycles = true, .timed_faults = true,
+                               .windows = true, .over_ranks = true},
+                              12},
+                             drive_cycles};
+  return e;
 }
 
 }  // namespace rica::detail
