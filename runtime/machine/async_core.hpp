@@ -171,88 +171,11 @@ struct AsyncCore {
     }
   }
 
-  /// The async engine's step policy (node_step, runtime/machine/node_step.hpp) and the hop
-  /// kernel's driver policy (Machine::move): no timing (real time); a head moves at once when
-  /// there is room downstream, else the node sleeps on that buffer (wait_for_room) and the input
-  /// is left out of this activation; up to `batch` moves, in passes until one moves nothing; a
-  /// pop may owe the upstream producer a wake-up; a push is announced at the end of the activation.
-  /// One per activation of node v, on the worker running v's block.
-  struct Step {
-    static constexpr bool may_idle = false;
+  /// The hop kernel's driver policy (Machine::move, deliver_head): no timing (real time); a pop
+  /// may owe the upstream producer a wake-up; a push is announced at the end of the activation.
+  struct Hops {
     AsyncCore& d;
     TaskCtx& tc;
-    std::uint64_t* const work;                ///< v's work mask (Machine::work)
-    std::atomic<std::uint64_t>* const arrived;  ///< v's ready mask (AsyncCore::ready)
-    LinkBuffer::Credit* const credits;        ///< v's producer credits (Machine::credits)
-    const std::uint32_t n_buf;
-    const unsigned batch;
-    unsigned moves = 0;
-    bool source_blocked = false;  ///< the source queue's head sleeps on a full buffer
-
-    Step(AsyncCore& dd, TaskCtx& c, node_t v)
-        : d(dd), tc(c), work(dd.m.work(v)), arrived(dd.ready(v)), credits(dd.m.credits(v)),
-          n_buf(dd.m.buffers_per_node()), batch(dd.m.config().batch) {}
-
-    // ---- the node step's hooks ----
-    static constexpr bool held(node_t) noexcept { return false; }
-    void begin(PeState&, node_t) {
-      for (std::uint32_t w = 0; w < d.m.mask_words(); ++w) {  // no read-modify-write (a fence) when nothing arrived
-        if (arrived[w].load(std::memory_order_relaxed) != 0)
-          work[w] |= arrived[w].exchange(0, std::memory_order_acquire);
-        tc.blocked[w] = 0;
-      }
-    }
-    static constexpr bool window_open() noexcept { return true; }
-    bool source(const PeState&) const noexcept { return !source_blocked; }
-    std::uint64_t mask(std::uint32_t w) const noexcept { return work[w] & ~tc.blocked[w]; }
-    /// A work bit may be stale (a packet announced after it was taken): cleared when found empty.
-    bool has_head(const PeState& s, std::uint32_t i) noexcept {
-      if (i < n_buf) {
-        if (!s.inputs[i].empty()) return true;
-        work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
-        return false;
-      }
-      return s.injq_head != s.injq.size();
-    }
-    static constexpr bool ready(const Packet&) noexcept { return true; }  // no timing: real time
-    bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet&) {
-      d.m.deliver_head(s, v, i, tc.ts, *this);
-      ++moves;
-      return true;
-    }
-    bool forward(PeState& s, node_t v, std::uint32_t i, const Packet& head, const HopPlan& h) {
-      LinkBuffer& dst = d.m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
-      LinkBuffer::Credit& cr = credits[h.out];
-      if (!dst.fits(cr, d.m.config().buffer_words, head.words)) {
-        ++s.blocked;
-        if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
-          if (i < n_buf)
-            tc.blocked[i >> 6] |= std::uint64_t{1} << (i & 63);
-          else
-            source_blocked = true;
-          return false;
-        }
-      }
-      d.m.move(s, v, i, h, tc.ts, *this);
-      ++moves;
-      return true;
-    }
-    bool more() const noexcept { return moves < batch; }
-    bool again(bool moved) const noexcept { return moved && moves < batch; }
-    /// If the batch ran out, packets may still move: stay scheduled. Otherwise every input was
-    /// tried until nothing moved, so what is left waits for a wake-up (room downstream, a new
-    /// arrival). A generating PE whose source-queue head is blocked sleeps too (woken with the room).
-    bool end(const PeState& s, node_t v) {
-      for (const auto& [peer, in] : tc.notes) {
-        const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-        auto& word = d.ready(peer)[in >> 6];
-        if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) d.signal(peer, tc);
-      }
-      tc.notes.clear();
-      return moves >= batch || (v < d.m.pes() && s.generating && s.injq_head == s.injq.size());
-    }
-
-    // ---- the hop kernel's hooks ----
     void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake, bool /*now_empty*/) {
       if (!wake) return;
       const node_t u = d.m.pe(v).upstream[i / d.m.classes()];
@@ -264,11 +187,92 @@ struct AsyncCore {
     }
   };
 
+  /// The async engine's step policy (node_step, runtime/machine/node_step.hpp): a head moves at
+  /// once when there is room downstream, else the node sleeps on that buffer (wait_for_room) and
+  /// the input is left out of this activation; up to `batch` moves, in passes until one moves
+  /// nothing. One per activation of node v, on the worker running v's block; the hop kernel gets
+  /// `hops` (the step's own state stays out of the calls, in registers).
+  struct Step {
+    static constexpr bool may_idle = false;
+    Machine& m;
+    TaskCtx& tc;
+    Hops hops;
+    std::uint64_t* const work;                  ///< v's work mask (Machine::work)
+    std::atomic<std::uint64_t>* const arrived;  ///< v's ready mask (AsyncCore::ready)
+    LinkBuffer::Credit* const credits;          ///< v's producer credits (Machine::credits)
+    const std::uint32_t n_buf;
+    const unsigned batch;
+    unsigned moves = 0;
+    bool source_blocked = false;  ///< the source queue's head sleeps on a full buffer
+
+    Step(AsyncCore& d, TaskCtx& c, node_t v)
+        : m(d.m), tc(c), hops{d, c}, work(d.m.work(v)), arrived(d.ready(v)), credits(d.m.credits(v)),
+          n_buf(d.m.buffers_per_node()), batch(d.m.config().batch) {}
+
+    static constexpr bool held(node_t) noexcept { return false; }
+    RICA_STEP_HOOK void begin(PeState&, node_t) {
+      for (std::uint32_t w = 0; w < m.mask_words(); ++w) {  // no read-modify-write (a fence) when nothing arrived
+        if (arrived[w].load(std::memory_order_relaxed) != 0)
+          work[w] |= arrived[w].exchange(0, std::memory_order_acquire);
+        tc.blocked[w] = 0;
+      }
+    }
+    static constexpr bool window_open() noexcept { return true; }
+    bool source(const PeState&) const noexcept { return !source_blocked; }
+    std::uint64_t mask(std::uint32_t w) const noexcept { return work[w] & ~tc.blocked[w]; }
+    /// A work bit may be stale (a packet announced after it was taken): cleared when found empty.
+    RICA_STEP_HOOK bool has_head(const PeState& s, std::uint32_t i) noexcept {
+      if (i < n_buf) {
+        if (!s.inputs[i].empty()) return true;
+        work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+        return false;
+      }
+      return s.injq_head != s.injq.size();
+    }
+    static constexpr bool ready(const Packet&) noexcept { return true; }  // no timing: real time
+    RICA_STEP_HOOK bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet&) {
+      m.deliver_head(s, v, i, tc.ts, hops);
+      ++moves;
+      return true;
+    }
+    RICA_STEP_HOOK bool forward(PeState& s, node_t v, std::uint32_t i, const Packet& head, const HopPlan& h) {
+      LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
+      LinkBuffer::Credit& cr = credits[h.out];
+      if (!dst.fits(cr, m.config().buffer_words, head.words)) {
+        ++s.blocked;
+        if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
+          if (i < n_buf)
+            tc.blocked[i >> 6] |= std::uint64_t{1} << (i & 63);
+          else
+            source_blocked = true;
+          return false;
+        }
+      }
+      m.move(s, v, i, h, tc.ts, hops);
+      ++moves;
+      return true;
+    }
+    bool more() const noexcept { return moves < batch; }
+    bool again(bool moved) const noexcept { return moved && moves < batch; }
+    /// If the batch ran out, packets may still move: stay scheduled. Otherwise every input was
+    /// tried until nothing moved, so what is left waits for a wake-up (room downstream, a new
+    /// arrival). A generating PE whose source-queue head is blocked sleeps too (woken with the room).
+    RICA_STEP_HOOK bool end(const PeState& s, node_t v) {
+      for (const auto& [peer, in] : tc.notes) {
+        const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+        auto& word = hops.d.ready(peer)[in >> 6];
+        if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) hops.d.signal(peer, tc);
+      }
+      tc.notes.clear();
+      return moves >= batch || (v < m.pes() && s.generating && s.injq_head == s.injq.size());
+    }
+  };
+
   /// One activation of node v (node_step with the async policy): an injection opportunity, then up
   /// to `batch` packet moves, the inputs with work bits (and the source queue) round robin from
   /// s.rr, one head per input per pass. True when v still has work that does not wait for a wake-up.
   template <class T>
-  bool step_pe(const T& t, node_t v, TaskCtx& tc) {
+  __attribute__((flatten)) bool step_pe(const T& t, node_t v, TaskCtx& tc) {
     Step e(*this, tc, v);
     return node_step(m, t, v, e);
   }

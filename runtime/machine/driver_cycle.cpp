@@ -102,7 +102,7 @@ struct CycleDriver final : LinkClock {
 
     // ---- the node step's hooks ----
     bool held(node_t v) const noexcept { return d.m.os_state().halted(v); }  // the OS holds it (drain)
-    void begin(PeState& s, node_t) {
+    RICA_STEP_HOOK void begin(PeState& s, node_t) {
       if (!s.asleep) return;
       // Account for the cycles slept as if stepped idle: skipped turns, round robin.
       const std::uint64_t slept = cycle - s.slept_at - 1;
@@ -118,7 +118,7 @@ struct CycleDriver final : LinkClock {
     static constexpr bool has_head(const PeState&, std::uint32_t) noexcept { return true; }  // exact work bits
     /// Nothing to move: a generator may sleep until its app's next turn (or the end of the
     /// window, where the generator stops), unless an arrival comes first.
-    bool idle(PeState& s, node_t v) {
+    RICA_STEP_HOOK bool idle(PeState& s, node_t v) {
       if (v >= d.m.pes() || !s.generating) return false;
       if (s.gen_skip == 0 || d.m.os_hooked()) return true;  // it generates next cycle (or the OS may act)
       std::uint64_t wake = cycle + s.gen_skip + 1;
@@ -130,7 +130,7 @@ struct CycleDriver final : LinkClock {
       return false;
     }
     bool ready(const Packet& h) const noexcept { return h.ready <= cycle; }
-    bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet& h) {
+    RICA_STEP_HOOK bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet& h) {
       if (h.tail > cycle) return false;  // delivered once its tail has arrived
       d.m.deliver_head(s, v, i, ts, *this);  // one packet per input per cycle
       return true;
@@ -139,7 +139,7 @@ struct CycleDriver final : LinkClock {
     /// considered. The peer's buffer is fetched now, so the cold lines of several hops arrive
     /// together instead of one by one: both lines, the producer's (write index) and the one with
     /// the ring pointer and read index.
-    bool forward(PeState&, node_t, std::uint32_t i, const Packet& h, const HopPlan& hop) {
+    RICA_STEP_HOOK bool forward(PeState&, node_t, std::uint32_t i, const Packet& h, const HopPlan& hop) {
       const char* pb = reinterpret_cast<const char*>(&d.m.peer_buffer(hop.peer, hop.in));
       __builtin_prefetch(pb, 1);
       __builtin_prefetch(pb + 64);
@@ -153,7 +153,7 @@ struct CycleDriver final : LinkClock {
     static constexpr bool more() noexcept { return true; }
     static constexpr bool again(bool) noexcept { return false; }  // one pass per cycle
     /// The wanted ports' arbitration, in port order; a port one head waits for needs no search.
-    bool end(PeState& s, node_t v) {
+    RICA_STEP_HOOK bool end(PeState& s, node_t v) {
       if (nc == 0) return true;
       if (d.m.ports() <= 64) {
         for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {

@@ -11,6 +11,11 @@
 
 #include "machine.hpp"
 
+/// A step policy's hooks carry this: inlined into the one step, as the code of a step written out
+/// by hand would be (left to itself GCC kept `forward` and the plan out of line: +3% instructions
+/// per hop on the async engine, scripts/engine_costs.sh).
+#define RICA_STEP_HOOK __attribute__((always_inline))
+
 namespace rica::detail {
 
 /// Visits a node's inputs once, in round-robin order from input `rr`: the buffer inputs 0..n_buf-1
