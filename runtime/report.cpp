@@ -107,13 +107,17 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
                 {"classes_enabled", cfg.classes},
                 {"batch", cfg.batch},
                 {"block", cfg.block}};
-  if (cfg.engine == EngineKind::cycle) {
+  const EngineTraits& traits = engine_traits(cfg.engine);  // the options the engine reads
+  if (traits.link_timing) {
     j["model"]["timing"] = to_string(cfg.timing);
     j["model"]["arbitration"] = to_string(cfg.arbitration);
-    if (cfg.router_cycles != 0) j["model"]["router_cycles"] = cfg.router_cycles;
+  }
+  if (traits.router_cycles && cfg.router_cycles != 0) j["model"]["router_cycles"] = cfg.router_cycles;
+  if (traits.link_timing)
     j["model"]["link_cycles"] = cfg.link_cycles_words ? std::string("words")
                                 : cfg.link_cycles == 0 ? std::string("degree")
                                                        : std::to_string(cfg.link_cycles);
+  if (traits.virtual_clock) {
     j["model"]["cycles"] = cfg.cycles;
     j["model"]["warmup"] = cfg.warmup;
   }
@@ -162,7 +166,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   if (!st.app_message.empty()) j["app_message"] = st.app_message;
   if (!st.latency_histogram.empty() || !st.net_latency_histogram.empty())
     j["latency_distribution"] = latency_distributions(st);
-  if (cfg.engine == EngineKind::cycle) {
+  if (traits.virtual_clock) {
     j["cycles_run"] = st.cycles_run;
     j["cycles_skipped"] = st.cycles_skipped;  // of cycles_run: idle stretches jumped over
     j["throughput"] = st.throughput;  // packets delivered per PE per cycle in [warmup, cycles)

@@ -349,7 +349,7 @@ bad "unknown item 'foo=1'" run torus:4x4 --faults foo=1
 bad "gives links= twice" run torus:4x4 --faults links=1,links=2
 bad "at= needs something" run torus:4x4 --faults at=5 --engine cycle
 bad "--faults: at" run torus:4x4 --faults links=1,at=0 --engine cycle
-bad "needs the cycle engine" run torus:4x4 --faults links=1,at=10
+bad "--faults at=CYCLE applies to the cycle engine only" run torus:4x4 --faults links=1,at=10
 bad "only 32 links" run torus:4x4 --faults links=33
 bad "only 16 PEs" run torus:4x4 --faults nodes=17
 bad "at least 2 must survive" run torus:4x4 --faults nodes=15

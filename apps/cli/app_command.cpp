@@ -154,7 +154,7 @@ std::string sanitized(const std::string& spec) {
 int run_kernel(const AppOptions& o, const Kernel& k) {
   EngineConfig cfg = engine_config(o.engine);
   check_distinct_outputs({{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}});
-  const bool cycles = cfg.engine == EngineKind::cycle;
+  const bool cycles = engine_traits(cfg.engine).virtual_clock;
   const std::string engine = to_string(cfg.engine);
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) check_run_memory("app " + k.name, s, cfg, 0);

@@ -246,8 +246,14 @@ CLI::Option* add_selector(CLI::App* c, const std::string& name, T& target, Parse
 }
 
 CLI::Option* add_engine(CLI::App* c, EngineKind& target) {
-  return add_selector(c, "--engine", target, engine_kind_by_name,
-                      "Engine: async (real threads, ns) or cycle (deterministic virtual clock, cycles)", "async|cycle");
+  // Choices and help from the driver registry (rica/engine.hpp engines()).
+  std::string help = "Engine: ", names;
+  const std::vector<EngineInfo> all = engines();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    help += fmt::format("{}{} ({})", i == 0 ? "" : i + 1 == all.size() ? " or " : ", ", all[i].name, all[i].doc);
+    names += (i ? "|" : "") + all[i].name;
+  }
+  return add_selector(c, "--engine", target, engine_kind_by_name, help, names);
 }
 
 CLI::Option* add_timing(CLI::App* c, Timing& target) {
@@ -450,10 +456,12 @@ CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
 }
 
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
-  if (window && engine == EngineKind::async && *window < defaults::telemetry::async_min_window_us)
-    throw usage_error(fmt::format("--telemetry = {} is out of range on the async engine: a window of W microseconds "
+  if (!window) return;
+  require_trait(engine, &EngineTraits::windows, "--telemetry", "has no windows");
+  if (!engine_traits(engine).virtual_clock && *window < defaults::telemetry::async_min_window_us)
+    throw usage_error(fmt::format("--telemetry = {} is out of range on the {} engine: a window of W microseconds "
                                   "takes W in [{}, 2^31]",
-                                  *window, defaults::telemetry::async_min_window_us));
+                                  *window, to_string(engine), defaults::telemetry::async_min_window_us));
 }
 
 void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
@@ -466,9 +474,7 @@ void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
 }
 
 void check_trace_events(const std::string& path, EngineKind engine) {
-  if (!path.empty() && engine != EngineKind::cycle)
-    throw usage_error("--trace-events applies to the cycle engine only (the async engine has no cycle-by-cycle "
-                      "view); add --engine cycle or drop --trace-events");
+  if (!path.empty()) require_trait(engine, &EngineTraits::virtual_clock, "--trace-events", "has no cycle-by-cycle view");
 }
 
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
@@ -531,10 +537,14 @@ void add_engine_options(CLI::App* c, EngineOptions& o, unsigned which) {
 
 EngineConfig engine_config(const EngineOptions& o) {
   EngineConfig cfg = o.cfg;
-  if (cfg.engine == EngineKind::async)
-    for (const char* name : {"--cycles", "--warmup", "--link-cycles", "--timing", "--arbitration", "--router-cycles"})
-      if (o.given(name))
-        throw usage_error(fmt::format("{} applies to the cycle engine only; add --engine cycle or drop {}", name, name));
+  // Options only some engines read: refused with the others (the traits say which).
+  for (const auto& [name, trait] : {std::pair{"--cycles", &EngineTraits::virtual_clock},
+                                    std::pair{"--warmup", &EngineTraits::virtual_clock},
+                                    std::pair{"--link-cycles", &EngineTraits::link_timing},
+                                    std::pair{"--timing", &EngineTraits::link_timing},
+                                    std::pair{"--arbitration", &EngineTraits::link_timing},
+                                    std::pair{"--router-cycles", &EngineTraits::router_cycles}})
+    if (o.given(name)) require_trait(cfg.engine, trait, name);
   if (cfg.threads == 0) cfg.threads = std::max(1u, std::thread::hardware_concurrency());
   cfg.classes = !o.no_classes;
   validate(cfg);
@@ -547,8 +557,8 @@ Topology faulty_topology(const Topology& t, const EngineOptions& o, const Engine
     throw usage_error(fmt::format("--faults: at=CYCLE with --routing {}: the routing changes at the failure and only "
                                   "the table rerouting follows it; drop at= or --routing {}",
                                   to_string(cfg.routing), to_string(cfg.routing)));
-  if (parse_fault_spec(o.faults).at && cfg.engine != EngineKind::cycle)
-    throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
+  if (parse_fault_spec(o.faults).at)
+    require_trait(cfg.engine, &EngineTraits::timed_faults, "--faults at=CYCLE", "has no clock");
   return with_faults(t, o.faults, cfg.seed);
 }
 
@@ -556,9 +566,11 @@ std::string link_cycles_text(const EngineConfig& cfg) { return experiments::link
 
 std::string engine_echo(const EngineConfig& cfg) {
   std::string s = fmt::format("--engine {}", to_string(cfg.engine));
-  if (cfg.engine == EngineKind::cycle)
-    s += fmt::format(" --cycles {} --warmup {} --link-cycles {} --timing {} --arbitration {}", cfg.cycles, cfg.warmup,
-                     link_cycles_text(cfg), to_string(cfg.timing), to_string(cfg.arbitration));
+  const EngineTraits& traits = engine_traits(cfg.engine);
+  if (traits.virtual_clock) s += fmt::format(" --cycles {} --warmup {}", cfg.cycles, cfg.warmup);
+  if (traits.link_timing)
+    s += fmt::format(" --link-cycles {} --timing {} --arbitration {}", link_cycles_text(cfg), to_string(cfg.timing),
+                     to_string(cfg.arbitration));
   if (cfg.router_cycles != 0) s += fmt::format(" --router-cycles {}", cfg.router_cycles);
   s += fmt::format(" --threads {} --seed {} --buffer-words {} --packet-words {}:{} --batch {} --block {}", cfg.threads,
                    cfg.seed, cfg.buffer_words, cfg.packet_words, cfg.packet_spread, cfg.batch, cfg.block);
@@ -1033,15 +1045,16 @@ nlohmann::json provenance(const nlohmann::json& config, std::uint64_t seed, unsi
 
 std::string model_line(const EngineConfig& cfg, const Topology* t, bool window) {
   std::string s = fmt::format("engine {}", to_string(cfg.engine));
-  if (cfg.engine == EngineKind::cycle) {
+  const EngineTraits& traits = engine_traits(cfg.engine);  // the options the engine reads
+  if (traits.link_timing) {
     const std::string link = cfg.link_cycles_words ? "1 cycle per word"
                              : cfg.link_cycles == 0 ? "degree (in + out degree cycles per packet)"
                                                     : fmt::format("{} cycles per packet", cfg.link_cycles);
     s += fmt::format(", timing {}, link time {}, arbitration {}", to_string(cfg.timing), link,
                      to_string(cfg.arbitration));
-    if (cfg.router_cycles != 0) s += fmt::format(", router {} cycles per hop", cfg.router_cycles);
-    if (window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   }
+  if (traits.router_cycles && cfg.router_cycles != 0) s += fmt::format(", router {} cycles per hop", cfg.router_cycles);
+  if (traits.virtual_clock && window) s += fmt::format(", window {} cycles (warm-up {})", cfg.cycles, cfg.warmup);
   if (cfg.routing != Routing::deterministic) s += fmt::format(", routing {}", to_string(cfg.routing));
   s += fmt::format(", buffers {} words/port/class, packets {}+-{} words, classes {}", cfg.buffer_words,
                    cfg.packet_words, cfg.packet_spread,

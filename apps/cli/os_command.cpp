@@ -32,6 +32,14 @@
 namespace rica::cli {
 namespace {
 
+/// "a, b, c": a registry's names, so the help stays true as entries are registered.
+std::string registered(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string s;
+  for (const auto& e : entries) s += (s.empty() ? "" : ", ") + e.first;
+  return s;
+}
+
+
 struct OsOptions {
   CLI::App* cmd = nullptr;  ///< the subcommand, for its configuration
   std::string topology;
@@ -407,7 +415,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_text(c, "topology", o->topology, "Topology spec", "a topology spec (see 'rica list')")->required();
   add_text(c, "--job", o->jobs, "A job: traffic pattern or application spec (repeat; >= 2)",
            "a traffic pattern (uniform, hotspot, ...) or an application spec (reduce, sort, stencil; see 'rica list')");
-  add_name_list(c, "--policy", o->policies, "Switch policies: drain, flush, drain-pe (comma list; docs/os.md)");
+  add_name_list(c, "--policy", o->policies, fmt::format("Switch policies: {} (comma list; docs/os.md)", registered(switch_policies())));
   add_rates(c, "--rate", o->rates, "Injection rates of traffic jobs");
   add_uint_list(c, "--slice", o->slices, 1, defaults::limits::slice, "Slice lengths in cycles (comma list)");
   add_packets(c, o->packets, "Packets per PE of traffic jobs");

@@ -24,6 +24,14 @@
 namespace rica::cli {
 namespace {
 
+/// "a, b, c": a registry's names, so the help stays true as entries are registered.
+std::string registered(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string s;
+  for (const auto& e : entries) s += (s.empty() ? "" : ", ") + e.first;
+  return s;
+}
+
+
 struct StreamOptions {
   CLI::App* cmd = nullptr;
   std::string topology;
@@ -48,9 +56,9 @@ void declare(CLI::App* c, StreamOptions& o) {
   add_text(c, "--jobs", o.jobs, "The job stream: an SWF file or poisson:jobs=N,rate=R,size=A:B,length=L[,seed=S]",
            "an SWF file or poisson:jobs=N,rate=R,size=A:B,length=L[,seed=S]")
       ->required();
-  add_name_list(c, "--alloc", o.allocs, "Allocators: buddy, first-fit, best-fit, random, compact (comma list; docs/os.md)");
-  add_name_list(c, "--sched", o.scheds, "Schedulers: fcfs, easy, gang (comma list)");
-  add_name_list(c, "--policy", o.policies, "Switch policies at gang slot boundaries: drain, flush, drain-pe (comma list)");
+  add_name_list(c, "--alloc", o.allocs, fmt::format("Allocators: {} (comma list; docs/os.md)", registered(allocators())));
+  add_name_list(c, "--sched", o.scheds, fmt::format("Schedulers: {} (comma list)", registered(schedulers())));
+  add_name_list(c, "--policy", o.policies, fmt::format("Switch policies at gang slot boundaries: {} (comma list)", registered(switch_policies())));
   add_text(c, "--job", o.job,
            "The jobs' traffic pattern or application (sized to its PEs), or a weighted mix 'SPEC@W;SPEC@W;...' "
            "drawn per job",

@@ -55,12 +55,15 @@ struct RunOptions {
 nlohmann::json run_config(const RunOptions& o, const EngineConfig& cfg) {
   nlohmann::json c = option_config(o.cmd);
   c["threads"] = cfg.threads;
-  if (cfg.engine == EngineKind::cycle) {
+  const EngineTraits& traits = engine_traits(cfg.engine);  // options the engine does not read are left out
+  if (traits.virtual_clock) {
     c["cycles"] = cfg.cycles;
     c["warmup"] = cfg.warmup;
   } else {
-    for (const char* k : {"cycles", "warmup", "link-cycles", "timing", "arbitration"}) c.erase(k);
+    for (const char* k : {"cycles", "warmup"}) c.erase(k);
   }
+  if (!traits.link_timing)
+    for (const char* k : {"link-cycles", "timing", "arbitration"}) c.erase(k);
   if (!o.app.empty()) {
     for (const char* k : {"traffic", "rate", "packets", "source-queue", "burst"}) c.erase(k);
   } else {
@@ -126,7 +129,7 @@ Executed execute(RunOptions& o) {
   if (!o.app.empty() && !failed_nodes(t).empty())
     throw usage_error("--faults: nodes= / node lines need traffic; an application (--app) needs every PE (give failed "
                       "links only)");
-  const bool cycle = cfg.engine == EngineKind::cycle;
+  const bool cycle = engine_traits(cfg.engine).virtual_clock;
   // The async engine has no clock: --rate is a probability per activation of a PE, and a PE is
   // activated continuously while it generates. Below this rate a run spends more than 10,000
   // activations per packet (seconds to hours of spinning): refused, the cycle engine has a clock.
@@ -248,7 +251,7 @@ int run(RunOptions o) {
   const std::vector<RunStats>& more = e.more;
   const nlohmann::json& seeds_json = e.seeds_json;
   const std::string& traffic = e.traffic;
-  const bool cycle = cfg.engine == EngineKind::cycle;
+  const bool cycle = engine_traits(cfg.engine).virtual_clock;
 
   if (show_text(o.quiet, o.json, cfg.trace)) {
     fmt::print("topology      {} ({} PEs, {} nodes), {} thread{}, seed {}\n", t.spec(), t.pes(), t.nodes(),

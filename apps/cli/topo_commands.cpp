@@ -234,6 +234,9 @@ void run_list(const ListOptions& o) {
       routings.push_back({{"name", r.name}, {"topologies", r.topologies}, {"summary", r.summary},
                           {"extra_classes", r.classes_extra}});
     j["routings"] = routings;
+    nlohmann::json eng = nlohmann::json::array();
+    for (const EngineInfo& e : engines()) eng.push_back({{"name", e.name}, {"summary", e.doc}});
+    j["engines"] = eng;
     write_json(o.json, j);
   }
   if (show_text(o.quiet, o.json)) {
@@ -248,6 +251,8 @@ void run_list(const ListOptions& o) {
               << "  deterministic  every topology: its own route() (default)\n";
     for (const RoutingDoc& r : adaptive_routing_docs())
       std::cout << fmt::format("  {:<14} {}: {}\n", r.name, r.topologies, r.summary);
+    std::cout << "\nEngines (--engine NAME):\n\n";
+    for (const EngineInfo& e : engines()) std::cout << fmt::format("  {:<10} {}\n", e.name, e.doc);
   }
 }
 

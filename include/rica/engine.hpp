@@ -17,7 +17,9 @@
 
 namespace rica {
 
-/// Which driver runs the machine: real threads in real time, or a deterministic virtual clock.
+/// Which driver runs the machine: a registered engine's number (engines(), below). The built-ins
+/// are named here: real threads in real time, and a deterministic virtual clock; an engine
+/// registered later takes the next number (engine_kind_by_name finds it).
 enum class EngineKind : std::uint8_t { async, cycle };
 /// Cycle engine timing: virtual cut-through (the papers'; the head moves on while the tail still
 /// crosses the previous link) or store-and-forward (a packet leaves only once all of it arrived).
@@ -39,8 +41,8 @@ const char* to_string(Timing t) noexcept;
 const char* to_string(Arbitration a) noexcept;
 const char* to_string(Routing r) noexcept;
 const char* to_string(RankSplit s) noexcept;
-/// By name ("async"/"cycle", "vct"/"saf", "rr"/"oldest"); usage_error naming `option` and the
-/// accepted names otherwise.
+/// By name (a registered engine: "async", "cycle", ...; "vct"/"saf", "rr"/"oldest"); usage_error
+/// naming `option`, the nearest name and the accepted names otherwise.
 EngineKind engine_kind_by_name(const std::string& name, const std::string& option = "--engine");
 Timing timing_by_name(const std::string& name, const std::string& option = "--timing");
 Arbitration arbitration_by_name(const std::string& name, const std::string& option = "--arbitration");
@@ -48,6 +50,49 @@ Arbitration arbitration_by_name(const std::string& name, const std::string& opti
 /// check_routing() in rica/routing.hpp).
 Routing routing_by_name(const std::string& name, const std::string& option = "--routing");
 RankSplit rank_split_by_name(const std::string& name, const std::string& option = "--rank-split");
+
+/// What an engine offers. Every entry point's checks and the CLI read these, never an engine's
+/// name (docs/runtime.md, "Adding a driver").
+struct EngineTraits {
+  /// Time counts cycles (Context::now, latencies in cycles) and the run has an injection window
+  /// (--cycles, --warmup); without it the clock is real time in ns.
+  bool virtual_clock = false;
+  /// The cycle engine's link model: --link-cycles, --timing, --arbitration.
+  bool link_timing = false;
+  /// A router pipeline per hop (--router-cycles).
+  bool router_cycles = false;
+  /// Faults during the run (--faults at=CYCLE).
+  bool timed_faults = false;
+  /// Observers get on_window (rica/observer.hpp; --telemetry): between cycles with a virtual clock,
+  /// else every W microseconds of real time with the workers paused (the async engine).
+  bool windows = false;
+  /// Runs over MPI ranks (docs/distributed.md).
+  bool over_ranks = false;
+};
+
+/// A registered engine: its name (--engine NAME), one line of documentation (--engine's help),
+/// its traits, and the bytes of its own state per link (rica/footprint.hpp's estimate).
+struct EngineInfo {
+  std::string name, doc;
+  EngineTraits traits;
+  unsigned link_bytes = 0;
+  EngineKind kind = EngineKind::async;
+};
+
+/// The registered engines, in registration order: the built-ins first (async, cycle), in the
+/// order of their rica_engine() lines (cmake/engines.cmake), then those registered by code.
+/// Registration happens before main() (static registration objects); after that the list is
+/// read-only and any thread may read it.
+std::vector<EngineInfo> engines();
+/// Engine k's entry; usage_error when no engine has that number.
+const EngineInfo& engine_info(EngineKind k);
+inline const EngineTraits& engine_traits(EngineKind k) { return engine_info(k).traits; }
+/// The names of the engines with a trait, e.g. engines_with(&EngineTraits::virtual_clock): {"cycle"}.
+std::vector<std::string> engines_with(bool EngineTraits::*trait);
+/// usage_error unless engine k has `trait`, in one line naming the option that needs it and the
+/// engines that have it: "<option> applies to the cycle engine only (the async engine <lacks>); add
+/// --engine cycle or drop <option>" (no parenthesis when `lacks` is empty).
+void require_trait(EngineKind k, bool EngineTraits::*trait, const std::string& option, const std::string& lacks = "");
 
 struct EngineConfig {
   EngineKind engine = EngineKind::async;                    ///< the driver (rica::run dispatches on it)

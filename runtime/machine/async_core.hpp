@@ -91,22 +91,6 @@ struct AsyncCore {
     std::vector<std::pair<node_t, std::uint32_t>>& notes;
   };
 
-  /// The hop kernel's driver policy: no timing (real time); a pop may owe the upstream producer
-  /// a wake-up; a push is announced at the end of the activation.
-  struct Policy {
-    AsyncCore& d;
-    TaskCtx& tc;
-    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake, bool /*now_empty*/) {
-      if (!wake) return;
-      const node_t u = d.m.pe(v).upstream[i / d.m.classes()];
-      if (d.own.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
-    }
-    void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
-    void pushed(node_t peer, std::uint32_t in) {
-      if (d.own.mine(peer)) tc.notes.emplace_back(peer, in);
-    }
-  };
-
   /// Marks a node of this process as having work and makes sure its block is (or will be) run.
   void signal(node_t v, TaskCtx& tc) {
     RICA_ASSERT(own.mine(v), "a wake-up for another rank's node");
@@ -188,95 +172,126 @@ struct AsyncCore {
     }
   }
 
-  /// One activation of node v: an injection opportunity, then up to `batch` packet moves, taking
-  /// the inputs (and the source queue, last) round robin from s.rr, one head per input per pass.
-  /// Only inputs with work bits are visited (a bit scan, not a walk over every input).
-  /// Returns true when v still has work that does not wait for a wake-up.
-  template <class T>
-  bool step_pe(const T& t, node_t v, TaskCtx& tc) {
-    PeState& s = m.pe(v);
-    std::uint64_t* const work = m.work(v);
-    std::atomic<std::uint64_t>* const ready = this->ready(v);
-    LinkBuffer::Credit* const credits = m.credits(v);
-    ThreadStats& ts = tc.ts;
-    const bool is_pe = v < m.pes();
-    if (is_pe) m.app_turn(s, v, true);
-    const std::uint32_t n_buf = m.buffers_per_node();
-    const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
-    const std::uint32_t words = m.mask_words();
-    for (std::uint32_t w = 0; w < words; ++w) {  // no read-modify-write (a fence) when nothing arrived
-      if (ready[w].load(std::memory_order_relaxed) != 0) work[w] |= ready[w].exchange(0, std::memory_order_acquire);
-      tc.blocked[w] = 0;
+  /// The hop kernel's driver policy (Machine::move, deliver_head): no timing (real time); a pop
+  /// may owe the upstream producer a wake-up; a push is announced at the end of the activation.
+  struct Hops {
+    AsyncCore& d;
+    TaskCtx& tc;
+    void popped(node_t v, std::uint32_t i, unsigned /*words*/, bool wake, bool /*now_empty*/) {
+      if (!wake) return;
+      const node_t u = d.m.pe(v).upstream[i / d.m.classes()];
+      if (d.own.mine(u)) d.signal(u, tc);  // a remote producer never waits on this copy (the bridge pushes)
     }
-    bool source_blocked = false;
-    Policy pol{*this, tc};
+    void stamp(Packet&, const Packet&, node_t, port_t) const noexcept {}
+    void pushed(node_t peer, std::uint32_t in) {
+      if (d.own.mine(peer)) tc.notes.emplace_back(peer, in);
+    }
+  };
+
+  /// The async engine's step policy (node_step, runtime/machine/node_step.hpp): a head moves at
+  /// once when there is room downstream, else the node sleeps on that buffer (wait_for_room) and
+  /// the input is left out of this activation; up to `batch` moves, in passes until one moves
+  /// nothing. One per activation of node v, on the worker running v's block; the hop kernel gets
+  /// `hops` (the step's own state stays out of the calls, in registers).
+  /// Board: the routing reads the port-load board (UGAL-G, BoardRouting): each forward publishes
+  /// its out-port's words (this node's own entry; Machine::board_words).
+  template <bool Board>
+  struct Step {
+    static constexpr bool may_idle = false;
+    Machine& m;
+    TaskCtx& tc;
+    Hops hops;
+    std::uint64_t* const work;                  ///< v's work mask (Machine::work)
+    std::atomic<std::uint64_t>* const arrived;  ///< v's ready mask (AsyncCore::ready)
+    LinkBuffer::Credit* const credits;          ///< v's producer credits (Machine::credits)
+    const std::uint32_t n_buf;
+    const unsigned batch;
     unsigned moves = 0;
-    const unsigned batch = m.config().batch;
-    // One head of input idx: moved or delivered (true), or not (empty, or blocked: remembered).
-    // Inlined at each call (one per head tried: the call's saves and restores were ~1%).
-    auto try_input = [&](std::uint32_t idx) __attribute__((always_inline)) -> bool {
-      if (idx < n_buf) {
-        if (s.inputs[idx].empty()) {
-          work[idx >> 6] &= ~(std::uint64_t{1} << (idx & 63));
-          return false;
-        }
-      } else if (s.injq_head == s.injq.size()) {
+    bool source_blocked = false;  ///< the source queue's head sleeps on a full buffer
+
+    Step(AsyncCore& d, TaskCtx& c, node_t v)
+        : m(d.m), tc(c), hops{d, c}, work(d.m.work(v)), arrived(d.ready(v)), credits(d.m.credits(v)),
+          n_buf(d.m.buffers_per_node()), batch(d.m.config().batch) {}
+
+    static constexpr bool held(node_t) noexcept { return false; }
+    RICA_STEP_HOOK void begin(PeState&, node_t) {
+      for (std::uint32_t w = 0; w < m.mask_words(); ++w) {  // no read-modify-write (a fence) when nothing arrived
+        if (arrived[w].load(std::memory_order_relaxed) != 0)
+          work[w] |= arrived[w].exchange(0, std::memory_order_acquire);
+        tc.blocked[w] = 0;
+      }
+    }
+    static constexpr bool window_open() noexcept { return true; }
+    bool source(const PeState&) const noexcept { return !source_blocked; }
+    std::uint64_t mask(std::uint32_t w) const noexcept { return work[w] & ~tc.blocked[w]; }
+    /// A work bit may be stale (a packet announced after it was taken): cleared when found empty.
+    RICA_STEP_HOOK bool has_head(const PeState& s, std::uint32_t i) noexcept {
+      if (i < n_buf) {
+        if (!s.inputs[i].empty()) return true;
+        work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
         return false;
       }
-      const Packet& head = m.head(s, idx);
-      const HopPlan h = m.plan(t, v, head);
-      if (h.delivers) {
-        m.deliver_head(s, v, idx, ts, pol);
-      } else {
-        LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
-        LinkBuffer::Credit& cr = credits[h.out];
-        if (!dst.fits(cr, m.config().buffer_words, head.words)) {
-          ++s.blocked;
-          if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
-            if (idx < n_buf)
-              tc.blocked[idx >> 6] |= std::uint64_t{1} << (idx & 63);
-            else
-              source_blocked = true;
-            return false;
-          }
+      return s.injq_head != s.injq.size();
+    }
+    static constexpr bool ready(const Packet&) noexcept { return true; }  // no timing: real time
+    RICA_STEP_HOOK bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet&) {
+      m.deliver_head(s, v, i, tc.ts, hops);
+      ++moves;
+      return true;
+    }
+    RICA_STEP_HOOK bool forward(PeState& s, node_t v, std::uint32_t i, const Packet& head, const HopPlan& h) {
+      LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
+      LinkBuffer::Credit& cr = credits[h.out];
+      if (!dst.fits(cr, m.config().buffer_words, head.words)) {
+        ++s.blocked;
+        if (!dst.wait_for_room(cr, head.words)) {  // sleeps on this head until woken
+          if (i < n_buf)
+            tc.blocked[i >> 6] |= std::uint64_t{1} << (i & 63);
+          else
+            source_blocked = true;
+          return false;
         }
-        m.move(s, v, idx, h, ts, pol);
-        if constexpr (requires { t.routing; }) {  // UGAL-G: publish this port's queue (v's own entry),
-          if constexpr (BoardRouting<std::decay_t<decltype(t.routing)>>) {  // the pushed class's view fresh
-            dst.refresh(cr);
-            m.publish_board(v, h.port);
-          }
-        }
+      }
+      m.move(s, v, i, h, tc.ts, hops);
+      if constexpr (Board) {  // UGAL-G: publish this port's queue, the pushed class's view fresh
+        dst.refresh(cr);
+        m.publish_board(v, h.port);
       }
       ++moves;
       return true;
-    };
-    // Passes over the inputs with work and not blocked, round robin from s.rr with the source queue
-    // in turn, until the batch is used or a pass moved nothing.
-    bool progressed = false;
-    while (moves < batch) {
-      progressed = false;
-      const std::uint32_t rr = s.rr;
-      visit_round_robin(
-          n_buf, words, rr, !source_blocked, [&](std::uint32_t w) { return work[w] & ~tc.blocked[w]; },
-          [&](std::uint32_t i) __attribute__((always_inline)) {
-            progressed |= try_input(i);
-            return moves < batch;
-          });
-      s.rr = rr + 1 >= n_in ? 0 : rr + 1;
-      if (!progressed) break;
     }
-    // If the batch ran out, packets may still move: stay scheduled. Otherwise every input was tried
-    // until nothing moved, so what is left waits for a wake-up (room downstream, a new arrival).
-    const bool more = moves >= batch;
-    for (const auto& [peer, in] : tc.notes) {
-      const std::uint64_t bit = std::uint64_t{1} << (in & 63);
-      auto& word = this->ready(peer)[in >> 6];
-      if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) signal(peer, tc);
+    bool more() const noexcept { return moves < batch; }
+    bool again(bool moved) const noexcept { return moved && moves < batch; }
+    /// If the batch ran out, packets may still move: stay scheduled. Otherwise every input was
+    /// tried until nothing moved, so what is left waits for a wake-up (room downstream, a new
+    /// arrival). A generating PE whose source-queue head is blocked sleeps too (woken with the room).
+    RICA_STEP_HOOK bool end(const PeState& s, node_t v) {
+      for (const auto& [peer, in] : tc.notes) {
+        const std::uint64_t bit = std::uint64_t{1} << (in & 63);
+        auto& word = hops.d.ready(peer)[in >> 6];
+        if (word.fetch_or(bit, std::memory_order_acq_rel) == 0) hops.d.signal(peer, tc);
+      }
+      tc.notes.clear();
+      return moves >= batch || (v < m.pes() && s.generating && s.injq_head == s.injq.size());
     }
-    tc.notes.clear();
-    // A generating PE whose source-queue head is blocked sleeps too (woken with the room).
-    return more || (is_pe && s.generating && s.injq_head == s.injq.size());
+  };
+
+  /// Whether topology T's routing reads the port-load board (Routed<_, R> with BoardRouting<R>).
+  template <class T>
+  static constexpr bool reads_board() {
+    if constexpr (requires(const T& x) { x.routing; })
+      return BoardRouting<std::decay_t<decltype(std::declval<const T&>().routing)>>;
+    else
+      return false;
+  }
+
+  /// One activation of node v (node_step with the async policy): an injection opportunity, then up
+  /// to `batch` packet moves, the inputs with work bits (and the source queue) round robin from
+  /// s.rr, one head per input per pass. True when v still has work that does not wait for a wake-up.
+  template <class T>
+  __attribute__((flatten)) bool step_pe(const T& t, node_t v, TaskCtx& tc) {
+    Step<reads_board<T>()> e(*this, tc, v);
+    return node_step(m, t, v, e);
   }
 
   /// Fetching a node's state ahead of its step, in stages (hints only; reads nothing but v's own
@@ -364,5 +379,9 @@ struct AsyncCore {
     sched.post(b);
   }
 };
+
+/// The async engine over MPI ranks (runtime/machine/driver_mpi_async.cpp; m.ranks() set): the
+/// async driver's entry point hands a machine spread over ranks to it.
+void drive_mpi_async(Machine& m, RunStats& st);
 
 }  // namespace rica::detail

@@ -15,6 +15,7 @@
 // (RunClock::skip), so packets in flight are not charged for it. Without observers the main
 // thread only waits, as before, and a worker's cost is one relaxed load per block it takes.
 #include "async_core.hpp"
+#include "driver_registry.hpp"
 #include "run_frame.hpp"
 #include "rica/interrupt.hpp"
 
@@ -106,10 +107,24 @@ struct AsyncDriver : AsyncCore<AllNodes> {
   }
 };
 
+namespace {
 void drive_async(Machine& m, RunStats& st) {
+  if (m.ranks()) {  // under mpirun (EngineTraits::over_ranks)
+    drive_mpi_async(m, st);
+    return;
+  }
   AsyncDriver d(m);
   // --routing adaptive, valiant, ugal-l, ugal-g, par: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
+}
+
+}  // namespace
+
+/// The async engine's entry in the driver registry (rica_engine(async ...) in CMakeLists.txt).
+const DriverEntry& builtin_driver_async() {
+  static const DriverEntry e{{"async", "real threads, real time, ns", {.windows = true, .over_ranks = true}, 0},
+                             drive_async};
+  return e;
 }
 
 }  // namespace rica::detail

@@ -20,6 +20,7 @@
 #include "rica/interrupt.hpp"
 #include "machine.hpp"
 #include "node_step.hpp"
+#include "driver_registry.hpp"
 #include "run_frame.hpp"
 #include "staged.hpp"
 #include "tsan.hpp"
@@ -51,35 +52,6 @@ struct CycleDriver final : LinkClock {
   std::vector<std::pair<std::uint64_t, node_t>> far;
   std::int64_t asleep = 0;  ///< nodes asleep now (their wake-up is pending)
 
-  /// Per-thread effects on other nodes, applied between cycles (so no decision in a cycle depends
-  /// on how far another thread got in it): credits returned upstream, arrivals downstream.
-  struct Policy {
-    CycleDriver& d;
-    ThreadStats& ts;
-    std::uint64_t cycle;
-    std::uint64_t* work;  ///< the stepping node's work mask (Machine::work(v)): only v's own step pops v's inputs
-    void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/, bool now_empty) {
-      ts.credit_returns.emplace_back(d.m.up_credit(v, i), words);
-      RICA_ASSERT(work == d.m.work(v), "a pop outside the popping node's step");
-      if (now_empty) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
-    }
-    void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
-      const unsigned len = d.m.link_cycles(v, src.words);
-      const unsigned head =
-          d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
-      std::uint64_t ready = cycle + head;
-      std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
-      d.busy_until[std::size_t{v} * d.m.ports() + port] = tail;  // the link carries it until its tail crossed
-      if (d.router_cycles != 0) {  // the head is ready R cycles after it arrived (the router pipeline)
-        ready += d.router_cycles;
-        tail = std::max(tail, ready);  // delivered once both hold (tail >= ready)
-      }
-      p.ready = static_cast<std::uint32_t>(ready);
-      p.tail = static_cast<std::uint32_t>(tail);
-    }
-    void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
-  };
-
   /// --router-cycles: cycles a head waits at each node it reaches (0: none).
   const unsigned router_cycles;
 
@@ -102,66 +74,73 @@ struct CycleDriver final : LinkClock {
     bool tried;
   };
 
-  /// One node in one cycle. Only v's own state is written here, plus the pushed packets
-  /// themselves (their buffers' producer side, owned by v); effects on other nodes go to this
-  /// thread's lists. `m.work(v)` names exactly the inputs that held packets at the start of the cycle.
-  /// `cand`: this thread's scratch room for n_buf_ + 1 candidates.
-  /// Returns true while v has work (packets, a generator, an OS hold).
-  template <class T>
-  bool step(const T& t, node_t v, ThreadStats& ts, Cand* cand) {
-    if (m.os_state().halted(v)) return true;  // the OS holds this node (drain): nothing moves here
-    PeState& s = m.pe(v);
-    const std::uint64_t cycle = m.cycle();
-    const std::uint32_t n_in_all = m.buffers_per_node() + 1;
-    if (s.asleep) {  // account for the cycles slept as if stepped idle: skipped turns, round robin
+  /// The cycle engine's step policy (node_step, runtime/machine/node_step.hpp) and the hop
+  /// kernel's driver policy (Machine::move): one per step of node v in one cycle, on the thread
+  /// stepping v. Decisions come from the state at the start of the cycle: a head may leave once
+  /// its `ready` cycle has come, is delivered once its tail has arrived, and otherwise waits for
+  /// its output port, whose arbitration runs at the end of the visit (one pass, one packet per
+  /// input and per port). Only v's own state is written, plus the pushed packets themselves (their
+  /// buffers' producer side, owned by v); effects on other nodes (credits returned upstream,
+  /// arrivals downstream) go to this thread's lists, applied between cycles, so no decision in a
+  /// cycle depends on how far another thread got in it.
+  struct Step {
+    static constexpr bool may_idle = true;  ///< a node with nothing to move may go to sleep
+    CycleDriver& d;
+    ThreadStats& ts;
+    const std::uint64_t cycle;
+    /// v's work mask (Machine::work): exactly the inputs that held packets at the start of the
+    /// cycle; only v's own step pops v's inputs.
+    std::uint64_t* const work;
+    Cand* const cand;  ///< this thread's room for n_buf + 1 candidates
+    std::uint32_t nc = 0;
+    std::uint64_t ports_wanted = 0;  ///< bit p (mod 64): some candidate waits for port p
+    std::uint64_t ports_shared = 0;  ///< bit p (mod 64): more than one does
+    std::uint16_t first[64];         ///< ports <= 64: the candidate of each port in ports_wanted
+
+    Step(CycleDriver& dd, ThreadStats& t, node_t v, Cand* c)
+        : d(dd), ts(t), cycle(dd.m.cycle()), work(dd.m.work(v)), cand(c) {}
+
+    // ---- the node step's hooks ----
+    bool held(node_t v) const noexcept { return d.m.os_state().halted(v); }  // the OS holds it (drain)
+    RICA_STEP_HOOK void begin(PeState& s, node_t) {
+      if (!s.asleep) return;
+      // Account for the cycles slept as if stepped idle: skipped turns, round robin.
       const std::uint64_t slept = cycle - s.slept_at - 1;
       RICA_ASSERT(slept <= s.gen_skip, "a node slept past its next generator turn");
       s.gen_skip -= slept;
-      s.rr = static_cast<std::uint32_t>((s.rr + slept) % n_in_all);
+      s.rr = static_cast<std::uint32_t>((s.rr + slept) % (d.m.buffers_per_node() + 1));
       s.asleep = false;
       --ts.asleep;
     }
-    if (v < m.pes()) m.app_turn(s, v, cycle < m.config().cycles);
-    const std::uint32_t n_buf = m.buffers_per_node();
-    const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
-    const bool inject = s.injq_head != s.injq.size();
-    bool any = inject;
-    std::uint64_t* const work = m.work(v);
-    for (std::uint32_t w = 0; w < m.mask_words() && !any; ++w) any = work[w] != 0;
-    const std::uint32_t rr = s.rr;
-    s.rr = rr + 1 >= n_in ? 0 : rr + 1;
-    if (!any) {
-      if (v >= m.pes() || !s.generating) return false;
-      if (s.gen_skip == 0 || m.os_hooked()) return true;  // it generates next cycle (or the OS may act)
-      // Idle until its app's next turn: sleep, waking then (or at the end of the window, where
-      // the generator stops), unless an arrival comes first.
+    bool window_open() const noexcept { return cycle < d.m.config().cycles; }
+    static bool source(const PeState& s) noexcept { return s.injq_head != s.injq.size(); }
+    std::uint64_t mask(std::uint32_t w) const noexcept { return work[w]; }
+    static constexpr bool has_head(const PeState&, std::uint32_t) noexcept { return true; }  // exact work bits
+    /// Nothing to move: a generator may sleep until its app's next turn (or the end of the
+    /// window, where the generator stops), unless an arrival comes first.
+    RICA_STEP_HOOK bool idle(PeState& s, node_t v) {
+      if (v >= d.m.pes() || !s.generating) return false;
+      if (s.gen_skip == 0 || d.m.os_hooked()) return true;  // it generates next cycle (or the OS may act)
       std::uint64_t wake = cycle + s.gen_skip + 1;
-      if (cycle < m.config().cycles) wake = std::min<std::uint64_t>(wake, m.config().cycles);
+      if (cycle < d.m.config().cycles) wake = std::min<std::uint64_t>(wake, d.m.config().cycles);
       s.asleep = true;
       s.slept_at = cycle;
       ++ts.asleep;
       ts.wakeups.emplace_back(wake, v);
       return false;
     }
-    std::uint32_t nc = 0;
-    std::uint64_t ports_wanted = 0;  // bit p (mod 64): some candidate waits for port p
-    std::uint64_t ports_shared = 0;  // bit p (mod 64): more than one does
-    std::uint16_t first[64];         // ports_ <= 64: the candidate of each port in ports_wanted
-    Policy pol{*this, ts, cycle, work};
-    // Route every ready head once, inputs in round-robin order from rr; deliver those for this PE.
-    auto consider = [&](std::uint32_t i) {
-      const Packet& h = m.head(s, i);
-      if (h.ready > cycle) return;
-      const HopPlan hop = m.plan(t, v, h);
-      if (hop.delivers) {
-        if (h.tail > cycle) return;  // delivered once its tail has arrived
-        m.deliver_head(s, v, i, ts, pol);  // one packet per input per cycle
-        return;
-      }
-      // The move, if any, comes after every input was considered: start fetching the peer's
-      // buffer now, so the cold lines of several hops arrive together instead of one by one.
-      // Both lines: the producer's (write index) and the one with the ring pointer and read index.
-      const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(hop.peer, hop.in));
+    bool ready(const Packet& h) const noexcept { return h.ready <= cycle; }
+    RICA_STEP_HOOK bool deliver(PeState& s, node_t v, std::uint32_t i, const Packet& h) {
+      if (h.tail > cycle) return false;  // delivered once its tail has arrived
+      d.m.deliver_head(s, v, i, ts, *this);  // one packet per input per cycle
+      return true;
+    }
+    /// The head waits for its output port: the move, if any, comes after every input was
+    /// considered. The peer's buffer is fetched now, so the cold lines of several hops arrive
+    /// together instead of one by one: both lines, the producer's (write index) and the one with
+    /// the ring pointer and read index.
+    RICA_STEP_HOOK bool forward(PeState&, node_t, std::uint32_t i, const Packet& h, const HopPlan& hop) {
+      const char* pb = reinterpret_cast<const char*>(&d.m.peer_buffer(hop.peer, hop.in));
       __builtin_prefetch(pb, 1);
       __builtin_prefetch(pb + 64);
       const std::uint64_t bit = std::uint64_t{1} << (hop.port & 63);
@@ -169,32 +148,62 @@ struct CycleDriver final : LinkClock {
       ports_wanted |= bit;
       first[hop.port & 63] = static_cast<std::uint16_t>(nc);
       cand[nc++] = {i, hop, h.inject_ns, false};
-    };
-    visit_round_robin(
-        n_buf, m.mask_words(), rr, inject, [&](std::uint32_t w) { return work[w]; },
-        [&](std::uint32_t i) __attribute__((always_inline)) {
-          consider(i);
-          return true;
-        });
-    if (nc == 0) return true;
-    if (m.ports() <= 64) {  // the wanted ports in order; a port one head waits for needs no search
-      for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {
-        const auto p = static_cast<port_t>(std::countr_zero(pw));
-        if (ports_shared >> p & 1)
-          arbitrate(v, p, s, ts, pol, cand, nc);
-        else
-          offer(v, p, s, pol, ts, cand[first[p]]);
-      }
-    } else {
-      for (port_t p = 0; p < m.ports(); ++p)
-        if (ports_wanted >> (p & 63) & 1) arbitrate(v, p, s, ts, pol, cand, nc);
+      return false;
     }
-    return true;
+    static constexpr bool more() noexcept { return true; }
+    static constexpr bool again(bool) noexcept { return false; }  // one pass per cycle
+    /// The wanted ports' arbitration, in port order; a port one head waits for needs no search.
+    RICA_STEP_HOOK bool end(PeState& s, node_t v) {
+      if (nc == 0) return true;
+      if (d.m.ports() <= 64) {
+        for (std::uint64_t pw = ports_wanted; pw; pw &= pw - 1) {
+          const auto p = static_cast<port_t>(std::countr_zero(pw));
+          if (ports_shared >> p & 1)
+            d.arbitrate(v, p, s, *this);
+          else
+            d.offer(v, p, s, *this, cand[first[p]]);
+        }
+      } else {
+        for (port_t p = 0; p < d.m.ports(); ++p)
+          if (ports_wanted >> (p & 63) & 1) d.arbitrate(v, p, s, *this);
+      }
+      return true;
+    }
+
+    // ---- the hop kernel's hooks ----
+    void popped(node_t v, std::uint32_t i, unsigned words, bool /*wake*/, bool now_empty) {
+      ts.credit_returns.emplace_back(d.m.up_credit(v, i), words);
+      RICA_ASSERT(work == d.m.work(v), "a pop outside the popping node's step");
+      if (now_empty) work[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+    }
+    void stamp(Packet& p, const Packet& src, node_t v, port_t port) {
+      const unsigned len = d.m.link_cycles(v, src.words);
+      const unsigned head =
+          d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
+      std::uint64_t ready = cycle + head;
+      std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
+      d.busy_until[std::size_t{v} * d.m.ports() + port] = tail;  // the link carries it until its tail crossed
+      if (d.router_cycles != 0) {  // the head is ready R cycles after it arrived (the router pipeline)
+        ready += d.router_cycles;
+        tail = std::max(tail, ready);  // delivered once both hold (tail >= ready)
+      }
+      p.ready = static_cast<std::uint32_t>(ready);
+      p.tail = static_cast<std::uint32_t>(tail);
+    }
+    void pushed(node_t peer, std::uint32_t in) { ts.arrivals.emplace_back(peer, in); }
+  };
+
+  /// One node in one cycle (node_step with the cycle policy). `cand`: this thread's scratch room
+  /// for n_buf + 1 candidates. Returns true while v has work (packets, a generator, an OS hold).
+  template <class T>
+  bool step(const T& t, node_t v, ThreadStats& ts, Cand* cand) {
+    Step e(*this, ts, v, cand);
+    return node_step(m, t, v, e);
   }
 
   /// Candidate c, chosen for its free port p, moves if its packet may: false if it may not
   /// (blocked for this cycle: the peer is held by a switch, or no room by the credit view).
-  bool try_move(node_t v, PeState& s, ThreadStats& ts, Policy& pol, const Cand& c, std::size_t op) {
+  bool try_move(node_t v, PeState& s, Step& e, const Cand& c, std::size_t op) {
     const HopPlan& h = c.hop;
     if (!m.os_state().accepts(h.peer, v)) return false;  // its inputs are not ready (a switch)
     const Packet& head = m.head(s, c.input);
@@ -204,24 +213,26 @@ struct CycleDriver final : LinkClock {
     }
     const std::uint32_t n_in = m.buffers_per_node() + 1;
     port_rr[op] = c.input + 1 >= n_in ? 0 : c.input + 1;
-    m.move(s, v, c.input, h, ts, pol);
+    m.move(s, v, c.input, h, e.ts, e);
     return true;
   }
   /// Output port p of v when only candidate c waits for it: moves it if the link is free and the
   /// packet may (the arbitration below with one candidate).
-  void offer(node_t v, port_t p, PeState& s, Policy& pol, ThreadStats& ts, const Cand& c) {
+  void offer(node_t v, port_t p, PeState& s, Step& e, const Cand& c) {
     const std::size_t op = std::size_t{v} * m.ports() + p;
     if (busy_until[op] > m.cycle()) return;
-    try_move(v, s, ts, pol, c, op);
+    try_move(v, s, e, c, op);
   }
   /// Output port p of v, if free, takes one waiting head that fits: the first in its own round
   /// robin over the inputs, or the oldest (generation time; ties: round-robin order).
-  void arbitrate(node_t v, port_t p, PeState& s, ThreadStats& ts, Policy& pol, Cand* cand, std::uint32_t nc) {
+  void arbitrate(node_t v, port_t p, PeState& s, Step& e) {
     const std::uint32_t n_in = m.buffers_per_node() + 1;
     const bool oldest = m.config().arbitration == Arbitration::oldest;
     const std::size_t op = std::size_t{v} * m.ports() + p;
     if (busy_until[op] > m.cycle()) return;
     const std::uint32_t prr = port_rr[op];
+    Cand* const cand = e.cand;
+    const std::uint32_t nc = e.nc;
     for (;;) {
       Cand* best = nullptr;
       std::uint32_t best_d = n_in;
@@ -234,7 +245,7 @@ struct CycleDriver final : LinkClock {
       }
       if (!best) return;
       best->tried = true;  // tried for this port (moved, or blocked for this cycle)
-      if (try_move(v, s, ts, pol, *best, op)) return;
+      if (try_move(v, s, e, *best, op)) return;
     }
   }
 
@@ -608,6 +619,7 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   return false;
 }
 
+namespace {
 void drive_cycles(Machine& m, RunStats& st) {
   CycleDriver d(m);
   if (const std::uint64_t at = m.faults_pending_at()) {  // dynamic faults: the base's routing until then
@@ -618,6 +630,19 @@ void drive_cycles(Machine& m, RunStats& st) {
   }
   // --routing adaptive, valiant, ugal-l, ugal-g, par: the driver runs on Routed<T, R> (Machine::plan).
   visit_routed(m.topology(), m.config().routing, [&](const auto& t) { d.run(t, st); }, m.config().seed);
+}
+
+}  // namespace
+
+/// The cycle engine's entry in the driver registry (rica_engine(cycle ...) in CMakeLists.txt).
+/// link_bytes: busy_until (8) and port_rr (4) per link.
+const DriverEntry& builtin_driver_cycle() {
+  static const DriverEntry e{{"cycle", "deterministic virtual clock, cycles",
+                              {.virtual_clock = true, .link_timing = true, .router_cycles = true, .timed_faults = true,
+                               .windows = true, .over_ranks = true},
+                              12},
+                             drive_cycles};
+  return e;
 }
 
 }  // namespace rica::detail

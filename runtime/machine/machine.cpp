@@ -3,6 +3,7 @@
 // drivers live in driver_async.cpp and driver_cycle.cpp.
 #include "machine.hpp"
 
+#include "driver_registry.hpp"
 #include "rica/distributed.hpp"
 #include "rica/footprint.hpp"
 #include "rica/interrupt.hpp"
@@ -44,7 +45,7 @@ namespace detail {
 
 Machine::Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c)
     : topo_(t), jobs_(std::move(j)), cfg_(c) {
-  cycle_mode_ = cfg_.engine == EngineKind::cycle;
+  cycle_mode_ = engine_traits(cfg_.engine).virtual_clock;
   allocate();
 }
 
@@ -208,6 +209,8 @@ bool Machine::routing_reads_board() const {
 }
 
 void Machine::check_ranks_supported() const {
+  if (!engine_traits(cfg_.engine).over_ranks)
+    dist::require_one_process(fmt::format("the {} engine", to_string(cfg_.engine)));
   if (std::holds_alternative<FaultyTopology>(topo_.variant())) dist::require_one_process("--faults");
   if (routing_reads_board()) dist::require_one_process(fmt::format("--routing {}", to_string(cfg_.routing)));
   for (const JobRt& j : jobs_)
@@ -230,7 +233,7 @@ double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jo
   double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(all), cfg.buffer_words, min_words) +
                  all * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
   bytes += nodes * (2.0 * sizeof(detail::PeState) + 16.0 * ((buffers + 63) / 64) + 8 + 16.0 * jobs);
-  bytes += links * (4 + 8 + (cfg.engine == EngineKind::cycle ? 12 : 0) + (jobs > 1 ? 8.0 * jobs : 0));
+  bytes += links * (4 + 8 + engine_info(cfg.engine).link_bytes + (jobs > 1 ? 8.0 * jobs : 0));
   return bytes;
 }
 
@@ -697,8 +700,8 @@ void validate(const EngineConfig& cfg) {
     throw usage_error(fmt::format("run: parameter 'warmup' = {} must be below 'cycles' = {}", cfg.warmup, cfg.cycles));
   detail::check_range("run", "link-cycles", cfg.link_cycles, 0, 1 << 16);
   detail::check_range("run", "router-cycles", cfg.router_cycles, 0, defaults::limits::router_cycles);
-  if (cfg.router_cycles != 0 && cfg.engine != EngineKind::cycle)
-    throw usage_error("--router-cycles applies to the cycle engine only; add --engine cycle or drop --router-cycles");
+  (void)engine_info(cfg.engine);  // a registered engine (usage_error otherwise)
+  if (cfg.router_cycles != 0) require_trait(cfg.engine, &EngineTraits::router_cycles, "--router-cycles");
   if (!std::has_single_bit(cfg.block))
     throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
 }
@@ -719,12 +722,7 @@ RunStats run_prepared(Machine& m, Observers observers) {
   const bool root = !ranks || ranks->rank == 0;  // the rank that holds the whole state after the run
   RunStats st;
   for (Observer* o : observers) o->on_start(MachineView(m, 0));
-  if (m.cycle_mode())
-    drive_cycles(m, st);
-  else if (ranks)
-    drive_mpi_async(m, st);
-  else
-    drive_async(m, st);
+  driver_of(m.config().engine)(m, st);  // the registered driver (runtime/machine/driver_registry.hpp)
   // Stopped from outside (rica/interrupt.hpp): no result, nothing written (the trace included).
   if (!ranks && interrupt_requested()) throw interrupted();
   for (Observer* o : observers) o->on_end(MachineView(m, m.now()));
@@ -776,7 +774,6 @@ RunStats run_prepared(Machine& m, Observers observers) {
 }
 }  // namespace detail
 
-const char* to_string(EngineKind k) noexcept { return k == EngineKind::async ? "async" : "cycle"; }
 const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
 const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }
 const char* to_string(Routing r) noexcept {
@@ -851,12 +848,6 @@ RankSplit rank_split_by_name(const std::string& name, const std::string& option)
   throw usage_error(fmt::format("{}: unknown split '{}'; valid: blocks (contiguous node numbers), partition "
                                 "(rica::partition of the topology)", option, name));
 }
-EngineKind engine_kind_by_name(const std::string& name, const std::string& option) {
-  if (name == "async") return EngineKind::async;
-  if (name == "cycle") return EngineKind::cycle;
-  throw usage_error(
-      fmt::format("{}: unknown engine '{}'{}", option, name, valid_names_tail(name, {"async", "cycle"}, "async, cycle")));
-}
 Timing timing_by_name(const std::string& name, const std::string& option) {
   if (name == "vct") return Timing::vct;
   if (name == "saf") return Timing::saf;
@@ -872,8 +863,7 @@ Arbitration arbitration_by_name(const std::string& name, const std::string& opti
 RunStats run(const Topology& topology, App& app, const EngineConfig& cfg, Observers observers) {
   validate(cfg);
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
-  if (fail_cycle(topology) && cfg.engine != EngineKind::cycle)
-    throw usage_error("--faults: at=CYCLE needs the cycle engine (--engine cycle); the async engine has no clock");
+  if (fail_cycle(topology)) require_trait(cfg.engine, &EngineTraits::timed_faults, "--faults at=CYCLE", "has no clock");
   Machine setup(topology, cfg.seed);
   app.setup(setup);
   std::vector<detail::JobRt> jobs(1);

@@ -1,13 +1,20 @@
 #pragma once
-// What a node's step is made of, for every engine (runtime/machine/async_core.hpp: the async step;
-// runtime/machine/driver_cycle.cpp: the cycle step): the round-robin visit of a node's inputs with
-// its source queue in turn, and the stages of fetching a node's inputs ahead of its step. The
-// engines differ only in what a visit does (the async engine moves a head at once; the cycle
-// engine delivers, or offers the head to its output port's arbitration) and in their timing.
+// The one node step of every engine (node_step), and what it is made of: the round-robin visit of
+// a node's inputs with its source queue in turn (visit_round_robin), and the stages of fetching a
+// node's inputs ahead of its step (prefetch_inputs). The engines differ only in their step policy
+// (a template parameter, inlined: no virtual call per hop): what a visit does with a head (the
+// async engine moves it at once; the cycle engine delivers it, or offers it to its output port's
+// arbitration, which runs at the end of the visit) and their timing. The policy is also the hop
+// kernel's driver policy (popped / stamp / pushed, Machine::move).
 #include <bit>
 #include <cstdint>
 
-#include "rica/link_buffer.hpp"
+#include "machine.hpp"
+
+/// A step policy's hooks carry this: inlined into the one step, as the code of a step written out
+/// by hand would be (left to itself GCC kept `forward` and the plan out of line: +3% instructions
+/// per hop on the async engine, scripts/engine_costs.sh).
+#define RICA_STEP_HOOK __attribute__((always_inline))
 
 namespace rica::detail {
 
@@ -64,6 +71,59 @@ inline void prefetch_inputs(const LinkBuffer* in, std::uint64_t bits, InputStage
       b.prefetch_front();
     }
   }
+}
+
+/// One step of node v under engine policy E (runtime/machine/async_core.hpp: the async engine's
+/// AsyncCore::Step; runtime/machine/driver_cycle.cpp: CycleDriver::Step; a test's driver:
+/// tests/test_driver_registry.cpp). In order:
+///  1. `e.held(v)`: the OS holds v (nothing moves there): the step returns true at once;
+///  2. `e.begin(s, v)`: the engine's state of v before the turn (fold arrivals into the work mask,
+///     account for slept cycles); then a PE's application turn, `e.window_open()` saying whether
+///     it may still generate;
+///  3. passes over the inputs, round robin from s.rr (advanced by one per pass), the source queue
+///     in its turn when `e.source(s)`: `e.mask(w)` gives word w of the inputs to visit. When
+///     `E::may_idle` and neither the source nor any input has work, `e.idle(s, v)` ends the step
+///     (after s.rr advanced). A visit of input i: `e.has_head(s, i)` (a stale work bit: no head),
+///     `e.ready(head)` (its timing allows it to leave), the plan, then `e.deliver(s, v, i, head)`
+///     or `e.forward(s, v, i, head, plan)`, each true when it moved a packet; `e.more()` false ends
+///     the visit (a batch used up); `e.again(moved)` whether another pass follows;
+///  4. `e.end(s, v)` (the cycle engine's port arbitration, the async engine's announcements):
+///     the step's result, true while v has work that does not wait for a wake-up.
+/// Precondition: v's state is this thread's (a node is never stepped on two threads at once).
+template <class E, class T>
+__attribute__((always_inline)) inline bool node_step(Machine& m, const T& t, node_t v, E& e) {
+  if (e.held(v)) return true;
+  PeState& s = m.pe(v);
+  e.begin(s, v);
+  if (v < m.pes()) m.app_turn(s, v, e.window_open());
+  const std::uint32_t n_buf = m.buffers_per_node();
+  const std::uint32_t n_in = n_buf + 1;  // the last "input" is the source queue
+  const std::uint32_t words = m.mask_words();
+  for (;;) {
+    const std::uint32_t rr = s.rr;
+    s.rr = rr + 1 >= n_in ? 0 : rr + 1;
+    const bool source = e.source(s);
+    if constexpr (E::may_idle) {
+      bool any = source;
+      for (std::uint32_t w = 0; w < words && !any; ++w) any = e.mask(w) != 0;
+      if (!any) return e.idle(s, v);
+    }
+    bool moved = false;
+    visit_round_robin(
+        n_buf, words, rr, source, [&](std::uint32_t w) { return e.mask(w); },
+        [&](std::uint32_t i) __attribute__((always_inline)) {
+          if (e.has_head(s, i)) {
+            const Packet& head = m.head(s, i);
+            if (e.ready(head)) {
+              const HopPlan hop = m.plan(t, v, head);
+              moved |= hop.delivers ? e.deliver(s, v, i, head) : e.forward(s, v, i, head, hop);
+            }
+          }
+          return e.more();
+        });
+    if (!e.again(moved)) break;
+  }
+  return e.end(s, v);
 }
 
 }  // namespace rica::detail
