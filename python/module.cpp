@@ -353,6 +353,11 @@ PYBIND11_MODULE(_rica, m) {
         return to_python(j);
       },
       py::arg("args"), "rica os-stream ARGS --json: the runs' measures, per job");
+  m.def(
+      "options", [](const std::string& command) { return to_python(rica::cli::option_docs(command)); },
+      py::arg("command"),
+      "The options of rica COMMAND (from the option table and the command's registration): keyword, option, "
+      "type, default, help, engines");
   m.def("describe", &describe, py::arg("spec"), "PEs, nodes, ports and buffer classes of a topology spec");
   m.def(
       "label", [](const std::string& spec, node_t v) {

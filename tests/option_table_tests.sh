@@ -18,7 +18,7 @@ failed() { echo "FAIL [$1]"; fail=1; }
 # --help: the commands it names show it with its type, default and range; the others do not.
 for c in run demo sweep; do
   "$RICA" $c --help > h.txt 2>&1 || failed "$c --help"
-  grep -q -- "--test-knob UINT \[3\] *Test only: a knob that changes nothing \[1..9\]" h.txt ||
+  grep -q -- "--test-knob UINT=3 *Test only: a knob that changes nothing \[1..9\]" h.txt ||
     failed "$c --help shows --test-knob: $(grep -- knob h.txt)"
 done
 for c in os bound topo "app sort"; do

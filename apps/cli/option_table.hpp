@@ -9,8 +9,9 @@
 //     echo_command() (config_file.hpp) read what was registered, and run_config() drops entries
 //     whose scope excludes the run's engine;
 //   - the model line (model_line()) and the Python keywords (option_docs(), config_file.hpp).
-// The built-in entries are in engine_options.cpp; another file (a test, a user's program linking
-// rica::cli) adds one with register_option() during static initialisation.
+// The built-in entries are in engine_options.cpp; another file linked with rica::cli (a test, a
+// program built in rica's tree: this header is not installed) adds one with register_option()
+// during static initialisation.
 //
 // Thread-safety: entries are registered before main (static initialisation, one thread); after
 // that the table is read-only and may be read from any thread.
