@@ -17,7 +17,7 @@ RICA = os.environ.get("RICA_BINARY", os.path.join(os.path.dirname(__file__), "..
 def help_options(command):
     """The long options `rica COMMAND --help` lists."""
     text = subprocess.run([RICA, *command.split(), "--help"], capture_output=True, text=True).stdout
-    return {m for m in re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", text, re.M)} - {"--help"}
+    return {m for m in re.findall(r"^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)", text, re.M)} - {"--help"}
 
 
 @pytest.mark.parametrize("command", ["run", "sweep", "os", "os-stream", "partition", "embed", "experiment", "bound",
