@@ -359,6 +359,11 @@ PYBIND11_MODULE(_rica, m) {
     m.def(
         name, [fn](const std::vector<std::string>& args) { return to_python(interruptible([&] { return fn(args); })); },
         py::arg("args"), (std::string("rica ") + name + " ARGS --json: the figures with configuration and provenance").c_str());
+  m.def(
+      "options", [](const std::string& command) { return to_python(rica::cli::option_docs(command)); },
+      py::arg("command"),
+      "The options of rica COMMAND (from the option table and the command's registration): keyword, option, "
+      "type, default, help, engines");
   m.def("describe", &describe, py::arg("spec"), "PEs, nodes, ports and buffer classes of a topology spec");
   m.def(
       "label", [](const std::string& spec, node_t v) {

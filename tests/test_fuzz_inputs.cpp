@@ -234,7 +234,7 @@ TEST(Fuzz, OptionValuesAreParsedWithinTheirBoundsOrRefused) {
     CLI::App app{"fuzz"};
     auto* c = app.add_subcommand("run", "fuzzed");
     cli::EngineOptions eo;
-    cli::add_engine_options(c, eo, ~0u);
+    cli::add_engine_options(c, eo);
     std::optional<std::uint64_t> packets;
     double rate = 1.0;
     std::vector<double> rates{0.1};

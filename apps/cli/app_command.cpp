@@ -302,8 +302,7 @@ void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
       ->required();
   if (map) add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
            "identity, embed, random");
-  add_engine_options(c, o.engine, opt_routing | opt_engine | opt_timing | opt_threads | opt_seed | opt_buffers |
-                                      opt_packet_words | opt_link_cycles | opt_schedule | opt_faults);
+  add_engine_options(c, o.engine);
   o.cmd = c;
   add_json(c, o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs', configuration, provenance)");
   add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");

@@ -40,7 +40,7 @@ void declare(CLI::App* cmd, EmbedOptions& o) {
   cmd->add_option("--map", o.request.map, "auto | identity | debruijn (de Bruijn sequence / heap order / shifts) | gray")
       ->capture_default_str();
   cmd->add_flag("--oriented", o.request.oriented, "Route each guest edge one way only (i -> i+1, parent -> child)");
-  add_engine_options(cmd, o.engine, opt_faults | opt_seed);
+  add_engine_options(cmd, o.engine);
   add_json(cmd, o.json, "Write the figures as JSON to FILE");
   add_quiet(cmd, o.quiet);
   add_threads(cmd, o.request.threads);

@@ -315,10 +315,7 @@ void declare_bound(CLI::App* c, BoundOptions& o) {
   add_text(c, "topology", b->request.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
   add_text(c, "--traffic", b->request.traffic, "Traffic pattern (mesh = the mesh-emulation neighbours)",
            "a traffic pattern (see 'rica list')");
-  add_engine_options(c, b->engine, opt_link_cycles | opt_packet_words | opt_threads | opt_seed);
-  // The router pipeline enters the zero-load latency only (the bound is a link's load); the same
-  // option and check as rica run's.
-  b->engine.declared["--router-cycles"] = add_router_cycles(c, b->engine.cfg.router_cycles);
+  add_engine_options(c, b->engine);
   c->add_flag("--all-pairs", b->request.all_pairs, "Walk every pair even when a symmetry or sampling would do");
   b->cmd = c;
   add_json(c, b->json, "Write the figures, configuration and provenance as JSON to FILE");
@@ -361,7 +358,7 @@ void add_experiment_commands(CLI::App& app) {
   add_json(e, o->json, "Write the table, the set-up, configuration and provenance as JSON to FILE");
   add_quiet(e, o->quiet);
   add_progress(e, o->progress);
-  add_engine_options(e, o->engine, opt_faults);
+  add_engine_options(e, o->engine);
   e->callback([o] { experiment(*o); });
 
   auto b = std::make_shared<BoundOptions>();

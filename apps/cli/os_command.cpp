@@ -133,8 +133,8 @@ int run(const OsOptions& o) {
   // --faults: failed links only, before the run. The jobs need every PE and every packet (their
   // checks and the switch accounting), so failed PEs and failures during the run are refused;
   // partitions are computed on the intact network, so they are refused too.
-  if (!o.engine.faults.empty()) {
-    if (parse_fault_spec(o.engine.faults).at)
+  if (o.engine.fault_spec) {
+    if (o.engine.fault_spec->at)
       throw usage_error("--faults: at=CYCLE does not apply to rica os (time-shared jobs need every packet); give "
                         "static faults");
     if (o.parts > 1 || !o.dims.empty())
@@ -423,8 +423,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_text(c, "--dims", o->dims, "Dimensions to cut, as for rica partition", "D or D:B, comma separated, e.g. 2:1,1:1");
   add_uint(c, "--partition", o->partition, 0, defaults::limits::parts - 1,
            "Which partition of the --parts/--dims cut to time-share (0 without a cut: the whole machine)");
-  add_engine_options(c, o->engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
-                                       opt_link_cycles | opt_faults);
+  add_engine_options(c, o->engine);
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");

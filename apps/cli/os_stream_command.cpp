@@ -71,8 +71,7 @@ void declare(CLI::App* c, StreamOptions& o) {
            "a number in (0, 1e9]");
   add_uint(c, "--slice", o.slice, 1, defaults::limits::slice, "Gang: cycles per time slot");
   add_uint(c, "--rows", o.rows, 1, 64, "Gang: rows (time slots) of the Ousterhout matrix at most");
-  add_engine_options(c, o.engine, opt_routing | opt_timing | opt_threads | opt_seed | opt_buffers | opt_packet_words |
-                                      opt_link_cycles);
+  add_engine_options(c, o.engine);
   add_uint(c, "--io-hop-cycles", o.io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o.save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o.out, "Directory for stream.csv, jobs.csv, switches.csv, utilisation.csv, stream.json, plots");

@@ -59,13 +59,11 @@ nlohmann::json run_config(const RunOptions& o, const EngineConfig& cfg) {
   if (traits.virtual_clock) {
     c["cycles"] = cfg.cycles;
     c["warmup"] = cfg.warmup;
-  } else {
-    for (const char* k : {"cycles", "warmup"}) c.erase(k);
   }
-  if (!traits.link_timing)
-    for (const char* k : {"link-cycles", "timing", "arbitration"}) c.erase(k);
+  for (const OptionDef* d : option_table())  // options outside this engine's scope do not shape the run
+    if (!d->engines(cfg.engine)) c.erase(d->name);
   if (!o.app.empty()) {
-    for (const char* k : {"traffic", "rate", "packets", "source-queue", "burst"}) c.erase(k);
+    for (const CLI::Option* opt : o.traffic_only) c.erase(opt->get_lnames().front());
   } else {
     c.erase("app");
     c["packets"] = o.packets;
@@ -367,9 +365,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   o.traffic_only.push_back(add_source_queue(c, o.source_queue));
   o.traffic_only.push_back(add_burst(c, o.burst_on, o.burst_off));
   add_seeds(c, o.seeds);
-  add_engine_options(c, o.engine, opt_routing | opt_engine | opt_window | opt_link_cycles | opt_timing | opt_threads |
-                                      opt_seed | opt_buffers | opt_packet_words | opt_classes | opt_schedule | opt_trace |
-                                      opt_faults);
+  add_engine_options(c, o.engine);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
   add_telemetry(c, o.telemetry);

@@ -284,8 +284,7 @@ void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
   // The warm-up a sweep uses without --warmup (a tenth of the window: jobs_of) is the default
   // --help shows and the configuration records.
   o.engine.cfg.warmup = o.engine.cfg.cycles / defaults::sweep::warmup_divisor;
-  add_engine_options(s, o.engine, opt_routing | opt_window | opt_link_cycles | opt_timing | opt_threads | opt_seed |
-                                      opt_buffers | opt_packet_words | opt_faults);
+  add_engine_options(s, o.engine);
   o.engine.declared.at("--warmup")->description(
       fmt::format("Cycle engine: packets generated before this cycle are not measured (below --cycles; default: "
                   "--cycles / {}) [0..{}]", defaults::sweep::warmup_divisor, defaults::limits::cycles - 1));

@@ -94,7 +94,8 @@ inline constexpr double stencil_coefficient = 0.2;      ///< u += c * Laplacian(
 inline constexpr std::uint64_t memory_limit = std::uint64_t{4} << 30;
 }  // namespace apps
 
-// ---- Bounds of every option (apps/cli/options.hpp validates against these; exit 2 outside) ----
+// ---- Bounds of every option (the option table, apps/cli/engine_options.cpp, options.hpp and
+// validate() check against these; exit 2 outside) ----
 namespace limits {
 inline constexpr unsigned threads = 1024;                     ///< --threads in [0, 1024]
 inline constexpr unsigned buffer_words = 1u << 16;            ///< --buffer-words in [1, 65536]

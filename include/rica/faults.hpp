@@ -66,6 +66,8 @@ FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t 
 /// every failure was repaired by a spare (the network is then the intact one).
 /// usage_error when the faults disconnect the surviving PEs ("PE 17 cannot reach PE 3").
 Topology with_faults(const Topology& t, const std::string& spec, std::uint64_t seed);
+/// The same for a spec parsed already (the CLI parses --faults once, when it reads the option).
+Topology with_faults(const Topology& t, const FaultSpec& spec, std::uint64_t seed);
 
 /// The failed nodes of `t` (empty unless t is a FaultyTopology) and the cycle they fail at
 /// (0: before the run).

@@ -14,7 +14,8 @@
     t = rica.Topology("cccb:n=2"); t.measures(); t.route(0, 5)
 
 One function per subcommand (run, sweep, os, partition, embed, experiment, bound, topo, route),
-its options those of `rica <command> --help` as keyword arguments: `link_cycles` for
+its options those of `rica <command> --help` as keyword arguments (each function's docstring lists
+them, generated from the CLI's option table and registrations: `rica.options("run")`): `link_cycles` for
 --link-cycles, True for a flag (`no_classes=True`), a list for a comma list; `config="r.json"`
 seeds any of them from a JSON report or options file as `--config` does. Every value goes through
 the CLI's own parsers and checks, so bad input raises RicaError (a ValueError) with the CLI's
@@ -57,7 +58,7 @@ from ._rica import RicaError
 __version__ = _rica.VERSION
 
 __all__ = ["RicaError", "Result", "SweepResult", "CommandResult", "Topology", "run", "sweep", "os", "os_stream",
-           "partition", "embed", "experiment", "bound", "topo", "route", "names", "list_text", "BUILT_FOR",
+           "partition", "embed", "experiment", "bound", "topo", "route", "names", "list_text", "options", "BUILT_FOR",
            "__version__"]
 
 
@@ -271,10 +272,7 @@ def _request(command, positional, options):
 
 
 def run(topology, *, trace=False, **options):
-    """`rica run TOPOLOGY` with the CLI's options as keywords (engine, traffic, app, rate, packets,
-    cycles, warmup, link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
-    packet_words, batch, block, no_classes, faults, seeds, json, csv, config, trace_events,
-    trace_events_packets). trace=True returns the per-packet table; trace="FILE" also keeps the file.
+    """`rica run TOPOLOGY` with the CLI's options as keywords (listed below). trace=True returns the per-packet table; trace="FILE" also keeps the file.
     telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000) records
     the run over time:
     `telemetry` maps windows, links and classes to column dicts of NumPy arrays (the CSVs of `rica
@@ -296,9 +294,7 @@ def run(topology, *, trace=False, **options):
 
 
 def sweep(topologies, **options):
-    """`rica sweep TOPOLOGY...` on the cycle engine (traffic, rates, seeds, jobs, cycles, warmup,
-    link_cycles, timing, arbitration, router_cycles, routing, threads, seed, buffer_words,
-    packet_words, faults, source_queue, config); `rates` is "FROM:TO:STEP", a comma list, a Python
+    """`rica sweep TOPOLOGY...` on the cycle engine (keywords below); `rates` is "FROM:TO:STEP", a comma list, a Python
     list or "auto" (placed by the channel-load bound, refined near the knee). With seeds=K, `means`
     holds each point's means and 95% intervals. out="DIR" also writes the CLI's files there
     (sweep.csv, sweep_mean.csv, sweep_summary.csv; plots unless no_plot=True)."""
@@ -356,12 +352,41 @@ def route(topology, src, dst, **options):
 
 
 def os_stream(topology, jobs, **options):
-    """`rica os-stream TOPOLOGY --jobs JOBS` (alloc, sched, policy, job (one spec or a weighted mix
-    "SPEC@W;SPEC@W"), job_map ("N=SPEC;..." for SWF executable numbers), alone, rate, cycles_per_second,
-    slice, rows, routing, threads, seed, buffer_words, packet_words, link_cycles, io_hop_cycles,
-    save_rate): the JSON `--json` writes, a dict with one entry per run in "runs" (each with its
+    """`rica os-stream TOPOLOGY --jobs JOBS` (keywords below; job takes one spec or a weighted mix
+    "SPEC@W;SPEC@W", job_map "N=SPEC;..." for SWF executable numbers): the JSON `--json` writes, a dict with one entry per run in "runs" (each with its
     measures and a "jobs" list). `alloc`, `sched` and `policy` take a name or a list of names."""
     return _rica.os_stream(_argv([topology], dict(options, jobs=jobs)))
+
+
+def options(command):
+    """The options of `rica COMMAND` ("run", "app sort", ...) as the Python functions take them: a
+    list of dicts with keyword (snake_case), option ("--buffer-words", or a positional's name),
+    positional, flag, type, default, help, configuration (recorded in the report), engines ("every
+    engine" or e.g. "the cycle engine only") and table (declared in the CLI's option table). The
+    docstrings of run, sweep, ... are generated from it."""
+    return _rica.options(command)
+
+
+_NOT_KEYWORDS = {"quiet", "progress", "help"}  # Python calls never print
+
+
+def _keyword_doc(command):
+    """The keyword list of `rica COMMAND` for a docstring."""
+    lines = []
+    for o in options(command):
+        if o["positional"] or o["keyword"] in _NOT_KEYWORDS:
+            continue
+        kind = "True" if o["flag"] else o["type"] or "VALUE"
+        facts = [f"default {o['default']}"] if o["default"] else []
+        if o["engines"] != "every engine":
+            facts.append(o["engines"])
+        extra = f" ({'; '.join(facts)})" if facts else ""
+        lines.append(f"    {o['keyword']}={kind}{extra}: {o['help']}")
+    return f"\n\n    Keywords (`rica {command} --help`):\n" + "\n".join(lines) + "\n"
+
+
+def _document(function, command):
+    function.__doc__ = (function.__doc__ or "").rstrip() + _keyword_doc(command)
 
 
 class Topology:
@@ -408,3 +433,10 @@ def names():
 def list_text():
     """What `rica list` prints (topologies, traffic patterns, applications)."""
     return _rica.list_text()
+
+
+for _function, _command_name in ((run, "run"), (sweep, "sweep"), (os, "os"), (partition, "partition"),
+                                 (embed, "embed"), (experiment, "experiment"), (bound, "bound"), (topo, "topo"),
+                                 (route, "route"), (os_stream, "os-stream")):
+    _document(_function, _command_name)
+del _function, _command_name

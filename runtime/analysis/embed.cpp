@@ -302,9 +302,9 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
 EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, const std::string& faults,
                   std::uint64_t seed) {
   if (faults.empty()) return embed(guest, host, map);
-  if (parse_fault_spec(faults).at)
-    throw usage_error("embed: --faults at=CYCLE does not apply (an embedding is static); drop at=");
-  const Topology faulty = with_faults(host, faults, seed);
+  const FaultSpec spec = parse_fault_spec(faults);  // once: the check and the faults below
+  if (spec.at) throw usage_error("embed: --faults at=CYCLE does not apply (an embedding is static); drop at=");
+  const Topology faulty = with_faults(host, spec, seed);
   const std::vector<node_t> failed = failed_nodes(faulty);
   std::vector<std::uint8_t> dead(host.pes(), 0);
   for (node_t v : failed)

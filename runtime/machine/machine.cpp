@@ -688,22 +688,24 @@ void Machine::analyse_stuck(RunStats& st) {
 }  // namespace detail
 
 void validate(const EngineConfig& cfg) {
-  detail::check_range("run", "threads", cfg.threads, 0, 1024);
-  detail::check_range("run", "packet-words (mean)", cfg.packet_words, 1, 255);
+  // Every bound from defaults::limits, where the CLI's option table reads it too.
+  namespace lim = defaults::limits;
+  detail::check_range("run", "threads", cfg.threads, 0, lim::threads);
+  detail::check_range("run", "packet-words (mean)", cfg.packet_words, 1, lim::packet_words);
   detail::check_range("run", "packet-words (spread)", cfg.packet_spread, 0, cfg.packet_words - 1);
-  detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, 1 << 16);
-  detail::check_range("run", "batch", cfg.batch, 1, 1 << 20);
-  detail::check_range("run", "block", cfg.block, 1, 64);
-  if (cfg.cycles < 1 || cfg.cycles > (std::uint64_t{1} << 31))
+  detail::check_range("run", "buffer-words", cfg.buffer_words, cfg.packet_words + cfg.packet_spread, lim::buffer_words);
+  detail::check_range("run", "batch", cfg.batch, 1, lim::batch);
+  detail::check_range("run", "block", cfg.block, 1, lim::block);
+  if (cfg.cycles < 1 || cfg.cycles > lim::cycles)
     throw usage_error(fmt::format("run: parameter 'cycles' = {} is out of range [1, 2^31]", cfg.cycles));
   if (cfg.warmup >= cfg.cycles)
     throw usage_error(fmt::format("run: parameter 'warmup' = {} must be below 'cycles' = {}", cfg.warmup, cfg.cycles));
-  detail::check_range("run", "link-cycles", cfg.link_cycles, 0, 1 << 16);
-  detail::check_range("run", "router-cycles", cfg.router_cycles, 0, defaults::limits::router_cycles);
+  detail::check_range("run", "link-cycles", cfg.link_cycles, 0, lim::link_cycles);
+  detail::check_range("run", "router-cycles", cfg.router_cycles, 0, lim::router_cycles);
   (void)engine_info(cfg.engine);  // a registered engine (usage_error otherwise)
   if (cfg.router_cycles != 0) require_trait(cfg.engine, &EngineTraits::router_cycles, "--router-cycles");
   if (!std::has_single_bit(cfg.block))
-    throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, 64]", cfg.block));
+    throw usage_error(fmt::format("run: parameter 'block' = {} must be a power of two in [1, {}]", cfg.block, lim::block));
 }
 
 namespace detail {

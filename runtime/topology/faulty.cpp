@@ -197,7 +197,10 @@ FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t 
 
 Topology with_faults(const Topology& t, const std::string& spec, std::uint64_t seed) {
   if (spec.empty()) return t;
-  const FaultSpec f = parse_fault_spec(spec);
+  return with_faults(t, parse_fault_spec(spec), seed);
+}
+
+Topology with_faults(const Topology& t, const FaultSpec& f, std::uint64_t seed) {
   if (f.empty()) return t;  // links=0,nodes=0: nothing fails
   const FaultSet fs = resolve_faults(t, f, seed);
   if (fs.links.empty() && fs.nodes.empty()) return t;  // every failure repaired by a spare
