@@ -175,6 +175,9 @@ def network_styles(names, specs=None):
     specs = specs or {}
     styles, members = {}, {}
     key = {}
+    shared = {}  # a spec drawn by several names (one network under several routings): told apart by name
+    for n in names:
+        shared.setdefault(str(specs.get(n, n)), []).append(n)
     for n in names:
         spec = str(specs.get(n, n))
         fam = family(spec)
@@ -191,9 +194,13 @@ def network_styles(names, specs=None):
             colour = plt.get_cmap("tab20")(sum(map(ord, fam)) % 20)
         adaptive = re.search(r"(?i)adaptive", str(n)) is not None
         idx = order[fam].index(base)
+        # Names sharing one spec (one network under several routings) keep its colour and differ
+        # in line style and marker, in the order of their names.
+        same = sorted(m for m in shared.get(str(specs.get(n, n)), [n]) if n in specs)
+        j = same.index(n) if len(same) > 1 else 0
         styles[n] = {"color": _shade(colour, [0.0, 0.45, 0.25, 0.6][idx % 4]) if idx else mcolors.to_hex(colour),
-                     "linestyle": "--" if adaptive else "-",
-                     "marker": MARKERS[(idx * 3 + (1 if adaptive else 0)) % len(MARKERS)]}
+                     "linestyle": "--" if adaptive else ["-", "--", "-.", ":"][j % 4],
+                     "marker": MARKERS[(idx * 3 + (1 if adaptive else 0) + j) % len(MARKERS)]}
     return styles
 
 
