@@ -405,4 +405,10 @@ CLI::Option* add_progress(CLI::App* c, bool& target) {
       c, c->add_flag("--progress", target, "Show progress even when standard error is not a terminal"), "--quiet");
 }
 
+std::string registered(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string s;
+  for (const auto& e : entries) s += (s.empty() ? "" : ", ") + e.first;
+  return s;
+}
+
 }  // namespace rica::cli

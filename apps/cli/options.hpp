@@ -154,4 +154,7 @@ using rica::Progress;
 using rica::duration_text;
 
 
+/// "a, b, c": a registry's names (name, doc pairs), so a help text stays true as entries register.
+std::string registered(const std::vector<std::pair<std::string, std::string>>& entries);
+
 }  // namespace rica::cli

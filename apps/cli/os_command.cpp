@@ -32,13 +32,6 @@
 namespace rica::cli {
 namespace {
 
-/// "a, b, c": a registry's names, so the help stays true as entries are registered.
-std::string registered(const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::string s;
-  for (const auto& e : entries) s += (s.empty() ? "" : ", ") + e.first;
-  return s;
-}
-
 
 struct OsOptions {
   CLI::App* cmd = nullptr;  ///< the subcommand, for its configuration

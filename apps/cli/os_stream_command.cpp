@@ -24,13 +24,6 @@
 namespace rica::cli {
 namespace {
 
-/// "a, b, c": a registry's names, so the help stays true as entries are registered.
-std::string registered(const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::string s;
-  for (const auto& e : entries) s += (s.empty() ? "" : ", ") + e.first;
-  return s;
-}
-
 
 struct StreamOptions {
   CLI::App* cmd = nullptr;

@@ -411,15 +411,7 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
     JobResult& r = out.jobs[j];
     r.name = jobs[j].name;
     r.pes = static_cast<node_t>(jobs[j].pes.size());
-    const auto f = m.job_figures(j);
-    r.delivered = f.delivered;
-    r.measured = f.measured;
-    r.misdelivered = f.misdelivered;
-    r.latency_max = f.lat_max;
-    if (r.measured) {
-      r.latency_mean = static_cast<double>(f.lat_sum) / static_cast<double>(r.measured);
-      r.hops_mean = static_cast<double>(f.hops) / static_cast<double>(r.measured);
-    }
+    put_job_figures(r, m, j);
     out.misdelivered += r.misdelivered;
     std::string why;
     r.ok = !out.machine.deadlock && jobs[j].app->verify(why);

@@ -22,6 +22,7 @@
 
 #include "../machine/machine.hpp"
 #include "os_policy.hpp"
+#include "rica/os.hpp"
 
 namespace rica::detail {
 
@@ -138,6 +139,20 @@ inline void put_checks(nlohmann::json& j, const RunStats& machine, std::uint64_t
   j["deadlock"] = machine.deadlock;
   j["deadlock_report"] = machine.deadlock_report;
   j["cycles_run"] = machine.cycles_run;
+}
+
+/// Job `j`'s network figures (delivered, measured, misdelivered, latency and hops) from the
+/// machine's ledger into `r` (`rica os` and `rica os-stream` alike).
+inline void put_job_figures(JobResult& r, const Machine& m, std::size_t j) {
+  const auto f = m.job_figures(j);
+  r.delivered = f.delivered;
+  r.measured = f.measured;
+  r.misdelivered = f.misdelivered;
+  r.latency_max = f.lat_max;
+  if (r.measured) {
+    r.latency_mean = static_cast<double>(f.lat_sum) / static_cast<double>(r.measured);
+    r.hops_mean = static_cast<double>(f.hops) / static_cast<double>(r.measured);
+  }
 }
 
 }  // namespace rica::detail

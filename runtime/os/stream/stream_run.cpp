@@ -300,15 +300,7 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     f = results[id];
     f.name = fmt::format("job {}", r.job.id);
     f.pes = r.job.pes;
-    const auto jf = m.job_figures(id);
-    f.delivered = jf.delivered;
-    f.measured = jf.measured;
-    f.misdelivered = jf.misdelivered;
-    f.latency_max = jf.lat_max;
-    if (f.measured) {
-      f.latency_mean = static_cast<double>(jf.lat_sum) / static_cast<double>(f.measured);
-      f.hops_mean = static_cast<double>(jf.hops) / static_cast<double>(f.measured);
-    }
+    put_job_figures(f, m, id);
     std::string why;
     f.ok = f.completion_cycle > 0 && apps[j]->verify(why);
     f.message = f.completion_cycle > 0 ? why : "never finished";
