@@ -81,6 +81,13 @@ std::string read_text_file(const std::string& path, const std::string& what, con
 }
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  write_file_streamed(
+      path, [&](std::FILE* f) { return text.empty() || std::fwrite(text.data(), 1, text.size(), f) == text.size(); },
+      what);
+}
+
+void write_file_streamed(const std::string& path, const std::function<bool(std::FILE*)>& fill,
+                         const std::string& what) {
   if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
   if (dist::rank() != 0) return;  // under mpirun, rank 0 writes every output (rica/distributed.hpp)
   // A regular file (or a new one) is written whole to a hidden sibling and renamed over `path`, so
@@ -94,12 +101,20 @@ void write_text_file(const std::string& path, const std::string& text, const std
                : (p.parent_path() / fmt::format(".{}.rica-{}.tmp", p.filename().string(), ::getpid())).string();
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(errno)));
-  const std::size_t written = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), f);
-  int err = written == text.size() ? 0 : errno;
+  errno = 0;
+  bool ok = false;
+  try {
+    ok = fill(f);
+  } catch (...) {
+    std::fclose(f);
+    if (!in_place) ::unlink(tmp.c_str());
+    throw;
+  }
+  int err = ok ? 0 : errno;
   if (std::fflush(f) != 0 && !err) err = errno;
   if (std::fclose(f) != 0 && !err) err = errno;
-  if (!err && written == text.size() && !in_place && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
-  if (err || written != text.size()) {
+  if (!err && ok && !in_place && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err || !ok) {
     if (!in_place) ::unlink(tmp.c_str());
     throw usage_error(fmt::format("{}: cannot write '{}': {}", what, path, errno_text(err ? err : EIO)));
   }

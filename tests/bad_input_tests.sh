@@ -240,6 +240,7 @@ for opt in --json --csv --trace; do
 done
 bad "--json" run torus:4x4 --packets 2 --quiet --json /dev/full
 bad "--csv" run torus:4x4 --packets 2 --quiet --csv /dev/full
+bad "--trace" run torus:4x4 --packets 2 --quiet --trace /dev/full
 bad "--json" app sort -t torus:4x4 --keys 20 --quiet --json /dev/full
 bad "--csv" app sort -t torus:4x4 --keys 20 --quiet --csv /dev/full
 bad "--json" app sort -t torus:4x4 --keys 20 --json ""
@@ -267,12 +268,17 @@ bad "os.json" os torus:4x4 --rate 0.1 --slice 30 --packets 5 --no-plot --quiet -
 bad "sweep.csv" sweep torus:4x4 --rates 0.1 --cycles 50 --no-plot --out "$tmp/blocked-sweep"
 # A report replaces an existing file whole (written beside it, then renamed): the old file is
 # overwritten, no temporary is left behind, a symbolic link is written through and kept.
+# The packet trace (--trace) likewise: a new file (another inode) renamed over the old one.
 mkdir -p "$tmp/whole" && printf 'old\n' > "$tmp/whole/r.json" && ln -s r.json "$tmp/whole/link.json"
+printf 'old\n' > "$tmp/whole/t.csv" && ln -s t.csv "$tmp/whole/tlink.csv"
+inode=$(stat -c %i "$tmp/whole/t.csv")
 cases=$((cases + 1))
-if timeout 60 "$RICA" run torus:4x4 --packets 2 --quiet --json "$tmp/whole/r.json" >/dev/null \
-  && timeout 60 "$RICA" run torus:4x4 --packets 3 --quiet --json "$tmp/whole/link.json" >/dev/null; then
+if timeout 60 "$RICA" run torus:4x4 --packets 2 --quiet --json "$tmp/whole/r.json" --trace "$tmp/whole/t.csv" >/dev/null \
+  && [ "$(stat -c %i "$tmp/whole/t.csv")" != "$inode" ] && [ "$(wc -l < "$tmp/whole/t.csv")" = 33 ] \
+  && timeout 60 "$RICA" run torus:4x4 --packets 3 --quiet --json "$tmp/whole/link.json" --trace "$tmp/whole/tlink.csv" >/dev/null; then
   left=$(ls -A "$tmp/whole" | tr '\n' ' ')
-  [ "$left" = "link.json r.json " ] && [ -L "$tmp/whole/link.json" ] && grep -q '"packets": 3' "$tmp/whole/r.json" \
+  [ "$left" = "link.json r.json t.csv tlink.csv " ] && [ -L "$tmp/whole/link.json" ] && [ -L "$tmp/whole/tlink.csv" ] \
+    && grep -q '"packets": 3' "$tmp/whole/r.json" && [ "$(wc -l < "$tmp/whole/t.csv")" = 49 ] \
     || { echo "FAIL: whole-file replacement: left '$left'"; fail=1; }
 else
   echo "FAIL: whole-file replacement: run failed"; fail=1

@@ -66,7 +66,7 @@ TEST(Bisection, UpperBoundIsABalancedCutNeverBelowTheMinimum) {
     const std::uint64_t best = brute_force(t);
     EXPECT_GE(b.width, best) << spec << ": " << b.method;
     EXPECT_LE(b.width, best + best / 2 + 1) << spec << ": METIS far from the minimum, " << b.method;
-    if (!b.exact) EXPECT_NE(b.method.find("upper bound"), std::string::npos) << spec;
+    if (!b.exact) { EXPECT_NE(b.method.find("upper bound"), std::string::npos) << spec; }
   }
 }
 

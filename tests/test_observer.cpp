@@ -82,9 +82,9 @@ TEST(Observer, WindowsAreContiguousAndExact) {
     const auto& w = r.rows[i];
     EXPECT_LT(w.begin, w.end);
     EXPECT_EQ(w.now, w.end);
-    if (i) EXPECT_EQ(w.begin, r.rows[i - 1].end) << "window " << i;
-    if (i + 1 < r.rows.size()) EXPECT_EQ(w.end % 100, 0u);  // all but the last end on a boundary
-    if (i + 1 < r.rows.size() && st.cycles_skipped == 0) EXPECT_EQ(w.end - w.begin, 100u);
+    if (i) { EXPECT_EQ(w.begin, r.rows[i - 1].end) << "window " << i; }
+    if (i + 1 < r.rows.size()) { EXPECT_EQ(w.end % 100, 0u); }  // all but the last end on a boundary
+    if (i + 1 < r.rows.size() && st.cycles_skipped == 0) { EXPECT_EQ(w.end - w.begin, 100u); }
     if (i) {  // cumulative figures never fall
       EXPECT_GE(w.delivered, r.rows[i - 1].delivered);
       EXPECT_GE(w.link_sum, r.rows[i - 1].link_sum);
@@ -147,7 +147,7 @@ TEST(Observer, IdleStretchesJumpedOverJoinAWindow) {
   ASSERT_GT(st.cycles_skipped, 0u);
   bool longer = false;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    if (i) EXPECT_EQ(r.rows[i].begin, r.rows[i - 1].end);
+    if (i) { EXPECT_EQ(r.rows[i].begin, r.rows[i - 1].end); }
     longer = longer || r.rows[i].end - r.rows[i].begin > 1000;
   }
   EXPECT_TRUE(longer);  // at least one idle stretch was reported as one window
@@ -172,7 +172,7 @@ TEST(Observer, AsyncWindowsStopTheWorld) {
       const auto& w = r.rows[i];
       EXPECT_LT(w.begin, w.end);
       EXPECT_EQ(w.now, w.end);
-      if (i + 1 < r.rows.size()) EXPECT_GE(w.end - w.begin, 100'000u) << "window " << i;  // ns
+      if (i + 1 < r.rows.size()) { EXPECT_GE(w.end - w.begin, 100'000u) << "window " << i; }  // ns
       if (i) {
         EXPECT_EQ(w.begin, r.rows[i - 1].end);
         EXPECT_GE(w.delivered, r.rows[i - 1].delivered);

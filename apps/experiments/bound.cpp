@@ -22,6 +22,10 @@ std::vector<Topology> check(const Bound& r) {
   if (r.engine.threads > defaults::limits::threads)
     throw usage_error(fmt::format("--threads: '{}' is not an integer in [0, {}]", r.engine.threads,
                                   defaults::limits::threads));
+  // The bound is computed in one process: no machine is split over MPI ranks.
+  if (r.engine.rank_split != RankSplit::blocks)
+    throw usage_error("--rank-split: rica bound splits no machine over MPI ranks (it computes in one process); "
+                      "give --rank-split to a command that runs a machine (run, sweep, os, app)");
   EngineConfig cfg = r.engine;
   cfg.engine = EngineKind::cycle;
   rica::validate(cfg);

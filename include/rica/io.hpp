@@ -4,6 +4,8 @@
 // named the file) and the reason, on one line.
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <string>
 
 namespace rica {
@@ -26,6 +28,13 @@ std::string read_text_file(const std::string& path, const std::string& what, con
 /// flush, close), so a full device or a vanished directory is an error: "<what>: cannot write
 /// '<path>': <reason>".
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
+
+/// Writes `path` as write_text_file does (a regular file replaced whole through a hidden sibling,
+/// open, flush and close checked, the sibling removed on failure), its content streamed by `fill`
+/// into the open file; `fill` returns false when one of its writes failed. For outputs too large to
+/// hold as one string (a run's packet trace). Same messages as write_text_file.
+void write_file_streamed(const std::string& path, const std::function<bool(std::FILE*)>& fill,
+                         const std::string& what);
 
 /// Checks, before any work, that `path` can be written by write_text_file: non-empty, not a
 /// directory, in an existing directory that is writable (or an existing writable file).

@@ -272,7 +272,10 @@ def _request(command, positional, options):
 
 
 def run(topology, *, trace=False, **options):
-    """`rica run TOPOLOGY` with the CLI's options as keywords (listed below). trace=True returns the per-packet table; trace="FILE" also keeps the file.
+    """`rica run TOPOLOGY` with the CLI's options as keywords (listed below). trace=True returns the
+    per-packet table as `trace` (the columns of the CLI's --trace CSV); trace="FILE" returns it too
+    and keeps the CSV in FILE, as `rica run --trace FILE` writes it (the CLI's '-', standard output,
+    is refused: the table is the result).
     telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000) records
     the run over time:
     `telemetry` maps windows, links and classes to column dicts of NumPy arrays (the CSVs of `rica
@@ -281,6 +284,9 @@ def run(topology, *, trace=False, **options):
     _no_quiet(options)
     if options.get("telemetry") is True:
         options = dict(options, telemetry=_rica.TELEMETRY_WINDOW)
+    if trace == "-":
+        raise RicaError("trace: '-' (standard output) is the CLI's; give trace=True for the table or "
+                        "trace=\"FILE\" to keep the CSV as well")
     if trace is True:
         fd, path = _tempfile.mkstemp(prefix="rica-trace-", suffix=".csv")
         _os.close(fd)
@@ -368,6 +374,11 @@ def options(command):
 
 
 _NOT_KEYWORDS = {"quiet", "progress", "help"}  # Python calls never print
+# Keywords whose Python meaning adds to the CLI option's: (command, keyword) -> (kind, help).
+_PYTHON_KEYWORDS = {
+    ("run", "trace"): ("True|FILE", "the per-delivered-packet table as the result's `trace` (src, dst, seq, inject, "
+                                    "deliver, hops, enter, words); a FILE also keeps it as the CLI's --trace CSV"),
+}
 
 
 def _keyword_doc(command):
@@ -381,7 +392,8 @@ def _keyword_doc(command):
         if o["engines"] != "every engine":
             facts.append(o["engines"])
         extra = f" ({'; '.join(facts)})" if facts else ""
-        lines.append(f"    {o['keyword']}={kind}{extra}: {o['help']}")
+        kind, text = _PYTHON_KEYWORDS.get((command, o["keyword"]), (kind, o["help"]))
+        lines.append(f"    {o['keyword']}={kind}{extra}: {text}")
     return f"\n\n    Keywords (`rica {command} --help`):\n" + "\n".join(lines) + "\n"
 
 

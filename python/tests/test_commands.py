@@ -279,3 +279,33 @@ def test_import_without_numpy_names_the_interpreter():
 
 def test_built_for_names_this_interpreter():
     assert f"{sys.version_info.major}.{sys.version_info.minor}" in rica.BUILT_FOR
+
+
+def test_native_module_of_another_abi_names_the_interpreter():
+    # rica._rica unloadable (another Python's build): the message names the interpreter it was built for.
+    p = subprocess.run([sys.executable, "-c", "import sys; sys.modules['rica._rica'] = None; import rica"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode != 0
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: rica: the native module rica._rica cannot be loaded"), last
+    assert "was built for Python" in last and "-DPython3_EXECUTABLE=" in last, last
+
+
+# ---- trace= as --trace: the table always, the CSV kept in FILE; '-' refused ---------------------------
+def test_trace_keyword_means_the_clis_trace(tmp_path):
+    path = tmp_path / "t.csv"
+    r = rica.run("torus:4x4", engine="cycle", rate=0.1, cycles=200, trace=str(path))
+    rows = list(csv.DictReader(open(path)))
+    assert len(rows) == len(r.trace["src"]) == r.delivered > 0
+    assert list(rows[0]) == list(r.trace) == ["src", "dst", "seq", "inject", "deliver", "hops", "enter", "words"]
+    with pytest.raises(rica.RicaError, match="trace: '-'"):
+        rica.run("torus:4x4", packets=1, trace="-")
+    doc = [line for line in rica.run.__doc__.splitlines() if line.strip().startswith("trace=")]
+    assert len(doc) == 1 and doc[0].strip().startswith("trace=True|FILE:") and "enter, words" in doc[0], doc
+
+
+def test_bound_refuses_rank_split():
+    # rica bound computes in one process: --rank-split (an MPI machine's option) is refused, as the CLI does.
+    with pytest.raises(rica.RicaError, match="--rank-split: rica bound"):
+        rica.bound("torus:4x4", rank_split="partition")
+    assert "--rank-split: rica bound" in cli_error("bound", "torus:4x4", "--rank-split", "partition")

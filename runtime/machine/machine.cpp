@@ -7,6 +7,7 @@
 #include "rica/distributed.hpp"
 #include "rica/footprint.hpp"
 #include "rica/interrupt.hpp"
+#include "rica/io.hpp"
 #include "rica/suggest.hpp"
 
 #include <cerrno>
@@ -424,27 +425,23 @@ void Machine::write_trace(const std::string& path) {
   std::sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) {
     return std::tie(a.deliver, a.dst, a.src, a.seq) < std::tie(b.deliver, b.dst, b.src, b.seq);
   });
-  // "-" is standard output (its write errors checked here as a file's; a closed pipe is exit 2 or
-  // SIGPIPE's death, never success).
-  const bool out = path == "-";
-  std::FILE* f = out ? stdout : std::fopen(path.c_str(), "w");
-  if (!f) throw usage_error(fmt::format("--trace: cannot write '{}'", path));
   // `enter`: when the packet left its source queue (network latency = deliver - enter); `words`:
   // its length.
-  bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter,words\n") > 0;
-  for (const auto& r : rows)
-    ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu,%u\n", r.src, r.dst, r.seq,
-                            static_cast<unsigned long long>(r.inject), static_cast<unsigned long long>(r.deliver),
-                            static_cast<unsigned>(r.hops), static_cast<unsigned long long>(r.enter),
-                            static_cast<unsigned>(r.words)) > 0;
-  ok = std::fflush(f) == 0 && ok;
-  if (out) {
-    if (!ok || std::ferror(f))
-      throw usage_error(fmt::format("--trace: cannot write standard output: {}", std::strerror(errno)));
-    return;
-  }
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw usage_error(fmt::format("--trace: writing '{}' failed (disk full or I/O error)", path));
+  auto fill = [&rows](std::FILE* f) {
+    bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter,words\n") > 0;
+    for (const auto& r : rows)
+      ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu,%u\n", r.src, r.dst, r.seq,
+                              static_cast<unsigned long long>(r.inject), static_cast<unsigned long long>(r.deliver),
+                              static_cast<unsigned>(r.hops), static_cast<unsigned long long>(r.enter),
+                              static_cast<unsigned>(r.words)) > 0;
+    return ok;
+  };
+  // "-" is standard output (its write errors checked here as a file's; a closed pipe is exit 2 or
+  // SIGPIPE's death, never success); a file is replaced whole (write_file_streamed: a hidden
+  // sibling renamed over it, so an interrupted or failed write leaves no half-written trace).
+  if (path != "-") return write_file_streamed(path, fill, "--trace");
+  if (!fill(stdout) || std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw usage_error(fmt::format("--trace: cannot write standard output: {}", std::strerror(errno)));
 }
 
 void Machine::node_figures(RunStats& st, NodeSums& sums) {

@@ -93,8 +93,10 @@ std::shared_ptr<PeriodicTopology::Tables> build(unsigned nx, unsigned ny, unsign
   const bool parallel = n >= (std::size_t{1} << 16);
   // The table (2 bytes per residue and offset) and a BFS queue per worker, refused before either
   // is allocated (issue 28).
+  const double cells = static_cast<double>(residues) * static_cast<double>(n);
   require_memory(fmt::format("the routing table of {}", t->spec),
-                 2.0 * residues * n + 4.0 * n * residue_workers(residues, parallel), "choose a smaller network");
+                 2.0 * cells + 4.0 * static_cast<double>(n) * residue_workers(residues, parallel),
+                 "choose a smaller network");
   t->route.assign(residues * n, unseen);
   for_each_residue(residues, parallel, [&](unsigned r) {
     const unsigned rx = r % px, ry = r / px;
