@@ -1,7 +1,7 @@
 // A test-only topology family, registered from outside rica's tree the way a user's would be
 // (rica/user_topology.hpp), with every trait a built-in family can declare
-// (rica/topology/family.hpp): orbits, port-keeping symmetry, its own partition rule, an
-// embedding choice. Linked into tests/circulant_main.cpp (the CLI `rica_circulant`, driven by
+// (rica/topology/family.hpp): orbits, port-keeping symmetry, its own partition rule (its
+// embedding for `embed --map auto` is the identity: the ring 0..n-1 is its +1 links). Linked into tests/circulant_main.cpp (the CLI `rica_circulant`, driven by
 // tests/family_tests.sh) and tests/test_family_traits.cpp. No rica file names it.
 //
 // circulant:n=N,s=S: the circulant graph C_N(1, S), nodes 0..N-1 all PEs, node v linked to

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A topology family from outside rica's files (tests/family_circulant.cpp, registered like a
 # user's, with its traits) works in every subcommand that takes a topology, with no edit of rica:
-# topo, route, run, partition, bound — and its traits are used (orbits by the metrics and the
+# topo, route, run, partition, bound, embed — and its traits are used (orbits by the metrics and the
 # channel load, its own partition rule), agreeing with the exhaustive methods.
 # Usage: family_tests.sh RICA_CIRCULANT (the CLI built with the family: tests/circulant_main.cpp)
 set -u
@@ -66,6 +66,19 @@ if "$R" bound $S --quiet --json "$TMP/b.json" && "$R" bound $S --quiet --all-pai
 else
   bad "bound $S failed"
 fi
+
+# embed: a ring on its +1 links (--map auto: the family declares no embedding, so identity), dilation 1;
+# a tree and a mesh embed too (by the generic placement).
+if "$R" embed ring $S --map auto --quiet --json "$TMP/e.json"; then
+  v=$(field "$TMP/e.json" '(d["map"], d["dilation"], d["congestion"], d["host"])')
+  [ "$v" = "('identity', 1, 1, '$S')" ] && ok "embed ring: identity, dilation 1, congestion 1" || bad "embed ring: $v"
+else
+  bad "embed ring $S failed"
+fi
+for g in tree mesh; do
+  "$R" embed $g $S --quiet --json "$TMP/e_$g.json" && [ "$(field "$TMP/e_$g.json" 'd["dilation"] >= 1')" = True ] &&
+    ok "embed $g" || bad "embed $g $S failed"
+done
 
 # A bad parameter: one line, exit 2.
 "$R" topo circulant:n=16,s=9 >/dev/null 2>"$TMP/err"; st=$?
