@@ -105,6 +105,9 @@ TEST(Requests, BoundRefusesAsTheCli) {
   r.traffic = "uniform";
   r.engine.threads = 5000;
   EXPECT_NE(refusal([&] { request::validate(r); }).find("--threads"), std::string::npos);
+  r.engine.threads = 1;
+  r.engine.rank_split = RankSplit::partition;  // an MPI machine's option: the bound splits nothing
+  EXPECT_EQ(refusal([&] { request::validate(r); }).rfind("--rank-split: ", 0), 0u);
 }
 
 TEST(Requests, BoundRunsTheChannelLoad) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <sstream>
 
 #include "option_table.hpp"
@@ -232,7 +233,7 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
     }
     return false;
   };
-  std::size_t free_words = 0;
+  std::vector<std::size_t> free_at;  // where the command line's positional words are in `tail`
   for (std::size_t i = 0; i < tail.size(); ++i) {
     const std::string& w = tail[i];
     if (w.size() > 1 && w[0] == '-') {
@@ -246,22 +247,31 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
       if (o && o->get_expected_max() > 0) ++i;  // its value
       continue;
     }
-    ++free_words;
+    free_at.push_back(i);
   }
+  const std::size_t free_words = free_at.size();
   const bool strict = std::find(tail.begin(), tail.end(), "--strict-config") != tail.end();
   std::vector<std::string> positional, named, skipped;
+  std::map<const CLI::Option*, std::vector<std::string>> positional_of;  // the config's, per positional
   for (const auto& [key, value] : j.items()) {
     if (value.is_null()) continue;
     // Dashed and snake_case keys alike: "buffer_words" is --buffer-words.
     std::string dashed = key;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     const CLI::Option* o = sub->get_option_no_throw("--" + dashed);
-    // The topology positional is "topology" (run, sweep, os, bound) or "spec" (topo, route,
-    // partition): either name fills either.
-    const std::string other_name = dashed == "topology" ? "spec" : dashed == "spec" ? "topology" : "";
+    // A positional topology ("spec", "host") seeds the option --topology (app sort, stencil, run).
+    if (o == nullptr && (dashed == "spec" || dashed == "host")) o = sub->get_option_no_throw("--topology");
+    // The topology positional is "topology" (run, sweep, os, bound), "spec" (topo, route,
+    // partition) or "host" (embed): each name fills the others.
+    auto topology_alias = [&]() -> const CLI::Option* {
+      if (dashed != "topology" && dashed != "spec" && dashed != "host") return nullptr;
+      for (const char* name : {"topology", "spec", "host"})
+        if (const CLI::Option* x = sub->get_option_no_throw(name)) return x;
+      return nullptr;
+    };
     const bool is_pos = o == nullptr &&
                         ((o = sub->get_option_no_throw(key)) != nullptr || (o = sub->get_option_no_throw(dashed)) != nullptr ||
-                         (!other_name.empty() && (o = sub->get_option_no_throw(other_name)) != nullptr)) &&
+                         (o = topology_alias()) != nullptr) &&
                         o->get_lnames().empty() && o->get_snames().empty();
     const bool reserved = dashed == "config" || dashed == "help" || dashed == "strict-config";
     if (o == nullptr || reserved) {
@@ -281,15 +291,15 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
       continue;
     }
     if (is_pos) {
-      if (free_words > 0) continue;  // the command line gives the positionals
+      std::vector<std::string>& words = positional_of[o];
       if (value.is_array())
-        for (const auto& v : value) positional.push_back(word_of(v, key));
+        for (const auto& v : value) words.push_back(word_of(v, key));
       else
-        positional.push_back(word_of(value, key));
+        words.push_back(word_of(value, key));
       continue;
     }
     if (given_option(o)) continue;
-    const std::string flag = "--" + dashed;
+    const std::string flag = "--" + key_of(o);
     if (value.is_boolean()) {
       if (o->get_expected_max() != 0)
         throw usage_error(fmt::format("--config: '{}' takes a value, not true/false", key));
@@ -312,6 +322,31 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
     std::fprintf(stderr, "rica: --config: skipped %zu key%s that 'rica %s' does not take: %s (--strict-config refuses "
                  "them)\n", skipped.size(), skipped.size() == 1 ? "" : "s", path.c_str(),
                  fmt::format("{}", fmt::join(skipped, ", ")).c_str());
+  // The positionals, in their order: with no positional word on the command line, the config's;
+  // when the command line gives exactly those the config lacks (`route 0 5` seeded with a
+  // topology), the config's in their places and the command line's words in the others;
+  // otherwise the command line gives them all.
+  std::vector<const CLI::Option*> slots;
+  for (const CLI::Option* x : sub->get_options())
+    if (x->get_lnames().empty() && x->get_snames().empty() && x->get_expected_max() > 0) slots.push_back(x);
+  const bool one_each = std::all_of(slots.begin(), slots.end(), [&](const CLI::Option* x) {
+    const auto it = positional_of.find(x);
+    return x->get_expected_max() == 1 && (it == positional_of.end() || it->second.size() == 1);
+  });
+  bool interleave = false;
+  if (free_words > 0 && one_each && !positional_of.empty())
+    interleave = free_words + positional_of.size() == slots.size();
+  if (free_words == 0 || interleave) {
+    std::size_t next = 0;
+    for (const CLI::Option* x : slots) {
+      if (const auto it = positional_of.find(x); it != positional_of.end())
+        positional.insert(positional.end(), it->second.begin(), it->second.end());
+      else if (interleave)
+        positional.push_back(tail[free_at[next++]]);
+    }
+  }
+  if (interleave)  // the command line's positional words now stand in `positional`
+    for (auto i = free_at.rbegin(); i != free_at.rend(); ++i) tail.erase(tail.begin() + static_cast<std::ptrdiff_t>(*i));
   std::vector<std::string> out(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(start));
   out.insert(out.end(), positional.begin(), positional.end());
   out.insert(out.end(), tail.begin(), tail.end());

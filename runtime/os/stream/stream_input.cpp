@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -175,6 +176,11 @@ JobStream poisson_stream(const std::string& spec) {
 JobStream job_stream(const std::string& spec, const std::string& what) {
   if (spec.rfind("poisson:", 0) == 0 || spec == "poisson") return poisson_stream(spec);
   if (spec.empty()) throw usage_error(what + ": give an SWF file or poisson:jobs=N,rate=R,size=A:B,length=L");
+  // A misspelt generator ("poisso:jobs=2") is not taken for a missing file.
+  const std::string head = spec.substr(0, spec.find(':'));
+  if (const std::string near = nearest_name(head, {"poisson"}); !near.empty() && !std::filesystem::exists(spec))
+    throw usage_error(fmt::format("{}: unknown job stream {}; did you mean '{}'? give an SWF file or "
+                                  "poisson:jobs=N,rate=R,size=A:B,length=L", what, quote_input(head), near));
   return load_swf(spec);
 }
 
@@ -191,9 +197,8 @@ const Entry& find_entry(const std::vector<Entry>& r, const std::string& name, co
     valid += (valid.empty() ? "" : ", ") + e.name;
     names.push_back(e.name);
   }
-  const std::string near = nearest_name(name, names);  // rica/suggest.hpp, as every registry
-  throw usage_error(fmt::format("{}: unknown {} {}{}; valid: {}", option, kind, quote_input(name),
-                                near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near), valid));
+  // rica/suggest.hpp: the nearest name and the valid ones, as every registry's refusal.
+  throw usage_error(fmt::format("{}: unknown {} {}{}", option, kind, quote_input(name), valid_names_tail(name, names, valid)));
 }
 
 struct AllocEntry {
