@@ -22,10 +22,10 @@ expect_in() {  # needle description args...
 check_exit 0 "list" list
 # A misspelt subcommand or option: the nearest name is suggested (issue 27).
 check_exit 2 "misspelt subcommand" rnu torus:4x4
-expect_in "did you mean 'run'?" "misspelt subcommand suggests run" rnu torus:4x4
+expect_in "unknown subcommand 'rnu' of 'rica'; did you mean 'run'?" "misspelt subcommand suggests run" rnu torus:4x4
 check_exit 2 "misspelt option" run torus:4x4 --engien cycle
-expect_in "did you mean '--engine' for '--engien'?" "misspelt option suggests --engine" run torus:4x4 --engien cycle
-expect_in "did you mean '--rate' for '--rat'?" "misspelt option with a value" run torus:4x4 --rat=0.1
+expect_in "unknown option '--engien' of 'rica run'; did you mean '--engine'? (rica run --help)" "misspelt option suggests --engine" run torus:4x4 --engien cycle
+expect_in "unknown option '--rat' of 'rica run'; did you mean '--rate'?" "misspelt option with a value" run torus:4x4 --rat=0.1
 check_exit 0 "topo default" topo
 check_exit 0 "topo json" topo cccb:n=3 --json -
 check_exit 0 "route" route cccb:n=4 0 1023

@@ -39,10 +39,13 @@ for top in $(subcommands); do
 done
 for c in "${leaves[@]}"; do
   read -r -a w <<< "$c"
-  refused "did you mean '--quiet' for '--quite'" "rica $c --quite" "${w[@]}" --quite
+  path="rica ${w[0]}"; case "${w[0]}" in app|plot) path="$path ${w[1]}";; esac
+  refused "unknown option '--quite' of '$path'; did you mean '--quiet'? ($path --help)" "rica $c --quite" "${w[@]}" --quite
 done
-refused "did you mean 'run'?" "misspelt subcommand" rnu torus:4x4
-refused "did you mean 'links'?" "misspelt plot kind" plot lniks x.json
+refused "unknown subcommand 'rnu' of 'rica'; did you mean 'run'? (rica --help)" "misspelt subcommand" rnu torus:4x4
+refused "unknown subcommand 'lniks' of 'rica plot'; did you mean 'links'? (rica plot --help)" "misspelt plot kind" \
+  plot lniks x.json
+refused "unexpected arguments 'x' 'y' of 'rica list' (rica list --help)" "words no positional takes" list x y
 
 # ---- 2. a misspelt registry name: the nearest name of the registry, then the accepted ones ----
 refused "unknown topology 'torsu'; did you mean 'torus'? valid:" "topo" topo torsu:4x4

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api.hpp"
 #include "commands.hpp"
@@ -105,10 +106,53 @@ std::string repeated_option(CLI::App& app, const std::vector<std::string>& args)
   return "";
 }
 
-/// The one-line refusal of a command line CLI11 refused (what follows "rica: error: ").
+/// "rica run", "rica app sort": the chosen subcommand as typed ("rica" when none was recognised).
+std::string command_path(CLI::App& app) {
+  std::vector<std::string> names;
+  for (CLI::App* a = &app; !a->get_subcommands().empty();) {
+    a = a->get_subcommands().front();
+    names.push_back(a->get_name());
+  }
+  return fmt::format("rica{}{}", names.empty() ? "" : " ", fmt::join(names, " "));
+}
+
+/// The one-line refusal of a command line CLI11 refused (what follows "rica: error: "): an unknown
+/// option or subcommand named with the nearest one, e.g. "unknown option '--engien' of 'rica run';
+/// did you mean '--engine'? (rica run --help)"; otherwise CLI11's words and the help to read.
 std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
   if (std::string own = repeated_option(app, args); !own.empty()) return own;
-  return fmt::format("{}{} (see rica --help)", e.what(), command_hint(app, args));
+  const std::string path = command_path(app);
+  CLI::App* leaf = chosen_leaf(app);
+  const auto subs = leaf->get_subcommands([](CLI::App*) { return true; });
+  if (!subs.empty()) {  // no (inner) subcommand recognised: the first free word after the chosen one
+    auto a = args.begin();
+    if (leaf != &app) a = std::find(args.begin(), args.end(), leaf->get_name()) + 1;
+    for (; a < args.end(); ++a) {
+      if (a->empty() || (*a)[0] == '-') continue;
+      std::vector<std::string> names;
+      for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+      return fmt::format("unknown subcommand {} of '{}'{} ({} --help)", quote_input(*a), path, did_you_mean(*a, names),
+                         path);
+    }
+  } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::Option* o : leaf->get_options())
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    for (const std::string& a : args) {
+      if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+      const std::string given = a.substr(0, a.find('='));
+      if (std::find(names.begin(), names.end(), given) != names.end()) continue;
+      return fmt::format("unknown option {} of '{}'{} ({} --help)", quote_input(given), path,
+                         did_you_mean(given, names), path);
+    }
+    // Words no positional takes, in the order given.
+    std::vector<std::string> quoted;
+    for (const std::string& w : app.remaining(true)) quoted.push_back(quote_input(w));
+    if (!quoted.empty())
+      return fmt::format("unexpected argument{} {} of '{}' ({} --help)", quoted.size() == 1 ? "" : "s",
+                         fmt::join(quoted, " "), path, path);
+  }
+  return fmt::format("{}{} (see {} --help)", e.what(), command_hint(app, args), path);
 }
 
 }  // namespace
