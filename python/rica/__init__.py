@@ -335,7 +335,9 @@ def embed(guest, host, **options):
 
 def experiment(name, **options):
     """`rica experiment NAME` (`rica experiment --list`: mdce-1024, rwc1, saturation, partition16, modern,
-    ...; `rica experiment --help`): the table, set-up and configuration; out="DIR" keeps the CSVs and figures."""
+    faults, ...; `rica experiment --help`) as the library's typed request (rica/request/experiment.hpp),
+    with the CLI's checks: the report (table, set-up and configuration); out="DIR" keeps the CSVs and
+    figures (no_plot=True: no figures)."""
     return _request("experiment", [name], options, has_out=True)
 
 

@@ -8,8 +8,8 @@
 // and get the same checks. Implemented in rica::experiments (apps/experiments/experiment_request.cpp,
 // faults_experiment.cpp), which holds the set-ups.
 //
-// Thread-safety: validate() and run() may be called from any one thread at a time; run() runs its
-// sweeps on oneTBB and calls the progress hooks from one thread at a time.
+// Thread-safety: one validate() or run() at a time (a run uses the host's cores: its sweeps run
+// several runs at once, each on oneTBB); run() calls the progress hooks from one thread at a time.
 
 #include <cstddef>
 #include <cstdint>
