@@ -355,7 +355,7 @@ PYBIND11_MODULE(_rica, m) {
       py::arg("args"), "rica os-stream ARGS --json: the runs' measures, per job");
   // The analysis commands as typed library requests (rica/request/): the CLI's parsers and checks.
   for (const auto& [name, fn] : {std::pair{"embed", &rica::cli::embed_json}, std::pair{"partition", &rica::cli::partition_json},
-                                 std::pair{"bound", &rica::cli::bound_json}})
+                                 std::pair{"bound", &rica::cli::bound_json}, std::pair{"experiment", &rica::cli::experiment_json}})
     m.def(
         name, [fn](const std::vector<std::string>& args) { return to_python(interruptible([&] { return fn(args); })); },
         py::arg("args"), (std::string("rica ") + name + " ARGS --json: the figures with configuration and provenance").c_str());

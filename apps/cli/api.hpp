@@ -54,6 +54,10 @@ nlohmann::json os_stream_json(const std::vector<std::string>& args);
 nlohmann::json embed_json(const std::vector<std::string>& args);
 nlohmann::json partition_json(const std::vector<std::string>& args);
 nlohmann::json bound_json(const std::vector<std::string>& args);
+/// `rica experiment NAME ARGS` without --json/--quiet/--progress/--list: the request
+/// (rica/request/experiment.hpp) run, its files written to --out (and its figures unless
+/// --no-plot), and the JSON `--json` writes. Refusals as the CLI's; Ctrl-C: rica::interrupted.
+nlohmann::json experiment_json(const std::vector<std::string>& args);
 
 /// Any subcommand in this process: `args` as after "rica" (the subcommand first), --config
 /// merged as on the command line. What the command writes (--json FILE, --out DIR) is the result;

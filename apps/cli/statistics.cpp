@@ -10,14 +10,6 @@
 
 namespace rica::cli {
 
-void check_seeds(std::uint64_t seed, unsigned seeds) {
-  if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
-    throw usage_error(fmt::format("--seed/--seeds: --seed {} with --seeds {} runs past the largest seed {} (the "
-                                  "last run would wrap to seed {}); give --seed at most {} or fewer --seeds",
-                                  seed, seeds, std::numeric_limits<std::uint64_t>::max(), seed + (seeds - 1),
-                                  std::numeric_limits<std::uint64_t>::max() - (seeds - 1)));
-}
-
 double student_t95(std::size_t df) {
   static constexpr double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                                  2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,

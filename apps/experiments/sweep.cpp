@@ -15,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -211,6 +212,14 @@ void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string
                           : static_cast<unsigned>(parse_uint(s.substr(c + 1), option + " (SPREAD, below MEAN)", 0, mean - 1));
   cfg.packet_words = mean;
   cfg.packet_spread = spread;
+}
+
+void check_seeds(std::uint64_t seed, unsigned seeds) {
+  if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
+    throw usage_error(fmt::format("--seed/--seeds: --seed {} with --seeds {} runs past the largest seed {} (the "
+                                  "last run would wrap to seed {}); give --seed at most {} or fewer --seeds",
+                                  seed, seeds, std::numeric_limits<std::uint64_t>::max(), seed + (seeds - 1),
+                                  std::numeric_limits<std::uint64_t>::max() - (seeds - 1)));
 }
 
 std::string csv_field(const std::string& text) { return report::csv_field(text); }

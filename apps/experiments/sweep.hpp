@@ -67,6 +67,10 @@ std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const Engin
 /// usage_error naming `option`. The one rate-list parser of the CLI (apps/cli/options.hpp).
 std::vector<double> parse_rates(const std::string& text, const std::string& option = "--rates");
 
+/// Refuses (usage_error naming --seed/--seeds) seeds whose last, seed + seeds - 1, does not fit in
+/// 64 bits: the runs would wrap to seed 0. Every command with --seeds calls it before its runs.
+void check_seeds(std::uint64_t seed, unsigned seeds);
+
 /// Sets cfg's link time from "degree" (in+out degree of the sender), "words" (one cycle per word)
 /// or cycles in [1, defaults::limits::link_cycles]. usage_error naming `option` otherwise (0
 /// included). The one --link-cycles parser of the CLI.

@@ -261,14 +261,23 @@ def _command(command, positional, options, has_out=False):
         _shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _request(command, positional, options):
+def _request(command, positional, options, has_out=False):
     """`rica COMMAND positional --options` as the library's typed request (rica/request/), its JSON
-    report (`--json`) as the result."""
+    report (`--json`) as the result. With has_out and no out=, the files go to a temporary
+    directory, removed afterwards (and no figures unless no_plot=False)."""
     _no_quiet(options)
     if options.get("json") not in (None, False):
         raise RicaError("json: the result is the JSON report (write it with json.dump)")
-    words = _argv(positional, options)
-    return CommandResult(command, words, 0, getattr(_rica, command)(words), None)
+    out = options.get("out")
+    if not has_out or out is not None:
+        words = _argv(positional, options)
+        return CommandResult(command, words, 0, getattr(_rica, command)(words), out)
+    tmp = _tempfile.mkdtemp(prefix=f"rica-{command}-")
+    try:
+        words = _argv(positional, dict({"no_plot": True}, **options, out=_os.path.join(tmp, "out")))
+        return CommandResult(command, words, 0, getattr(_rica, command)(words), None)
+    finally:
+        _shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run(topology, *, trace=False, **options):
@@ -332,8 +341,10 @@ def embed(guest, host, **options):
 
 def experiment(name, **options):
     """`rica experiment NAME` (`rica experiment --list`: mdce-1024, rwc1, saturation, partition16, modern,
-    ...; `rica experiment --help`): the table, set-up and configuration; out="DIR" keeps the CSVs and figures."""
-    return _command("experiment", [name], options, has_out=True)
+    faults, ...; `rica experiment --help`) as the library's typed request (rica/request/experiment.hpp),
+    with the CLI's checks: the report (table, set-up and configuration); out="DIR" keeps the CSVs and
+    figures (no_plot=True: no figures)."""
+    return _request("experiment", [name], options, has_out=True)
 
 
 def bound(topologies, **options):

@@ -1,28 +1,23 @@
 // `rica experiment faults` (docs/faults.md): throughput and latency of the papers' 1,024-PE
 // networks against the number of failed links (0, 1, 2, 4, 8, 16; rerouted by the generic
-// tables), and the de Bruijn network's spare per necklace against failed PEs.
-#include "faults_experiment.hpp"
-
+// tables), and the de Bruijn network's spare per necklace against failed PEs. A kind of
+// request::Experiment (rica/request/experiment.hpp): its checks, its runs and its files.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
 #include <cmath>
-#include <thread>
+#include <memory>
 
 #include "experiment.hpp"
-#include "options.hpp"
+#include "experiment_plan.hpp"
 #include "rica/channel_load.hpp"
 #include "rica/faults.hpp"
-#include "rica/io.hpp"
 #include "rica/registry.hpp"
 #include "rica/report.hpp"
 #include "sweep.hpp"
 
-namespace rica::cli {
+namespace rica::experiments::faults {
 namespace {
-
-using namespace rica::experiments;
 
 /// One network state: a base network with K failed links or PEs.
 struct Case {
@@ -63,25 +58,14 @@ Topology connected(const Topology& base, const std::string& spec, std::uint64_t 
   throw usage_error(fmt::format("experiment faults: '{}' disconnects {} for 100 seeds", spec, base.spec()));
 }
 
-}  // namespace
-
-void faults_experiment(const FaultsExperimentOptions& o) {
-  EngineConfig cfg = engine_config(setup_by_name("mdce-1024"));  // the papers' 1,024-PE model
-  cfg.cycles = o.cycles ? *o.cycles : o.quick ? 1000 : 2000;
-  cfg.warmup = cfg.cycles / 5;
-  cfg.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  cfg.seed = o.seed;
-  validate(cfg);
-  const unsigned parallel = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
-  const std::string out = o.out.empty() ? "out/experiments/faults" : o.out;
-  std::vector<Output> outputs = dir_outputs(out, {"points.csv", "table.md", "table.json", "config.json"});
-  outputs.push_back({"--json", o.json});
-  check_distinct_outputs(outputs);
-  prepare_output_dir(out, "--out");
-  for (const char* f : {"points.csv", "table.md", "table.json", "config.json"}) check_output_file(out + "/" + f, "--out");
-
+/// The runs of every network state (cases), in case order.
+struct Runs {
   std::vector<Case> cases;
   std::vector<SweepJob> jobs;
+};
+
+Runs plan_runs(const EngineConfig& cfg) {
+  Runs r;
   auto add = [&](Case c, const Topology& t, double bound) {
     c.classes = t.buffer_classes();
     if (const auto* f = std::get_if<FaultyTopology>(&t.variant())) {
@@ -91,16 +75,16 @@ void faults_experiment(const FaultsExperimentOptions& o) {
     // Latency at a quarter of the intact network's channel-load bound; saturation throughput as
     // the accepted rate when every PE offers a packet every cycle (sources throttled by their queue).
     c.low_rate = std::round(0.25 * bound * 1e4) / 1e4;
-    c.job_low = jobs.size();
-    jobs.push_back({c.network, t, "uniform", c.low_rate, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
-    c.job_high = jobs.size();
-    jobs.push_back({c.network, t, "uniform", 1.0, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
+    c.job_low = r.jobs.size();
+    r.jobs.push_back({c.network, t, "uniform", c.low_rate, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
+    c.job_high = r.jobs.size();
+    r.jobs.push_back({c.network, t, "uniform", 1.0, cfg.seed, false, defaults::traffic::backlog, Routing::deterministic, ""});
     for (double f : grid_factors) {
-      c.job_grid.push_back(jobs.size());
-      jobs.push_back({c.network, t, "uniform", std::round(f * bound * 1e4) / 1e4, cfg.seed, false,
-                      defaults::traffic::backlog, Routing::deterministic, ""});
+      c.job_grid.push_back(r.jobs.size());
+      r.jobs.push_back({c.network, t, "uniform", std::round(f * bound * 1e4) / 1e4, cfg.seed, false,
+                        defaults::traffic::backlog, Routing::deterministic, ""});
     }
-    cases.push_back(std::move(c));
+    r.cases.push_back(std::move(c));
   };
   for (const auto& [label, spec] : networks()) {
     const Topology base = TopologyRegistry::parse(spec);
@@ -134,22 +118,19 @@ void faults_experiment(const FaultsExperimentOptions& o) {
       add(c, t, bound);
     }
   }
-  if (!o.quiet)
-    fmt::print(stderr, "rica experiment faults: {} network states, {} runs of {} cycles, {} at a time\n", cases.size(),
-               jobs.size(), cfg.cycles, parallel);
-  const auto t0 = std::chrono::steady_clock::now();
-  Progress bar("runs", jobs.size(), o.quiet, o.progress);
-  const auto points = run_sweep(jobs, cfg, parallel, [&](std::size_t done, std::size_t, const SweepPoint& p) {
-    bar.update(done, fmt::format("{} rate {:.4g}: accepted {:.4f}, latency {:.1f}", p.network, p.rate, p.accepted,
-                                 p.latency_mean));
-  });
-  bar.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
 
-  // Table: per case, latency at low load and saturation throughput, relative to the intact network.
-  std::string csv =
-      "network,spec,series,failed,routing,fault_seed,buffer_classes,spares_used,failed_pes,low_rate,latency_mean,"
-      "latency_p99,hops_mean,saturation_throughput,saturation_rate,accepted_at_rate_1,faults\n";
+const char* const points_header =
+    "network,spec,series,failed,routing,fault_seed,buffer_classes,spares_used,failed_pes,low_rate,latency_mean,"
+    "latency_p99,hops_mean,saturation_throughput,saturation_rate,accepted_at_rate_1,faults\n";
+
+/// points.csv, table.md and table.json: per case, latency at low load and saturation throughput,
+/// relative to the intact network.
+Made make_files(const Runs& runs, const std::vector<SweepPoint>& points, const EngineConfig& cfg, unsigned parallel,
+                double wall) {
+  Made m;
+  m.points = points_header;
   std::string md = fmt::format(
       "# Faults on the papers' 1,024-PE networks\n\n"
       "`rica experiment faults` (docs/faults.md): uniform traffic on the cycle engine, the MDCE paper's model (link "
@@ -162,10 +143,9 @@ void faults_experiment(const FaultsExperimentOptions& o) {
       "PE offers a packet every cycle, past saturation (the tori lose throughput there). \"0 (tables)\": the intact "
       "network routed by the rerouting tables.\n\n",
       cfg.cycles, cfg.warmup, cfg.seed, cfg.seed, fmt::join(grid_factors, ", "));
-  nlohmann::json table = nlohmann::json::array();
   std::string last;
-  double lat0 = 0, thr0 = 0;
-  for (const Case& c : cases) {
+  double thr0 = 0;
+  for (const Case& c : runs.cases) {
     const SweepPoint& lo = points[c.job_low];
     const SweepPoint& at1 = points[c.job_high];
     const SweepPoint* best = &at1;
@@ -173,16 +153,16 @@ void faults_experiment(const FaultsExperimentOptions& o) {
       if (points[j].accepted > best->accepted) best = &points[j];
     const SweepPoint& hi = *best;
     const std::string routing = c.tables ? "tables" : c.failed == 0 ? "base" : "tables";
-    csv += report::csv_row({c.network, c.spec, c.series, std::to_string(c.failed), routing, std::to_string(c.fault_seed),
-                            std::to_string(c.classes), std::to_string(c.replaced), std::to_string(c.still_failed),
-                            fmt::format("{}", c.low_rate), fmt::format("{:.3f}", lo.latency_mean),
-                            fmt::format("{:.1f}", lo.latency_p99), fmt::format("{:.4f}", lo.hops_mean),
-                            fmt::format("{:.5f}", hi.accepted), fmt::format("{}", hi.rate),
-                            fmt::format("{:.5f}", at1.accepted), c.faults.empty() ? "none" : c.faults});
+    m.points += report::csv_row({c.network, c.spec, c.series, std::to_string(c.failed), routing,
+                                 std::to_string(c.fault_seed), std::to_string(c.classes), std::to_string(c.replaced),
+                                 std::to_string(c.still_failed), fmt::format("{}", c.low_rate),
+                                 fmt::format("{:.3f}", lo.latency_mean), fmt::format("{:.1f}", lo.latency_p99),
+                                 fmt::format("{:.4f}", lo.hops_mean), fmt::format("{:.5f}", hi.accepted),
+                                 fmt::format("{}", hi.rate), fmt::format("{:.5f}", at1.accepted),
+                                 c.faults.empty() ? "none" : c.faults});
     const std::string head = c.network + c.series;
     if (head != last) {
       last = head;
-      lat0 = lo.latency_mean;
       thr0 = hi.accepted;
       md += fmt::format("\n## {} ({}), failed {}\n\n", c.network, c.spec, c.series == "links" ? "links" : "PEs");
       md += c.series == "links"
@@ -199,41 +179,70 @@ void faults_experiment(const FaultsExperimentOptions& o) {
     else
       md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.3f} | {:.4f} | {} | {:.4f} |\n", k, c.replaced,
                         c.still_failed, c.classes, lo.latency_mean, lo.hops_mean, hi.accepted, rel, at1.accepted);
-    (void)lat0;
-    table.push_back({{"network", c.network},       {"spec", c.spec},           {"series", c.series},
-                     {"failed", c.failed},         {"routing", routing},       {"fault_seed", c.fault_seed},
-                     {"buffer_classes", c.classes}, {"spares_used", c.replaced}, {"failed_pes", c.still_failed},
-                     {"low_rate", c.low_rate},     {"latency_mean", lo.latency_mean},
-                     {"latency_p99", lo.latency_p99}, {"hops_mean", lo.hops_mean},
-                     {"saturation_throughput", hi.accepted}, {"saturation_rate", hi.rate},
-                     {"accepted_at_rate_1", at1.accepted}, {"faults", c.faults}});
+    m.table.push_back({{"network", c.network},       {"spec", c.spec},           {"series", c.series},
+                       {"failed", c.failed},         {"routing", routing},       {"fault_seed", c.fault_seed},
+                       {"buffer_classes", c.classes}, {"spares_used", c.replaced}, {"failed_pes", c.still_failed},
+                       {"low_rate", c.low_rate},     {"latency_mean", lo.latency_mean},
+                       {"latency_p99", lo.latency_p99}, {"hops_mean", lo.hops_mean},
+                       {"saturation_throughput", hi.accepted}, {"saturation_rate", hi.rate},
+                       {"accepted_at_rate_1", at1.accepted}, {"faults", c.faults}});
   }
+  if (m.table.is_null()) m.table = nlohmann::json::array();
   md += fmt::format("\n{} runs in {:.0f} s ({} at a time). Figures: faults.png (links), spares.png (de Bruijn "
                     "spares).\n",
-                    jobs.size(), wall, parallel);
-  write_text_file(out + "/points.csv", csv, "--out");
-  write_text_file(out + "/table.md", md, "--out");
-  write_text_file(out + "/table.json", table.dump(2) + "\n", "--out");
-  nlohmann::json options = option_config(o.cmd);
-  options["threads"] = cfg.threads;
-  options["cycles"] = cfg.cycles;
-  nlohmann::json config = provenance(options, cfg.seed, cfg.threads);
-  config["model"] = {{"link_cycles", "degree"}, {"buffer_words", cfg.buffer_words}, {"packet_words", cfg.packet_words},
-                     {"packet_spread", cfg.packet_spread}, {"arbitration", to_string(cfg.arbitration)},
-                     {"cycles", cfg.cycles}, {"warmup", cfg.warmup}};
-  config["runs"] = jobs.size();
-  config["wall_s"] = wall;
-  write_text_file(out + "/config.json", config.dump(2) + "\n", "--out");
-  if (!o.json.empty()) {
-    nlohmann::json j = config;
-    j["table"] = table;
-    write_json(o.json, j);
-  }
-  if (show_text(o.quiet, o.json)) {
-    fmt::print("{}", md);
-    fmt::print("\nexperiment written to {}\n", out);
-  }
-  if (!o.no_plot) run_plot_script("plot_faults.py", {out + "/points.csv", "--out", out});
+                    runs.jobs.size(), wall, parallel);
+  m.files = {{"table.md", md}, {"table.json", m.table.dump(2) + "\n"}};
+  m.text = md;
+  return m;
 }
 
-}  // namespace rica::cli
+}  // namespace
+
+std::string list_entry() {
+  return fmt::format("{:<11} {}\n            source: {}\n", name,
+                     "throughput and latency against failed links (0..16) on 1,024-PE networks; de Bruijn spares",
+                     "docs/faults.md (M_{x+x} §4 table rerouting, de Bruijn §3 spare per necklace)");
+}
+
+std::vector<std::string> files() { return {"points.csv", "table.md", "table.json", "config.json"}; }
+
+Plan prepare(const request::Experiment& r, bool planned) {
+  // Its own shape: failed links on the x axis, its own networks and fault draws.
+  if (!r.networks.empty() || !r.patterns.empty() || r.seeds)
+    throw usage_error("experiment faults: --networks, --patterns and --seeds do not apply");
+  if (!r.faults.empty())
+    throw usage_error("experiment faults: --faults does not apply (the experiment fails 0, 1, 2, 4 ... links itself)");
+  Plan p;
+  p.cfg = engine_config(setup_by_name("mdce-1024"));  // the papers' 1,024-PE model
+  resolve_run(p.cfg, r, r.quick ? 1000 : 2000);
+  p.cfg.warmup = p.cfg.cycles / 5;
+  validate(p.cfg);
+  p.parallel = runs_at_once(r, p.cfg);
+  if (!planned) return p;
+  auto runs = std::make_shared<const Runs>(plan_runs(p.cfg));
+  p.jobs = runs->jobs;
+  p.scope = fmt::format("{} network states", runs->cases.size());
+  p.points_header = points_header;
+  const EngineConfig cfg = p.cfg;
+  const unsigned parallel = p.parallel;
+  p.make = [runs, cfg, parallel](const std::vector<SweepPoint>& points, double wall, const std::string& out,
+                                 const nlohmann::json& provenance) {
+    Made m = make_files(*runs, points, cfg, parallel, wall);
+    m.config = provenance;
+    m.config["model"] = {{"link_cycles", "degree"}, {"buffer_words", cfg.buffer_words},
+                         {"packet_words", cfg.packet_words}, {"packet_spread", cfg.packet_spread},
+                         {"arbitration", to_string(cfg.arbitration)}, {"cycles", cfg.cycles}, {"warmup", cfg.warmup}};
+    m.config["runs"] = runs->jobs.size();
+    m.config["wall_s"] = wall;
+    m.files.emplace_back("config.json", m.config.dump(2) + "\n");
+    m.report = m.config;
+    m.report["table"] = m.table;
+    m.text += fmt::format("\nexperiment written to {}\n", out);
+    m.plot_script = "plot_faults.py";
+    m.plot_args = {out + "/points.csv", "--out", out};
+    return m;
+  };
+  return p;
+}
+
+}  // namespace rica::experiments::faults
