@@ -152,7 +152,7 @@ Checked check(const Os& r) {
 }
 
 /// printf's formatting, for the console table's columns (its widths and %g are the CLI's).
-std::string printf_text(const char* format, ...) {
+__attribute__((format(printf, 1, 2))) std::string printf_text(const char* format, ...) {
   va_list args, copy;
   va_start(args, format);
   va_copy(copy, args);
