@@ -113,6 +113,24 @@ VARIANTS = [(n, t, "speculative", [], SPECULATIVE) for n, t in CASES] + [
     # so the two classes of one input port may both move; BookSim2 reads one flit per input port per
     # cycle (input_speedup 1). The same BookSim2 with one crossbar input per VC:
     ("torus", "bitcomp", "speculative-speedup2", [], dict(SPECULATIVE, input_speedup=2)),
+    # BookSim2 picks a ring's VC partition once, on entering the ring (1: the path wraps, 0: it does
+    # not; per direction); rica's class is a function of the rest of the path at every hop. The same
+    # BookSim2 choosing the partition at every hop from the rest of the path (one condition):
+    ("torus", "bitcomp", "speculative-dateline", [], dict(SPECULATIVE, binary="dateline")),
+    # Four times the storage per VC, the VCs unchanged (the storage of num_vcs = 8 below):
+    ("torus", "bitcomp", "speculative-buf32", [], dict(SPECULATIVE, vc_buf_size=4 * BUFFER)),
+    # Four VCs per partition: packets entering a channel need not take turns for one output VC.
+    ("torus", "bitcomp", "speculative-vcs8", [], dict(SPECULATIVE, num_vcs=8)),
+    # UGAL (threshold 0, intermediate group) weighing the queues by the paths' router hops as rica
+    # does, not 1 : 2 (booksim-ugal-hops.patch):
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-hops", [], dict(SPECULATIVE, binary="ugal0gh")),
+    # ... with 4 VCs per UGAL phase (booksim-ugal-vcs.patch; with num_vcs = 3 it is booksim-ugal0g):
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-vcs12", [], dict(SPECULATIVE, binary="ugal0gv", num_vcs=12)),
+    # ... with 64-flit VCs, and rica with 64 words per buffer class (the same change in both):
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-buf64", ["--buffer-words", str(8 * BUFFER)],
+     dict(SPECULATIVE, binary="ugal0g", vc_buf_size=8 * BUFFER)),
+    ("df-ugal", "uniform", "speculative-buf64", ["--buffer-words", str(8 * BUFFER)],
+     dict(SPECULATIVE, vc_buf_size=8 * BUFFER)),
 ]
 VARIANT_NAMES = {
     "speculative": "BookSim2 `speculative = 1`",
@@ -120,6 +138,16 @@ VARIANT_NAMES = {
     "speculative-ugal0-group": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group (as rica)",
     "speculative-tieplus": "BookSim2 `speculative = 1` and ring ties + (as rica)",
     "speculative-speedup2": "BookSim2 `speculative = 1` and `input_speedup = 2`",
+    "speculative-dateline": "BookSim2 `speculative = 1` and the VC partition chosen at every hop (as rica)",
+    "speculative-buf32": f"BookSim2 `speculative = 1` and `vc_buf_size = {4 * BUFFER}`",
+    "speculative-vcs8": "BookSim2 `speculative = 1` and `num_vcs = 8` (4 VCs per dateline partition)",
+    "speculative-ugal0-group-hops": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, queues weighted "
+                                    "by router hops (as rica)",
+    "speculative-ugal0-group-vcs12": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, `num_vcs = 12` "
+                                     "(4 VCs per phase)",
+    "speculative-ugal0-group-buf64": f"BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group; both tools "
+                                     f"{8 * BUFFER} flits / words per VC / class",
+    "speculative-buf64": f"BookSim2 `speculative = 1`; both tools {8 * BUFFER} flits / words per VC / class",
 }
 
 FIELDS = ["tool", "network", "traffic", "variant", "kind", "offered", "accepted", "latency", "hops", "stable"]
@@ -176,12 +204,23 @@ def rica_run(rica, net, traffic, rate, tmp, extra=(), source_queue=0):
     n = NETWORKS[net]
     t = TRAFFIC[traffic]["rica"].format(nextgroup=os.path.join(tmp, "nextgroup.csv"))
     cmd = [rica, "run", n["rica"], "--traffic", t, "--rate", repr(rate), "--routing", n["routing"],
-           "--source-queue", str(source_queue), "--json", "-"] + RICA_COMMON + list(extra)
+           "--source-queue", str(source_queue), "--json", "-"] + rica_options(extra)
     out = run_limited("rica", net, traffic, rate, cmd, check=True)
     if out is None:
         return None
     j = json.loads(out)
     return dict(accepted=j["throughput"], latency=j["latency_mean"], hops=j["hops_mean"])
+
+
+def rica_options(extra):
+    """RICA_COMMON with a variant's options (pairs OPTION VALUE) replacing those of the same name."""
+    out, extra = list(RICA_COMMON), list(extra)
+    for i in range(0, len(extra), 2):
+        if extra[i] in out:
+            out[out.index(extra[i]) + 1] = extra[i + 1]
+        else:
+            out += extra[i:i + 2]
+    return out
 
 
 def run_limited(tool, net, traffic, rate, cmd, check=False):
@@ -247,7 +286,10 @@ def booksim_run(booksim, net, traffic, rate, sim_type, tmp, over):
 def booksim_points(booksim, tmp, cases, variants, binaries):
     rows = []
     for net, traffic, variant, _, over in [(n, t, "base", [], {}) for n, t in cases] + variants:
-        exe = binaries.get(over.get("binary"), booksim)
+        exe = binaries.get(over["binary"]) if "binary" in over else booksim
+        if not exe:  # that build was not given: its recorded rows stay
+            print(f"booksim {net} {traffic} {variant}: skipped (no --booksim-{over['binary']})", file=sys.stderr)
+            continue
         over = {k: v for k, v in over.items() if k != "binary"}
 
         def point(r, exe=exe, net=net, traffic=traffic, over=over):
@@ -298,10 +340,13 @@ PAGE_HEAD = [
     "    bash scripts/validation/build_booksim.sh /tmp/booksim2 /tmp/booksim-build   # once, from your own clone",
     "    scripts/validation/booksim_compare.py --booksim /tmp/booksim-build/booksim \\",
     "        --booksim-ugal0 /tmp/booksim-build/booksim-ugal0 --booksim-tieplus /tmp/booksim-build/booksim-tieplus \\",
-    "        --booksim-ugal0g /tmp/booksim-build/booksim-ugal0g",
+    "        --booksim-ugal0g /tmp/booksim-build/booksim-ugal0g --booksim-dateline /tmp/booksim-build/booksim-dateline \\",
+    "        --booksim-ugal0gh /tmp/booksim-build/booksim-ugal0gh --booksim-ugal0gv /tmp/booksim-build/booksim-ugal0gv",
     "",
     "which runs both tools and writes this page, the plots and the figures behind them",
-    "(`docs/validation/rica.csv`, `docs/validation/booksim.csv`: one row per run). Without",
+    "(`docs/validation/rica.csv`, `docs/validation/booksim.csv`: one row per run). A BookSim2 variant",
+    "whose build is not given is skipped and its recorded rows kept (`--only` runs named cases and",
+    "variants). Without",
     "`--booksim` the script runs rica only and takes BookSim2's figures from `booksim.csv`, so the page",
     "regenerates where BookSim2 is absent (`--page-only` redraws it from both files). BookSim2 is built",
     "outside the repository and never committed.",
@@ -381,7 +426,8 @@ VARIANT_TEXT = (
     "packets each VC passes a packet every other cycle at most. rica's buffer classes are not "
     "allocated: the route names the class and a packet enters whenever it fits. Turning on "
     "BookSim2's speculative switch allocation (`speculative = 1`, VC and switch allocation in the "
-    "same cycle) is the first change below; rica's figures are the base run's throughout.\n\n"
+    "same cycle) is the first change below; rica's figures are the base run's except where a change "
+    "names both tools.\n\n"
     "**Ties on a ring.** A destination k/2 = 4 hops away is reached the + way by rica and either way "
     "at random by BookSim2's `dim_order_torus`; the random choice balances the two directions, "
     "which raises BookSim2's torus figures under uniform traffic (and transpose, whose "
@@ -391,6 +437,18 @@ VARIANT_TEXT = (
     "arbitration in each cycle, so both classes of one input port may move; BookSim2 reads one flit "
     "per input port per cycle (`input_speedup = 1`). Changing it to 2 moves the torus's bit "
     "complement little, so it is not what separates the tools there (below).\n\n"
+    "**VCs per dateline partition.** Under bit complement every ring distance is odd, and each "
+    "channel of a ring carries packets of one dateline partition only, in both tools: BookSim2 fixes "
+    "a packet's partition on entering the ring (whether its path wraps), rica's class follows the "
+    "rest of the path hop by hop, and on every channel the two agree up to the partition's name. So "
+    "the rule cannot matter, and BookSim2 choosing the partition at every hop as rica does "
+    "(`booksim-dateline`) runs exactly as before: every figure of its curve in `booksim.csv` equals "
+    "the `speculative = 1` run's. Each bottleneck channel (2 packets per offered one, "
+    "hence the bound 0.5) takes the packets of two inputs; in BookSim2 each packet must first be "
+    "allocated the partition's one output VC, which it holds until its tail has crossed the switch, "
+    "so the two inputs take turns for it. With four VCs per partition (`num_vcs = 8`) they need "
+    "not, and BookSim2 comes within 10 % of rica; the same storage without the VCs (`vc_buf_size = "
+    f"{4 * BUFFER}`) changes nothing. rica's buffer class is entered without allocation.\n\n"
     "**UGAL.** BookSim2's `ugal_dragonflynew` leaves the minimal path only when q_min > 2 q_nonmin + "
     "30 flits: with 3 VCs of 8 flits an output holds 24 at most, so as configured it never does, and "
     "its UGAL is its minimal routing (the same saturation on `nextgroup`). rica's UGAL-L has no "
@@ -398,7 +456,14 @@ VARIANT_TEXT = (
     "the load, but it sends a non-minimal packet to a random intermediate *router* and turns "
     "minimal there, where rica's goes to a random intermediate *group* and turns minimal on "
     "entering it; the router costs extra local hops. `booksim-ugal0g` turns minimal on entering "
-    "the intermediate router's group.")
+    "the intermediate router's group. From there, one change at a time: the queues weighed by the "
+    "two paths' router hops as rica weighs them, not 1 : 2 (`booksim-ugal0gh`), barely moves the "
+    "figure, so the weighting is not the cause; four VCs per UGAL phase (`booksim-ugal0gv`, "
+    "`num_vcs = 12`) lowers it; 64-flit VCs bring BookSim2 within 10 % of rica with 64 words per "
+    "class, a depth at which rica's figures hardly change (under uniform traffic, BookSim2's UGAL as "
+    "configured: a port of 3 x 64 flits can exceed its threshold of 30). What remains between the "
+    "two UGALs at 8 flits is thus BookSim2's dependence on the VC depth; which part of its router "
+    "makes its UGAL need the depth is not isolated here.")
 EXPLAINED = {
     ("torus", "hotspot"):
         "ejection: BookSim2 delivers one flit per cycle at a node, so the hot node takes at most "
@@ -407,22 +472,39 @@ EXPLAINED = {
         "each input buffer in a cycle, so its limit is the 4 links into the hot PE, `rica bound torus:8x8 "
         f"--traffic hotspot:fraction={HOT_FRACTION},hot={HOT} --link-cycles 1 --packet-words 1:0` = 0.2303. "
         "On the dragonfly, where a terminal has one link in both tools, the hot spot agrees",
-    ("torus", "bitcomp"):
-        "**not shown**: rica reaches the channel-load bound (`rica bound torus:8x8 --traffic bitcomp "
-        "--link-cycles 1 --packet-words 1:0` = 0.5), BookSim2 {speculative:.4f} with `speculative = 1` "
-        "and {speculative-speedup2:.4f} with `input_speedup = 2` too. No tie is involved (every ring "
-        "distance is odd). Suspected, not isolated here: the dateline VC rule (BookSim2's "
-        "`dor_next_torus` against rica's class by the hops left to the dateline) and the allocator",
-    ("df-ugal", "uniform"):
-        "**not isolated** (12 %): as configured BookSim2's UGAL is its minimal routing ({speculative:.4f} "
-        "with `speculative = 1`, threshold 0 {speculative-ugal0:.4f}); rica's UGAL-L accepts a little "
-        "more than its own minimal routing, which is within 10 % of BookSim2's (the row above)",
-    ("df-ugal", "nextgroup"):
-        "**partly shown**: BookSim2's UGAL is minimal as configured ({speculative:.4f} with "
-        "`speculative = 1`); threshold 0 gives {speculative-ugal0:.4f}, and an intermediate group "
-        "{speculative-ugal0-group:.4f}. Not isolated: the rest of the gap — BookSim2 weighs the queues "
-        "1 : 2, rica by the two paths' router hops (3 : 5 at most)",
 }
+
+# The BookSim2 variants as patch text (build_booksim.sh applies these to a copy of BookSim2's source;
+# the last two are the patch files beside it, applied on top of booksim-ugal0g's changes).
+VARIANT_BUILDS = [
+    ("booksim", "every build", "networks/dragonfly.cpp", ["-#define DRAGON_LATENCY", "+// #define DRAGON_LATENCY"]),
+    ("booksim-ugal0", "UGAL threshold 0", "networks/dragonfly.cpp",
+     ["-  int adaptive_threshold = 30;", "+  int adaptive_threshold = 0;"]),
+    ("booksim-ugal0g", "and minimal on entering the intermediate group", "networks/dragonfly.cpp",
+     ["-  int adaptive_threshold = 30;", "+  int adaptive_threshold = 0;",
+      "-    if( rID == intm_rID){", "+    if( grp_ID == intm_rID / gA ){"]),
+    ("booksim-tieplus", "a ring tie taken +", "routefunc.cpp",
+     ["-\t   ( ( dist2 == 0 ) && ( RandomInt( 1 ) ) ) ) {", "+\t   ( dist2 == 0 ) ) {"]),
+    ("booksim-dateline", "the VC partition chosen at every hop", "routefunc.cpp (`dor_next_torus`)",
+     ["-    if ( (in_port/2) != dim_left ) {", "+    if ( true ) {"]),
+    ("booksim-ugal0gh", "booksim-ugal0g, queues weighted by router hops", "booksim-ugal-hops.patch", None),
+    ("booksim-ugal0gv", "booksim-ugal0g, num_vcs / 3 VCs per phase", "booksim-ugal-vcs.patch", None),
+]
+
+
+def variant_builds():
+    L = ["## The BookSim2 variants", "",
+         "Each build changes BookSim2 (commit `28f43299`) as below, applied by "
+         "`scripts/validation/build_booksim.sh` to a copy of its source; the patch files are beside it.", ""]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name, what, where, lines in VARIANT_BUILDS:
+        L += [f"`{name}` ({what}), {where}:", "", "```diff"]
+        if lines is None:
+            with open(os.path.join(here, where)) as f:
+                lines = [l.rstrip("\n") for l in f if not l.startswith(("--- ", "+++ "))]
+        L += [l.replace("\t", "        ") for l in lines] + ["```", ""]
+    return L[:-1]
+
 
 # ---- The page ------------------------------------------------------------------------------------
 def by_case(rows):
@@ -492,22 +574,24 @@ def write_page(rica_rows, bs_rows, out, figs):
     L += ["", "## Saturation throughput", "", SAT_TEXT, "", "{summary}", "",
           "| network | traffic | BookSim2 | rica | rica / BookSim2 | verdict | at offered load 1: BookSim2, rica |",
           "|---|---|---|---|---|---|---|"]
-    tally = [0, 0, 0]
+    tally, verdicts = [0, 0, 0], {}
     for net, t in CASES:
         sb, sr = saturation(bs[(net, t, "base")]), saturation(rica[(net, t, "base")])
         ratio = sr / sb
         verdict = "within 10 %" if abs(ratio - 1) <= 0.10 else None
         for _, _, v, _, _ in [x for x in VARIANTS if x[:2] == (net, t)]:
             if verdict is None and (net, t, v) in bs:
-                sv = saturation(bs[(net, t, v)])
-                if abs(sr / sv - 1) <= 0.10:
-                    verdict = f"{VARIANT_NAMES[v]}: {sv:.4f}, ratio {sr / sv:.3f}"
+                sv, srv = saturation(bs[(net, t, v)]), saturation(rica.get((net, t, v), rica[(net, t, "base")]))
+                if abs(srv / sv - 1) <= 0.10:
+                    verdict = f"{VARIANT_NAMES[v]}: {sv:.4f}, ratio {srv / sv:.3f}" + \
+                        (f" (rica {srv:.4f})" if srv != sr else "")
         if verdict is None:
             vals = {v: saturation(bs[(net, t, v)]) for _, _, v, _, _ in VARIANTS if (net, t, v) in bs}
             verdict = EXPLAINED.get((net, t), "**not explained**")
             for k, v in sorted(vals.items(), key=lambda kv: -len(kv[0])):
                 verdict = verdict.replace("{" + k + ":.4f}", f"{v:.4f}")
         tally[0 if verdict == "within 10 %" else 1 if verdict.startswith("BookSim2") else 2] += 1
+        verdicts[(net, t)] = verdict
         L.append(f"| {net} | {t} | {sb:.4f} | {sr:.4f} | {ratio:.3f} | {verdict} | "
                  f"{overload(bs[(net, t, 'base')]):.4f}, {overload(rica[(net, t, 'base')]):.4f} |")
     # One-parameter checks
@@ -521,11 +605,18 @@ def write_page(rica_rows, bs_rows, out, figs):
             sr = saturation(rica.get((net, t, v), rica[(net, t, "base")]))
             L.append(f"| {net} | {t} | {VARIANT_NAMES[v]} | {sb:.4f} | {sr:.4f} | {sr / sb:.3f} |")
     i = L.index("{summary}")
+    deep = [f"{n} {t}" for n, t in CASES if verdicts.get((n, t), "").startswith("BookSim2")
+            and "both tools" in verdicts[(n, t)]]
+    rest = [f"{n} {t}" for n, t in CASES if (n, t) in verdicts and not verdicts[(n, t)].startswith("BookSim2")
+            and verdicts[(n, t)] != "within 10 %" and (n, t) not in EXPLAINED]
     L[i] = (f"Of the {len(CASES)} configurations, {tally[0]} agree within 10 % as configured; {tally[1]} agree within "
             "10 % once BookSim2's VC allocation turnaround is removed (`speculative = 1`) and, where the row names "
-            "it, one more difference; the ejection limit of the torus's hot spot is derived; "
-            "the torus's bit complement and the dragonfly's UGAL are not fully isolated (their rows say how far "
-            "each step goes).")
+            "it, one more difference" +
+            (f" ({len(deep)} of them, {', '.join(deep)}, with {8 * BUFFER}-flit / {8 * BUFFER}-word buffers in both "
+             "tools: why BookSim2's UGAL needs the depth is not isolated)" if deep else "") +
+            "; the ejection limit of the torus's hot spot is derived" +
+            (f"; not explained: {', '.join(rest)}" if rest else "") + ".")
+    L += [""] + variant_builds()
     L += ["", "## Curves", ""]
     for net, name in figs:
         L += [f"![{NETWORKS[net]['text']}](validation/{name}.png)", ""]
@@ -540,6 +631,9 @@ def main():
     ap.add_argument("--booksim-ugal0", help="BookSim2 built with its UGAL threshold 0 (build_booksim.sh)")
     ap.add_argument("--booksim-tieplus", help="BookSim2 built with ring ties taken + (build_booksim.sh)")
     ap.add_argument("--booksim-ugal0g", help="BookSim2 built with UGAL threshold 0 and an intermediate group")
+    ap.add_argument("--booksim-dateline", help="BookSim2 built with the ring's VC partition chosen at every hop")
+    ap.add_argument("--booksim-ugal0gh", help="booksim-ugal0g built with UGAL's queues weighted by router hops")
+    ap.add_argument("--booksim-ugal0gv", help="booksim-ugal0g built with num_vcs / 3 VCs per UGAL phase")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT, metavar="SECONDS",
                     help=f"stop a single run of either tool after this long and count it unstable (default {RUN_TIMEOUT})")
@@ -566,7 +660,10 @@ def main():
             if a.booksim:
                 merge_csv(os.path.join(data, "booksim.csv"),
                           booksim_points(a.booksim, tmp, cases, variants, {"ugal0": a.booksim_ugal0, "tieplus": a.booksim_tieplus,
-                                                                      "ugal0g": a.booksim_ugal0g}))
+                                                                      "ugal0g": a.booksim_ugal0g,
+                                                                      "dateline": a.booksim_dateline,
+                                                                      "ugal0gh": a.booksim_ugal0gh,
+                                                                      "ugal0gv": a.booksim_ugal0gv}))
             if not a.booksim_only:
                 merge_csv(os.path.join(data, "rica.csv"), rica_points(a.rica, tmp, cases, variants))
         if TIMED_OUT:

@@ -13,19 +13,29 @@
 #   OUT/booksim-ugal0g that, and UGAL turning minimal on entering the intermediate group (not router),
 #   OUT/booksim-tieplus  with dim_order_torus taking a ring tie (k/2 away) the + way, as rica does,
 #                      instead of at random (the one-parameter checks of docs/validation.md)
+#   OUT/booksim-dateline dor_next_torus choosing the VC partition at every hop from the rest of the
+#                      ring path (rica's class rule), not once on entering the ring
+#   OUT/booksim-ugal0gh  booksim-ugal0g weighing UGAL's queues by the two paths' router hops, as
+#                      rica does, not 1 : 2 (booksim-ugal-hops.patch, beside this script)
+#   OUT/booksim-ugal0gv  booksim-ugal0g taking num_vcs = any multiple of 3, num_vcs / 3 VCs per UGAL
+#                      phase (booksim-ugal-vcs.patch); with num_vcs = 3 it is booksim-ugal0g
 set -euo pipefail
 src=${1:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
 out=${2:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
-for tool in flex bison g++ make; do
+for tool in flex bison g++ make patch; do
   command -v "$tool" >/dev/null || { echo "build_booksim.sh: $tool is missing" >&2; exit 2; }
 done
 [ -f "$src/src/Makefile" ] || { echo "build_booksim.sh: $src is not a booksim2 checkout (no src/Makefile)" >&2; exit 2; }
 mkdir -p "$out"
-build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE
+here=$(cd "$(dirname "$0")" && pwd)
+build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE [PATCH]
   local dir="$out/src-$1"
   rm -rf "$dir" && cp -r "$src/src" "$dir"
   sed -i 's|^#define DRAGON_LATENCY|// #define DRAGON_LATENCY|' "$dir/networks/dragonfly.cpp"
   [ -n "$3" ] && sed -i "$3" "$dir/$2"
+  if [ -n "${4:-}" ]; then
+    patch -s -d "$dir" -p2 <"$here/$4" || { echo "build_booksim.sh: $4 does not apply to $src" >&2; exit 2; }
+  fi
   make -C "$dir" -j"${JOBS:-1}" >"$out/make-$1.log" 2>&1 || { echo "build_booksim.sh: make failed, see $out/make-$1.log" >&2; exit 2; }
   cp "$dir/booksim" "$out/$1"
 }
@@ -40,4 +50,11 @@ grep -q 'grp_ID == intm_rID / gA' "$out/src-booksim-ugal0g/networks/dragonfly.cp
 build booksim-tieplus routefunc.cpp 's|( ( dist2 == 0 ) \&\& ( RandomInt( 1 ) ) ) ) {$|( dist2 == 0 ) ) {|'
 grep -q '( dist2 == 0 ) ) {$' "$out/src-booksim-tieplus/routefunc.cpp" ||
   { echo "build_booksim.sh: the ring tie rule was not found in routefunc.cpp" >&2; exit 2; }
-echo "$out/booksim $out/booksim-ugal0 $out/booksim-ugal0g $out/booksim-tieplus"
+build booksim-dateline routefunc.cpp 's|^    if ( (in_port/2) != dim_left ) {$|    if ( true ) {|'
+grep -q '^    if ( true ) {$' "$out/src-booksim-dateline/routefunc.cpp" ||
+  { echo "build_booksim.sh: the ring's VC partition rule was not found in routefunc.cpp" >&2; exit 2; }
+ugal0g='s|int adaptive_threshold = 30;|int adaptive_threshold = 0;|;s|    if( rID == intm_rID){|    if( grp_ID == intm_rID / gA ){|'
+build booksim-ugal0gh networks/dragonfly.cpp "$ugal0g" booksim-ugal-hops.patch
+build booksim-ugal0gv networks/dragonfly.cpp "$ugal0g" booksim-ugal-vcs.patch
+echo "$out/booksim $out/booksim-ugal0 $out/booksim-ugal0g $out/booksim-tieplus $out/booksim-dateline" \
+  "$out/booksim-ugal0gh $out/booksim-ugal0gv"
