@@ -15,6 +15,7 @@
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
+#include "rica/request/run.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -332,12 +333,7 @@ CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
 }
 
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
-  if (!window) return;
-  require_trait(engine, &EngineTraits::windows, "--telemetry", "has no windows");
-  if (!engine_traits(engine).virtual_clock && *window < defaults::telemetry::async_min_window_us)
-    throw usage_error(fmt::format("--telemetry = {} is out of range on the {} engine: a window of W microseconds "
-                                  "takes W in [{}, 2^31]",
-                                  *window, to_string(engine), defaults::telemetry::async_min_window_us));
+  request::check_telemetry(window, engine);
 }
 
 void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
@@ -349,9 +345,7 @@ void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
       ->type_name("N");
 }
 
-void check_trace_events(const std::string& path, EngineKind engine) {
-  if (!path.empty()) require_trait(engine, &EngineTraits::virtual_clock, "--trace-events", "has no cycle-by-cycle view");
-}
+void check_trace_events(const std::string& path, EngineKind engine) { request::check_trace_events(path, engine); }
 
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--jobs", target, 0, defaults::limits::jobs, help);

@@ -1,5 +1,5 @@
-// Seeds and confidence intervals of repeated runs (statistics.hpp).
-#include "statistics.hpp"
+// Seeds and confidence intervals of repeated runs (run_statistics.hpp).
+#include "run_statistics.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "rica/core.hpp"
 
-namespace rica::cli {
+namespace rica::experiments {
 
 void check_seeds(std::uint64_t seed, unsigned seeds) {
   if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
@@ -37,4 +37,4 @@ std::pair<double, double> mean_ci95(const std::vector<double>& v) {
   return {mean, student_t95(v.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
 }
 
-}  // namespace rica::cli
+}  // namespace rica::experiments
