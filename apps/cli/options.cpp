@@ -295,33 +295,6 @@ CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>
       ->type_name("RATES");
 }
 
-CLI::Option* add_source_queue(CLI::App* c, unsigned& target) {
-  return add_uint(c, "--source-queue", target, 0, defaults::traffic::source_queue_max,
-                  "Open-loop sources stop generating while N of their packets wait to enter the network "
-                  "(0 = unbounded, cycle engine only)");
-}
-
-CLI::Option* add_burst(CLI::App* c, double& on, double& off) {
-  return c
-      ->add_option_function<std::string>(
-          "--burst",
-          [&on, &off](const std::string& s) {
-            const auto colon = s.find(':');
-            if (colon == std::string::npos)
-              throw usage_error(fmt::format("--burst: '{}' is not ON:OFF (mean on and off periods in cycles, each >= 1)", s));
-            on = parse_real(s.substr(0, colon), "--burst ON", 1.0, 1e9, false);
-            off = parse_real(s.substr(colon + 1), "--burst OFF", 1.0, 1e9, false);
-          },
-          "On/off (Markov-modulated) sources: mean on and off periods in injection opportunities, e.g. 20:80 "
-          "(each 1..1e9; while on, inject with probability --rate)")
-      ->type_name("ON:OFF");
-}
-
-CLI::Option* add_seeds(CLI::App* c, unsigned& target) {
-  return add_uint(c, "--seeds", target, 1, 1000,
-                  "Runs per point, seeds --seed .. --seed+K-1; figures as mean and 95% confidence interval");
-}
-
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
   return add_uint(c, "--telemetry", target, 1, defaults::limits::cycles,
                   fmt::format("Telemetry over time per window of W cycles (cycle engine) or W microseconds "
