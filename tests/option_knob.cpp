@@ -26,3 +26,28 @@ namespace {
   return d;
 }());
 }  // namespace
+
+// A test-only option with a default of its own on one subcommand (OptionDef::command_defaults):
+// --test-dial is 2 on rica run and 5 on rica sweep, each shown by that command's --help and
+// recorded in its configuration.
+namespace {
+[[maybe_unused]] const bool dial_registered = rica::cli::register_option([] {
+  rica::cli::OptionDef d;
+  d.name = "test-dial";
+  d.kind = rica::cli::OptionKind::uint;
+  d.type_name = "UINT";
+  d.lo = 1;
+  d.hi = 9;
+  d.commands = {"run", "sweep"};
+  d.help = "Test only: a dial that changes nothing [1..9]";
+  d.command_defaults["sweep"] = {[](rica::cli::EngineOptions& o) { o.extra.emplace("test-dial", "5"); }, ""};
+  d.parse = [](rica::cli::EngineOptions& o, const std::string& s) {
+    o.extra["test-dial"] = std::to_string(rica::parse_uint(s, "--test-dial", 1, 9));
+  };
+  d.show = [](const rica::cli::EngineOptions& o) {
+    const auto it = o.extra.find("test-dial");
+    return it == o.extra.end() ? std::string("2") : it->second;
+  };
+  return d;
+}());
+}  // namespace

@@ -64,5 +64,16 @@ python3 -c "import json; assert 'test-knob' not in json.load(open('a.json'))['co
 err=$("$RICA" run torus:4x4 --engine cycle --test-knob 10 2>&1 >/dev/null); s=$?
 [ $s = 2 ] && grep -q -- "--test-knob" <<< "$err" || failed "--test-knob 10 refused: exit $s '$err'"
 
+# A default of one subcommand's own (tests/option_knob.cpp: --test-dial, 2 on run, 5 on sweep):
+# each --help shows its own, and each run records the one it shows.
+grep -q -- "--test-dial UINT=2 " <<< "$("$RICA" run --help)" || failed "run --help: --test-dial=2"
+grep -q -- "--test-dial UINT=5 " <<< "$("$RICA" sweep --help)" || failed "sweep --help: --test-dial=5"
+"$RICA" sweep torus:4x4 --rates 0.05 --cycles 300 --no-plot --out dial --quiet --json dial.json > /dev/null 2>&1 ||
+  failed "sweep with the dial's default"
+python3 -c "import json; assert json.load(open('dial.json'))['config']['test-dial'] == 5" ||
+  failed "sweep records its own default 5"
+python3 -c "import json; assert json.load(open('d.json'))['config']['test-dial'] == 2" ||
+  failed "run records its default 2"
+
 [ $fail = 0 ] && echo "option table tests passed"
 exit $fail

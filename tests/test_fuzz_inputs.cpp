@@ -234,14 +234,12 @@ TEST(Fuzz, OptionValuesAreParsedWithinTheirBoundsOrRefused) {
     CLI::App app{"fuzz"};
     auto* c = app.add_subcommand("run", "fuzzed");
     cli::EngineOptions eo;
-    cli::add_engine_options(c, eo);
-    std::optional<std::uint64_t> packets;
-    double rate = 1.0;
+    cli::add_engine_options(c, eo);  // the machine's and run's own entries (--packets, --rate) of the table
+    const std::optional<std::uint64_t>& packets = eo.values.packets;
+    const double& rate = eo.values.rate;
     std::vector<double> rates{0.1};
     unsigned jobs = 1;
     std::string json;
-    cli::add_packets(c, packets, "packets");
-    cli::add_rate(c, rate);
     cli::add_rates(c, "--rates", rates, "rates");
     cli::add_jobs(c, jobs, "jobs");
     cli::add_output_file(c, "--json", json, "json");

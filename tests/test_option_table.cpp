@@ -108,3 +108,55 @@ TEST(OptionTable, FaultsParsedOnceIntoTheTypedSpec) {
   EXPECT_EQ(o.faults, "nodes=1,links=2");  // as given, for the reports
 }
 }  // namespace
+
+namespace {
+// Command-specific entries (apps/cli/command_options.cpp): one name on disjoint subcommands, a
+// subcommand's own default, the options that do not apply with another, all in the table.
+TEST(OptionTable, CommandEntriesAreTableEntries) {
+  const rica::cli::OptionDef* one = rica::cli::find_option("rate", "run");
+  const rica::cli::OptionDef* grid = rica::cli::find_option("rate", "sweep");
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(grid, nullptr);
+  EXPECT_NE(one, grid);
+  EXPECT_EQ(rica::cli::find_option("rates", "sweep"), grid);  // the alias
+  EXPECT_EQ(rica::cli::find_option("rates", "run"), nullptr);
+  EXPECT_EQ(one->not_with, "app");
+  // --help's defaults: run's warm-up 0, sweep's a tenth of the window; the grid's default.
+  const nlohmann::json run = option_docs("run"), sweep = option_docs("sweep");
+  EXPECT_EQ((*find_keyword(run, "warmup"))["default"], "0");
+  EXPECT_EQ((*find_keyword(sweep, "warmup"))["default"],
+            std::to_string(rica::defaults::engine::cycles / rica::defaults::sweep::warmup_divisor));
+  EXPECT_EQ((*find_keyword(sweep, "rate"))["default"], "0.01,0.02,0.03,0.04,0.05,0.06,0.07,0.08,0.09,0.1");
+  EXPECT_EQ((*find_keyword(sweep, "rate"))["type"], "RATES");
+  EXPECT_EQ((*find_keyword(run, "rate"))["type"], "RATE");
+  for (const char* k : {"traffic", "rate", "packets", "seeds", "telemetry", "trace_events", "app"})
+    EXPECT_TRUE((*find_keyword(run, k))["table"].get<bool>()) << k;
+  EXPECT_FALSE((*find_keyword(run, "telemetry"))["configuration"].get<bool>());
+  const nlohmann::json sort = option_docs("app sort");
+  EXPECT_TRUE((*find_keyword(sort, "keys"))["table"].get<bool>());
+  EXPECT_EQ((*find_keyword(sort, "keys"))["default"], std::to_string(rica::defaults::apps::sort_keys));
+  EXPECT_EQ(find_keyword(option_docs("app run"), "map"), nullptr);
+  // The sweep's warm-up follows --cycles when not given; given, it is kept.
+  CLI::App app{"t"};
+  auto* s = app.add_subcommand("sweep");
+  rica::cli::EngineOptions o;
+  o.cfg.engine = rica::EngineKind::cycle;
+  rica::cli::add_engine_options(s, o);
+  app.parse(std::vector<std::string>{"20000", "--cycles", "sweep"});
+  EXPECT_EQ(rica::cli::engine_config(o).warmup, 2000u);
+}
+
+TEST(OptionTable, TrafficOptionsDoNotApplyToAnApplication) {
+  try {
+    (void)rica::cli::run_outcome({"torus:4x4", "--app", "reduce", "--packets", "9"});
+    FAIL() << "--packets with --app accepted";
+  } catch (const rica::usage_error& e) {
+    EXPECT_EQ(std::string(e.what()), "--packets does not apply to --app runs; drop --packets or --app");
+  }
+  const rica::cli::RunOutcome out =
+      rica::cli::run_outcome({"torus:4x4", "--engine", "cycle", "--app", "reduce:rounds=2", "--threads", "1"});
+  EXPECT_FALSE(out.json["config"].contains("rate"));  // left out of an application's configuration
+  EXPECT_FALSE(out.json["config"].contains("packets"));
+  EXPECT_EQ(out.json["config"]["app"], "reduce:rounds=2");
+}
+}  // namespace

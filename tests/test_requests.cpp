@@ -13,6 +13,8 @@
 #include "rica/request/bound.hpp"
 #include "rica/request/embed.hpp"
 #include "rica/request/partition.hpp"
+#include "rica/request/run.hpp"
+#include "rica/faults.hpp"
 #include "traffic.hpp"
 
 using namespace rica;
@@ -167,4 +169,54 @@ TEST(Requests, StopRequestStopsTheAsyncEngine) {
   ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "the run did not stop";
   EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(2));
   EXPECT_THROW((void)done.get(), interrupted);
+}
+
+// rica run as a library request (rica/request/run.hpp): the CLI's refusals, a replayed trace's
+// window resolved in the plan, and the seeds' means beside the first seed's figures.
+TEST(Requests, RunRefusesAsTheCliAndResolvesThePlan) {
+  request::Run r;
+  r.topology = "torus:4x4";
+  r.rate = 1e-5;  // below the async engine's minimum
+  EXPECT_NE(refusal([&] { (void)request::prepare(r); }).find("--rate: 1e-05 is below the async engine's minimum"),
+            std::string::npos);
+  r.rate = 0.05;
+  r.traffic = "unifrom";
+  EXPECT_NE(refusal([&] { (void)request::prepare(r); }).find("did you mean 'uniform'"), std::string::npos);
+  r.traffic = "uniform";
+  r.telemetry = 5;  // W microseconds on the async engine: at least 100
+  EXPECT_NE(refusal([&] { request::validate(r); }).find("--telemetry = 5 is out of range"), std::string::npos);
+  r.telemetry.reset();
+  r.app = "reduce:rounds=2";
+  r.faults = parse_fault_spec("nodes=1");
+  EXPECT_NE(refusal([&] { (void)request::prepare(r); }).find("an application (--app) needs every PE"),
+            std::string::npos);
+  r.app.clear();
+  r.faults.reset();
+  r.engine.seed = ~std::uint64_t{0};
+  r.seeds = 2;
+  EXPECT_NE(refusal([&] { request::validate(r); }).find("--seed/--seeds"), std::string::npos);
+
+  request::Run c;
+  c.topology = "torus:4x4";
+  c.engine.engine = EngineKind::cycle;
+  c.engine.threads = 1;
+  c.engine.cycles = 300;
+  c.rate = 0.05;
+  c.seeds = 3;
+  request::RunPlan plan = request::prepare(c);
+  EXPECT_EQ(plan.packets, 300u);  // the window, cycle engine
+  EXPECT_EQ(plan.traffic, "uniform");
+  const request::RunOutcome out = request::run(c, std::move(plan));
+  EXPECT_EQ(out.status(), 0);
+  EXPECT_EQ(out.more.size(), 2u);
+  EXPECT_EQ(out.seeds["count"], 3);
+  EXPECT_EQ(out.seeds["figures"]["delivered"]["values"][0].get<double>(), static_cast<double>(out.stats.delivered));
+  const nlohmann::json j = out.to_json(c);
+  EXPECT_EQ(j["packets_per_pe"], 300);
+  EXPECT_EQ(j["traffic"], "uniform");
+  EXPECT_TRUE(j["app_spec"].is_null());
+  // The same run straight through rica::run gives the same figures (the cycle engine is deterministic).
+  auto app = TrafficRegistry::make("uniform", TopologyRegistry::parse("torus:4x4"),
+                                   TrafficOptions{0.05, 300, 1, defaults::traffic::backlog});
+  EXPECT_EQ(rica::run(TopologyRegistry::parse("torus:4x4"), *app, c.engine).delivered, out.stats.delivered);
 }

@@ -30,25 +30,10 @@ namespace {
 struct AppOptions {
   CLI::App* cmd = nullptr;  ///< the subcommand (sort or stencil), for its configuration
   std::vector<std::string> topologies;
-  EngineOptions engine;
-  std::string map = defaults::apps::map;
-  std::string pgrid;
+  EngineOptions engine;  ///< the machine, the map and the kernel's parameters (the option table)
   std::string json, csv;
   bool quiet = false;
-  // sort
-  std::string algorithm = defaults::apps::sort_algorithm;
-  std::uint64_t keys = defaults::apps::sort_keys;
-  std::string keys_file, distribution = "uniform";
-  unsigned keys_per_packet = defaults::apps::keys_per_packet;
-  unsigned samples = defaults::apps::sort_samples;
-  // stencil
-  std::string grid = defaults::apps::stencil_grid;
-  unsigned points = defaults::apps::stencil_points;
-  std::uint32_t iterations = defaults::apps::stencil_iterations;
-  unsigned values_per_packet = defaults::apps::values_per_packet;
-  std::string boundary = "periodic";
-  // run: any registered application
-  std::string spec;
+  std::string spec;  ///< app run: any registered application
 };
 
 /// One kernel, resolved from the options: its description, its configuration JSON, and a
@@ -59,7 +44,8 @@ struct Kernel {
   std::function<std::unique_ptr<App>(const Topology&)> make;
 };
 
-Kernel sort_kernel(const AppOptions& o) {
+Kernel sort_kernel(const AppOptions& ao) {
+  const CommandValues& o = ao.engine.values;
   kernels::SortConfig c;
   c.algorithm = kernels::parse_sort_algorithm(o.algorithm, "--algorithm");
   c.keys = o.keys;
@@ -80,7 +66,8 @@ Kernel sort_kernel(const AppOptions& o) {
           c.json(), [c](const Topology& t) -> std::unique_ptr<App> { return kernels::make_sort(c, t); }};
 }
 
-Kernel stencil_kernel(const AppOptions& o) {
+Kernel stencil_kernel(const AppOptions& ao) {
+  const CommandValues& o = ao.engine.values;
   kernels::StencilConfig c;
   const kernels::ProcessGrid g = kernels::parse_grid(o.grid, "--grid");
   c.gx = g.px;
@@ -151,11 +138,9 @@ std::string sanitized(const std::string& spec) {
   return s;
 }
 
-int run_kernel(const AppOptions& o, const Kernel& k) {
-  EngineConfig cfg = engine_config(o.engine);
-  check_distinct_outputs({{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}});
-  const bool cycles = engine_traits(cfg.engine).virtual_clock;
-  const std::string engine = to_string(cfg.engine);
+/// The topologies of the comparison, each checked before the first run: memory, faults (failed
+/// links only: a kernel needs every PE), routing, and the kernel's own fit.
+std::vector<Topology> topologies_of(const AppOptions& o, const Kernel& k, const EngineConfig& cfg) {
   std::vector<Topology> topos;
   for (const auto& s : o.topologies) check_run_memory("app " + k.name, s, cfg, 0);
   for (const auto& s : o.topologies) topos.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));
@@ -165,36 +150,32 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
       throw usage_error("--faults: nodes= / node lines need traffic (rica run); an application kernel needs every PE "
                         "(give failed links only)");
   }
-  cfg.progress = !o.quiet;
-  cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   for (const auto& t : topos) (void)k.make(t);  // refuse bad input before the first run
-  const std::string unit = cycles ? "cycles" : "ns";
-  const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
-                                         engine, cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
-  if (!o.quiet) {
-    fmt::print(stderr, "{}\n", header);
-    fmt::print(stderr, "model: {}\n", model_line(cfg, nullptr, false));
-  }
+  return topos;
+}
+
+/// One run per topology, in order; a deadlock is reported (stderr) and the comparison goes on.
+std::vector<Row> run_rows(const AppOptions& o, const Kernel& k, const std::vector<Topology>& topos,
+                          const EngineConfig& cfg) {
   std::vector<Row> rows;
-  bool deadlock = false;
   for (std::size_t i = 0; i < topos.size(); ++i) {
     const Topology& t = topos[i];
     if (!o.quiet) fmt::print(stderr, "  [{}/{}] {} ({} PEs)\n", i + 1, topos.size(), t.spec(), t.pes());
     auto app = k.make(t);
     RunStats st = rica::run(t, *app, cfg);
-    if (st.deadlock) {
-      std::fprintf(stderr, "rica: %s: %s", t.spec().c_str(), st.deadlock_report.c_str());
-      deadlock = true;
-    }
+    if (st.deadlock) std::fprintf(stderr, "rica: %s: %s", t.spec().c_str(), st.deadlock_report.c_str());
     rows.push_back({t, std::move(st), app->summary()});
   }
-  bool all_ok = true;
-  for (const Row& r : rows) all_ok = all_ok && r.st.app_ok && r.st.conservation_ok;
+  return rows;
+}
 
+/// Each run as the JSON's "runs" lists it.
+nlohmann::json runs_json(const Kernel& k, const std::vector<Row>& rows, const EngineConfig& cfg) {
+  const bool cycles = engine_traits(cfg.engine).virtual_clock;
   nlohmann::json runs = nlohmann::json::array();
   for (const Row& r : rows) {
     nlohmann::json j = report::run_summary(r.topology, cfg, r.st);
-    j["engine"] = engine;
+    j["engine"] = to_string(cfg.engine);
     j["kernel"] = k.name;
     j["map"] = r.app.value("map_resolved", "");
     j["messages"] = r.st.injected;
@@ -203,48 +184,124 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
     j["completion"] = completion(r, cycles);
     j["completion_unit"] = cycles ? "cycles" : "s";
     j["finish"] = r.app.value("finish", std::uint64_t{0});  // the last rank's ctx.now() at its end
-    j["finish_unit"] = unit;
+    j["finish_unit"] = cycles ? "cycles" : "ns";
     if (cycles) j["cycles_run"] = r.st.cycles_run;
     j["app"] = r.app;
     if (r.st.ranks > 1) j["distributed"] = distributed_json(r.st, cfg);
     runs.push_back(std::move(j));
   }
+  return runs;
+}
+
+/// --csv FILE: one row per topology; each run's per-PE and per-link CSVs beside it.
+void write_csv(const std::string& path, const Kernel& k, const std::vector<Row>& rows, const nlohmann::json& runs,
+               const EngineConfig& cfg) {
+  const bool cycles = engine_traits(cfg.engine).virtual_clock;
+  const std::string engine = to_string(cfg.engine), unit = cycles ? "cycles" : "ns";
+  std::string f =
+      "topology,pes,nodes,kernel,engine,threads,seed,map,messages,messages_per_pe_mean,messages_per_pe_max,"
+      "packet_hops,hops_mean,hops_max,latency_unit,latency_mean,latency_p50,latency_p99,latency_max,completion,"
+      "completion_unit,finish,wall_s,packets_per_s,packet_hops_per_s,link_load_max,link_load_mean,"
+      "conservation_ok,verified,hop_histogram\n";
+  std::vector<std::pair<std::string, const Row*>> per_pe;
+  const std::string stem = path.ends_with(".csv") ? path.substr(0, path.size() - 4) : path;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const auto& j = runs[i];
+    f += report::csv_row(
+        {r.topology.spec(), std::to_string(r.topology.pes()), std::to_string(r.topology.nodes()), k.name, engine,
+         std::to_string(cfg.threads), std::to_string(cfg.seed), j["map"].get<std::string>(),
+         std::to_string(r.st.injected), fmt::format("{:.3f}", per_pe_mean(r)), std::to_string(per_pe_max(r)),
+         std::to_string(r.st.hops), fmt::format("{:.4f}", r.st.hops_mean), std::to_string(r.st.hops_max), unit,
+         fmt::format("{:.2f}", r.st.latency_mean), fmt::format("{:.0f}", r.st.latency_p50),
+         fmt::format("{:.0f}", r.st.latency_p99), fmt::format("{:.0f}", r.st.latency_max),
+         fmt::format("{:.6g}", completion(r, cycles)), cycles ? "cycles" : "s",
+         std::to_string(j["finish"].get<std::uint64_t>()), fmt::format("{:.6f}", r.st.wall_s),
+         fmt::format("{:.6g}", r.st.packets_per_s), fmt::format("{:.6g}", r.st.packet_hops_per_s),
+         std::to_string(r.st.link_load_max), fmt::format("{:.2f}", r.st.link_load_mean),
+         r.st.conservation_ok ? "true" : "false", r.st.app_ok ? "true" : "false",
+         fmt::format("{}", fmt::join(r.st.hop_histogram, ";"))});
+    per_pe.emplace_back(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), &r);
+  }
+  write_text_file(path, f, "--csv");
+  for (const auto& [file, r] : per_pe) report::write_run_csv(file, r->topology, r->st);
+}
+
+/// The comparison table: one line per topology.
+void print_comparison(const std::vector<Row>& rows, bool cycles) {
+  std::vector<std::vector<std::string>> table = {
+      {"topology", "PEs", "map", "messages", "msg/PE", "max/PE", "hops", "max",
+       fmt::format("latency ({})", cycles ? "cycles" : "ns"), "p99", cycles ? "completion (cycles)" : "completion (s)",
+       "link max", "result"}};
+  for (const Row& r : rows)
+    table.push_back({r.topology.spec(), std::to_string(r.topology.pes()), short_map(r.app.value("map_resolved", "")),
+                     std::to_string(r.st.injected), fmt::format("{:.1f}", per_pe_mean(r)),
+                     std::to_string(per_pe_max(r)), fmt::format("{:.2f}", r.st.hops_mean),
+                     std::to_string(r.st.hops_max), fmt::format("{:.1f}", r.st.latency_mean),
+                     fmt::format("{:.0f}", r.st.latency_p99),
+                     cycles ? std::to_string(r.st.cycles_run) : fmt::format("{:.3f}", r.st.wall_s),
+                     std::to_string(r.st.link_load_max),
+                     r.st.deadlock          ? "DEADLOCK"
+                     : !r.st.conservation_ok ? "LOST PACKETS"
+                     : r.st.app_ok           ? "verified"
+                                             : "WRONG"});
+  print_table(table, {0, 2, 12});
+}
+
+/// The hop histograms, the kernels' own failures, and the host's figures.
+void print_details(const std::vector<Row>& rows) {
+  fmt::print("\nhop histogram (% of packets by hop count):\n");
+  std::size_t w = 0;
+  for (const Row& r : rows) w = std::max(w, r.topology.spec().size());
+  for (const Row& r : rows) {
+    std::string line;
+    const double total = static_cast<double>(std::max<std::uint64_t>(1, r.st.delivered));
+    for (std::size_t h = 0; h < r.st.hop_histogram.size(); ++h)
+      if (r.st.hop_histogram[h])
+        line += fmt::format(" {}:{:.1f}", h, 100.0 * static_cast<double>(r.st.hop_histogram[h]) / total);
+    fmt::print("  {:<{}}{}\n", r.topology.spec(), w, line);
+  }
+  for (const Row& r : rows)
+    if (!r.st.app_ok && !r.st.app_message.empty()) fmt::print("{}: {}\n", r.topology.spec(), r.st.app_message);
+  fmt::print("\nhost:\n");
+  std::vector<std::vector<std::string>> host = {
+      {"topology", "wall (s)", "packets", "packet-hops", "M packets/s", "M packet-hops/s", "peak RSS (MB)"}};
+  for (const Row& r : rows)
+    host.push_back({r.topology.spec(), fmt::format("{:.3f}", r.st.wall_s), std::to_string(r.st.delivered),
+                    std::to_string(r.st.hops), fmt::format("{:.3f}", r.st.packets_per_s / 1e6),
+                    fmt::format("{:.3f}", r.st.packet_hops_per_s / 1e6),
+                    fmt::format("{:.1f}", static_cast<double>(r.st.peak_rss_kb) / 1024)});
+  print_table(host, {0});
+}
+
+int run_kernel(const AppOptions& o, const Kernel& k) {
+  EngineConfig cfg = engine_config(o.engine);
+  check_distinct_outputs({{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}});
+  const std::vector<Topology> topos = topologies_of(o, k, cfg);
+  cfg.progress = !o.quiet;
+  cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
+  const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,
+                                         to_string(cfg.engine), cfg.threads, cfg.threads == 1 ? "" : "s", cfg.seed);
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", header);
+    fmt::print(stderr, "model: {}\n", model_line(cfg, nullptr, false));
+  }
+  const std::vector<Row> rows = run_rows(o, k, topos, cfg);
+  bool all_ok = true, deadlock = false;
+  for (const Row& r : rows) {
+    all_ok = all_ok && r.st.app_ok && r.st.conservation_ok;
+    deadlock = deadlock || r.st.deadlock;
+  }
+  const nlohmann::json runs = runs_json(k, rows, cfg);
   if (!o.json.empty()) {
     nlohmann::json config = option_config(o.cmd);
     config["threads"] = cfg.threads;
     nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
-    j.update({{"kernel", k.name}, {"kernel_config", k.config}, {"engine", engine}, {"verified", all_ok}, {"runs", runs}});
+    j.update({{"kernel", k.name}, {"kernel_config", k.config}, {"engine", to_string(cfg.engine)}, {"verified", all_ok},
+              {"runs", runs}});
     write_json(o.json, j);
   }
-  if (!o.csv.empty()) {
-    std::string f =
-        "topology,pes,nodes,kernel,engine,threads,seed,map,messages,messages_per_pe_mean,messages_per_pe_max,"
-         "packet_hops,hops_mean,hops_max,latency_unit,latency_mean,latency_p50,latency_p99,latency_max,completion,"
-         "completion_unit,finish,wall_s,packets_per_s,packet_hops_per_s,link_load_max,link_load_mean,"
-         "conservation_ok,verified,hop_histogram\n";
-    std::vector<std::pair<std::string, const Row*>> per_pe;
-    const std::string stem = o.csv.ends_with(".csv") ? o.csv.substr(0, o.csv.size() - 4) : o.csv;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      const auto& j = runs[i];
-      f += report::csv_row(
-          {r.topology.spec(), std::to_string(r.topology.pes()), std::to_string(r.topology.nodes()), k.name, engine,
-           std::to_string(cfg.threads), std::to_string(cfg.seed), j["map"].get<std::string>(),
-           std::to_string(r.st.injected), fmt::format("{:.3f}", per_pe_mean(r)), std::to_string(per_pe_max(r)),
-           std::to_string(r.st.hops), fmt::format("{:.4f}", r.st.hops_mean), std::to_string(r.st.hops_max), unit,
-           fmt::format("{:.2f}", r.st.latency_mean), fmt::format("{:.0f}", r.st.latency_p50),
-           fmt::format("{:.0f}", r.st.latency_p99), fmt::format("{:.0f}", r.st.latency_max),
-           fmt::format("{:.6g}", completion(r, cycles)), cycles ? "cycles" : "s",
-           std::to_string(j["finish"].get<std::uint64_t>()), fmt::format("{:.6f}", r.st.wall_s),
-           fmt::format("{:.6g}", r.st.packets_per_s), fmt::format("{:.6g}", r.st.packet_hops_per_s),
-           std::to_string(r.st.link_load_max), fmt::format("{:.2f}", r.st.link_load_mean),
-           r.st.conservation_ok ? "true" : "false", r.st.app_ok ? "true" : "false",
-           fmt::format("{}", fmt::join(r.st.hop_histogram, ";"))});
-      per_pe.emplace_back(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), &r);
-    }
-    write_text_file(o.csv, f, "--csv");
-    for (const auto& [path, r] : per_pe) report::write_run_csv(path, r->topology, r->st);
-  }
+  if (!o.csv.empty()) write_csv(o.csv, k, rows, runs, cfg);
   if (show_text(o.quiet, o.json)) {
     fmt::print("{}\n\n", header);
     for (const Row& r : rows)  // under mpirun: ranks, threads per rank, the cut (docs/distributed.md)
@@ -252,61 +309,24 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
         fmt::print("{}: ", r.topology.spec());
         print_distributed(r.st, cfg);
       }
-    std::vector<std::vector<std::string>> table = {
-        {"topology", "PEs", "map", "messages", "msg/PE", "max/PE", "hops", "max", fmt::format("latency ({})", unit),
-         "p99", cycles ? "completion (cycles)" : "completion (s)", "link max", "result"}};
-    for (const Row& r : rows)
-      table.push_back({r.topology.spec(), std::to_string(r.topology.pes()), short_map(r.app.value("map_resolved", "")),
-                       std::to_string(r.st.injected), fmt::format("{:.1f}", per_pe_mean(r)),
-                       std::to_string(per_pe_max(r)), fmt::format("{:.2f}", r.st.hops_mean),
-                       std::to_string(r.st.hops_max), fmt::format("{:.1f}", r.st.latency_mean),
-                       fmt::format("{:.0f}", r.st.latency_p99),
-                       cycles ? std::to_string(r.st.cycles_run) : fmt::format("{:.3f}", r.st.wall_s),
-                       std::to_string(r.st.link_load_max),
-                       r.st.deadlock          ? "DEADLOCK"
-                       : !r.st.conservation_ok ? "LOST PACKETS"
-                       : r.st.app_ok           ? "verified"
-                                               : "WRONG"});
-    print_table(table, {0, 2, 12});
-    fmt::print("\nhop histogram (% of packets by hop count):\n");
-    std::size_t w = 0;
-    for (const Row& r : rows) w = std::max(w, r.topology.spec().size());
-    for (const Row& r : rows) {
-      std::string line;
-      const double total = static_cast<double>(std::max<std::uint64_t>(1, r.st.delivered));
-      for (std::size_t h = 0; h < r.st.hop_histogram.size(); ++h)
-        if (r.st.hop_histogram[h])
-          line += fmt::format(" {}:{:.1f}", h, 100.0 * static_cast<double>(r.st.hop_histogram[h]) / total);
-      fmt::print("  {:<{}}{}\n", r.topology.spec(), w, line);
-    }
-    for (const Row& r : rows)
-      if (!r.st.app_ok && !r.st.app_message.empty()) fmt::print("{}: {}\n", r.topology.spec(), r.st.app_message);
-    fmt::print("\nhost:\n");
-    std::vector<std::vector<std::string>> host = {
-        {"topology", "wall (s)", "packets", "packet-hops", "M packets/s", "M packet-hops/s", "peak RSS (MB)"}};
-    for (const Row& r : rows)
-      host.push_back({r.topology.spec(), fmt::format("{:.3f}", r.st.wall_s), std::to_string(r.st.delivered),
-                      std::to_string(r.st.hops), fmt::format("{:.3f}", r.st.packets_per_s / 1e6),
-                      fmt::format("{:.3f}", r.st.packet_hops_per_s / 1e6),
-                      fmt::format("{:.1f}", static_cast<double>(r.st.peak_rss_kb) / 1024)});
-    print_table(host, {0});
+    print_comparison(rows, engine_traits(cfg.engine).virtual_clock);
+    print_details(rows);
     fmt::print("\nresult: {}\n", all_ok ? "every run verified" : "NOT every run verified");
   }
-  if (deadlock) return 3;
-  return all_ok ? 0 : 1;
+  return deadlock ? 3 : all_ok ? 0 : 1;
 }
 
-void add_common_options(CLI::App* c, AppOptions& o, bool map = true) {
+void add_common_options(CLI::App* c, AppOptions& o) {
+  o.cmd = c;
   add_text(c, "--topology,-t", o.topologies, "Topology spec; repeat to compare several (see 'rica list')",
            "a topology spec (see 'rica list')")
       ->required();
-  if (map) add_text(c, "--map", o.map, "Ranks to PEs: identity, embed (topology-aware where known) or random",
-           "identity, embed, random");
-  add_engine_options(c, o.engine);
-  o.cmd = c;
+  add_engine_options(c, o.engine, OptionGroup::workload);  // --map (sort, stencil)
+  add_engine_options(c, o.engine, OptionGroup::machine);
   add_json(c, o.json, "Write the comparison as JSON to FILE (top-level 'verified', 'runs', configuration, provenance)");
   add_output_file(c, "--csv", o.csv, "Write one row per topology to FILE, and per-PE/per-link CSVs beside it");
   add_quiet(c, o.quiet);
+  add_engine_options(c, o.engine, OptionGroup::kernel);  // the kernel's parameters
 }
 
 }  // namespace
@@ -319,33 +339,18 @@ void add_app_command(CLI::App& app, int& status) {
   auto so = std::make_shared<AppOptions>();
   auto* s = a->add_subcommand("sort", "Sort keys spread over the PEs: bitonic, shear or sample sort (docs/apps.md)");
   add_common_options(s, *so);
-  add_text(s, "--algorithm", so->algorithm, "bitonic, shear (on the process grid) or sample", "bitonic, shear, sample");
-  add_uint(s, "--keys", so->keys, 1, defaults::limits::keys, "Keys in all, spread over the PEs (generated from the seed)");
-  add_text(s, "--keys-file", so->keys_file,
-           "Read the keys from FILE (a regular file; whitespace-separated unsigned 32-bit)", "a readable regular file");
-  add_text(s, "--distribution", so->distribution, "Generated keys: uniform, few (16 values), sorted, reversed",
-           "uniform, few, sorted, reversed");
-  add_uint(s, "--keys-per-packet", so->keys_per_packet, 1, 3, "Keys per packet (32-bit keys + a 32-bit header)");
-  add_uint(s, "--samples", so->samples, 1, 1 << 16, "Sample sort: samples per PE");
-  add_text(s, "--pgrid", so->pgrid, "Shear sort: process grid PXxPY (default: the most square)", "PXxPY, e.g. 4x4");
   s->callback([so, &status] { status = run_kernel(*so, sort_kernel(*so)); });
 
   auto to = std::make_shared<AppOptions>();
   auto* t = a->add_subcommand("stencil", "2D Jacobi heat diffusion with halo exchange by packets (docs/apps.md)");
   add_common_options(t, *to);
-  add_text(t, "--grid", to->grid, "Cells GXxGY, block-decomposed over the process grid", "GXxGY, e.g. 256x256");
-  add_uint(t, "--points", to->points, 5, 9, "Stencil: 5 (4 neighbours) or 9 (8 neighbours)");
-  add_uint(t, "--iterations", to->iterations, 1, 1 << 24, "Jacobi iterations");
-  add_uint(t, "--values-per-packet", to->values_per_packet, 1, 2, "Halo doubles per packet");
-  add_text(t, "--boundary", to->boundary, "periodic (wraps) or fixed (0 outside)", "periodic, fixed");
-  add_text(t, "--pgrid", to->pgrid, "Process grid PXxPY (default: the most square)", "PXxPY, e.g. 4x4");
   t->callback([to, &status] { status = run_kernel(*to, stencil_kernel(*to)); });
 
   auto ro = std::make_shared<AppOptions>();
   auto* r = a->add_subcommand("run", "Any registered application by name (see 'rica list'), e.g. reduce:rounds=5");
   add_text(r, "app", ro->spec, "Application spec name[:args]", "an application spec such as reduce:rounds=5")
       ->required();
-  add_common_options(r, *ro, false);
+  add_common_options(r, *ro);
   r->callback([ro, &status] { status = run_kernel(*ro, named_kernel(*ro)); });
 }
 

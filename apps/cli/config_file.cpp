@@ -434,7 +434,7 @@ nlohmann::json option_docs(const std::string& command) {
     const bool positional = o->get_lnames().empty() && o->get_snames().empty();
     std::string keyword = key;
     std::replace(keyword.begin(), keyword.end(), '-', '_');
-    const OptionDef* d = positional ? nullptr : find_option(key);
+    const OptionDef* d = positional ? nullptr : find_option(key, command);
     nlohmann::json e = {{"keyword", keyword},
                         {"option", positional ? key : "--" + key},
                         {"positional", positional},

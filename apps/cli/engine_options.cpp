@@ -10,6 +10,7 @@
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
+#include "rica/request/run.hpp"
 #include "rica/routing.hpp"
 #include "sweep.hpp"
 
@@ -104,9 +105,17 @@ std::vector<OptionDef> make_builtin() {
   cycles.model_place = 5;
   v.push_back(std::move(cycles));
 
-  v.push_back(uint_field("warmup", &EngineConfig::warmup, 0, defaults::limits::cycles - 1,
-                         "Cycle engine: packets generated before this cycle are not measured (below --cycles)",
-                         {"run", "demo", "sweep"}, clocked_engines));
+  // A sweep leaves a tenth of its window out unless given (the network fills before it is
+  // measured): with the default window --help shows 1000, and --cycles 20000 makes it 2000.
+  OptionDef warmup = uint_field("warmup", &EngineConfig::warmup, 0, defaults::limits::cycles - 1,
+                                "Cycle engine: packets generated before this cycle are not measured (below --cycles)",
+                                {"run", "demo", "sweep"}, clocked_engines);
+  warmup.command_defaults["sweep"] = {
+      [](EngineOptions& o) { o.cfg.warmup = o.cfg.cycles / defaults::sweep::warmup_divisor; },
+      fmt::format("Cycle engine: packets generated before this cycle are not measured (below --cycles; default: "
+                  "--cycles / {}) [0..{}]",
+                  defaults::sweep::warmup_divisor, defaults::limits::cycles - 1)};
+  v.push_back(std::move(warmup));
 
   OptionDef link;
   link.name = "link-cycles";
@@ -270,13 +279,7 @@ const std::vector<OptionDef>& builtin_options() {
 }
 
 Topology faulty_topology(const Topology& t, const EngineOptions& o, const EngineConfig& cfg) {
-  if (!o.fault_spec) return t;
-  if (cfg.routing != Routing::deterministic && o.fault_spec->at)
-    throw usage_error(fmt::format("--faults: at=CYCLE with --routing {}: the routing changes at the failure and only "
-                                  "the table rerouting follows it; drop at= or --routing {}",
-                                  to_string(cfg.routing), to_string(cfg.routing)));
-  if (o.fault_spec->at) require_trait(cfg.engine, &EngineTraits::timed_faults, "--faults at=CYCLE", "has no clock");
-  return with_faults(t, *o.fault_spec, cfg.seed);
+  return request::with_checked_faults(t, o.fault_spec, cfg);
 }
 
 std::string link_cycles_text(const EngineConfig& cfg) { return experiments::link_cycles_text(cfg); }

@@ -15,6 +15,7 @@
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
+#include "rica/request/run.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -294,33 +295,6 @@ CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>
       ->type_name("RATES");
 }
 
-CLI::Option* add_source_queue(CLI::App* c, unsigned& target) {
-  return add_uint(c, "--source-queue", target, 0, defaults::traffic::source_queue_max,
-                  "Open-loop sources stop generating while N of their packets wait to enter the network "
-                  "(0 = unbounded, cycle engine only)");
-}
-
-CLI::Option* add_burst(CLI::App* c, double& on, double& off) {
-  return c
-      ->add_option_function<std::string>(
-          "--burst",
-          [&on, &off](const std::string& s) {
-            const auto colon = s.find(':');
-            if (colon == std::string::npos)
-              throw usage_error(fmt::format("--burst: '{}' is not ON:OFF (mean on and off periods in cycles, each >= 1)", s));
-            on = parse_real(s.substr(0, colon), "--burst ON", 1.0, 1e9, false);
-            off = parse_real(s.substr(colon + 1), "--burst OFF", 1.0, 1e9, false);
-          },
-          "On/off (Markov-modulated) sources: mean on and off periods in injection opportunities, e.g. 20:80 "
-          "(each 1..1e9; while on, inject with probability --rate)")
-      ->type_name("ON:OFF");
-}
-
-CLI::Option* add_seeds(CLI::App* c, unsigned& target) {
-  return add_uint(c, "--seeds", target, 1, 1000,
-                  "Runs per point, seeds --seed .. --seed+K-1; figures as mean and 95% confidence interval");
-}
-
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
   return add_uint(c, "--telemetry", target, 1, defaults::limits::cycles,
                   fmt::format("Telemetry over time per window of W cycles (cycle engine) or W microseconds "
@@ -332,12 +306,7 @@ CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target) {
 }
 
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
-  if (!window) return;
-  require_trait(engine, &EngineTraits::windows, "--telemetry", "has no windows");
-  if (!engine_traits(engine).virtual_clock && *window < defaults::telemetry::async_min_window_us)
-    throw usage_error(fmt::format("--telemetry = {} is out of range on the {} engine: a window of W microseconds "
-                                  "takes W in [{}, 2^31]",
-                                  *window, to_string(engine), defaults::telemetry::async_min_window_us));
+  request::check_telemetry(window, engine);
 }
 
 void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
@@ -349,9 +318,7 @@ void add_trace_events(CLI::App* c, std::string& path, std::uint64_t& packets) {
       ->type_name("N");
 }
 
-void check_trace_events(const std::string& path, EngineKind engine) {
-  if (!path.empty()) require_trait(engine, &EngineTraits::virtual_clock, "--trace-events", "has no cycle-by-cycle view");
-}
+void check_trace_events(const std::string& path, EngineKind engine) { request::check_trace_events(path, engine); }
 
 CLI::Option* add_jobs(CLI::App* c, unsigned& target, const std::string& help) {
   return add_uint(c, "--jobs", target, 0, defaults::limits::jobs, help);

@@ -9,6 +9,10 @@
 // is accepted, exit 2) before any work starts. Unsigned options never wrap: "-1", "1e23", "" and
 // values above the documented bound (defaults::limits) are refused.
 //
+// --seeds, --source-queue, --burst, --traffic and run's --telemetry and --trace-events are option
+// table entries (command_options.cpp); add_telemetry() and add_trace_events() below serve the
+// commands not yet in the table (rica os).
+//
 // The rest of the CLI's shared parts have their own headers, included here for the commands:
 // config_file.hpp (provenance, --config, the recorded configuration, the echo), statistics.hpp
 // (seeds, confidence intervals), rica/footprint.hpp (the memory guard), distributed_report.hpp (runs over MPI ranks).
@@ -96,14 +100,6 @@ CLI::Option* add_rate(CLI::App* c, double& target);
 /// the rates, rica sweep by the channel-load bound).
 CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help,
                        bool* auto_rates = nullptr);
-/// --source-queue N: packets a source may hold waiting before it stops generating, [0, 2^20]
-/// (0 = unbounded; the owner refuses 0 on the async engine).
-CLI::Option* add_source_queue(CLI::App* c, unsigned& target);
-/// --burst ON:OFF: on/off sources, mean period lengths in injection opportunities (reals >= 1).
-CLI::Option* add_burst(CLI::App* c, double& on, double& off);
-/// --seeds K: runs per point with seeds seed, seed+1, ..., seed+K-1, [1, 1000]; figures are
-/// reported as mean and 95% confidence interval.
-CLI::Option* add_seeds(CLI::App* c, unsigned& target);
 /// --telemetry W: telemetry over time per window of W cycles, or W microseconds on the async
 /// engine (rica/telemetry.hpp), [1, 2^31]; unset unless given. The owner checks it (check_telemetry).
 CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target);

@@ -27,15 +27,10 @@ namespace {
 struct SweepOptions {
   CLI::App* cmd = nullptr;
   std::vector<std::string> topologies;
-  std::string traffic = defaults::traffic::pattern;
-  std::vector<double> rates = experiments::parse_rates("0.01:0.1:0.01");
   std::string out = "out/sweep";
   std::string json;
   unsigned jobs = 1;
-  unsigned source_queue = defaults::traffic::backlog;
-  unsigned seeds = 1;
-  EngineOptions engine;
-  bool auto_rates = false;  ///< --rate auto: rates placed by each network's channel-load bound
+  EngineOptions engine;  ///< the machine, the traffic, the grid, the seeds (the option table)
   bool no_plot = false, quiet = false, progress = false;
 };
 
@@ -48,14 +43,6 @@ struct Plan {
   std::vector<std::string> bound_note;
 };
 
-/// Mean and 95% confidence half-width of `field` over the points of one (topology, rate).
-template <class Field>
-std::pair<double, double> mean_ci(const std::vector<experiments::SweepPoint>& g, Field field) {
-  std::vector<double> v;
-  for (const auto& p : g) v.push_back(field(p));
-  return mean_ci95(v);
-}
-
 unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
   return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency() / cfg.threads);
 }
@@ -65,44 +52,43 @@ unsigned parallel_runs(const SweepOptions& o, const EngineConfig& cfg) {
 /// no traffic matrix); fixed rates only report it.
 Plan jobs_of(SweepOptions& o, EngineConfig& cfg) {
   o.engine.cfg.engine = EngineKind::cycle;  // sweeps run on the cycle engine only
-  // Warm-up: a tenth of the window unless given (the network fills before it is measured).
-  if (!o.engine.given("--warmup")) o.engine.cfg.warmup = o.engine.cfg.cycles / defaults::sweep::warmup_divisor;
-  cfg = engine_config(o.engine);
-  check_seeds(cfg.seed, o.seeds);
+  cfg = engine_config(o.engine);            // the warm-up: the table's sweep default unless given
+  const CommandValues& v = o.engine.values;
+  check_seeds(cfg.seed, v.seeds);
   std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv", "sweep_summary.csv"});
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
   Plan plan;
   for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
-  const bool paced = o.traffic.substr(0, o.traffic.find(':')) == "mesh";
+  const bool paced = v.traffic.substr(0, v.traffic.find(':')) == "mesh";
   for (const auto& s : o.topologies) {
     const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
     check_routing(t, cfg.routing);
     // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
     // network cannot carry.
-    experiments::SweepJob job{"", t, o.traffic, o.auto_rates ? 1.0 : o.rates.front(), cfg.seed, true,
-                              o.source_queue, cfg.routing, o.engine.faults};
+    experiments::SweepJob job{"", t, v.traffic, v.auto_rates ? 1.0 : v.rates.front(), cfg.seed, true,
+                              v.source_queue, cfg.routing, o.engine.faults};
     (void)experiments::make_app(job, cfg);
     ChannelLoad load;
     std::string note;
     try {
       (void)check_memory_for("sweep", s, bound_footprint);
-      load = channel_load(t, experiments::traffic_matrix(o.traffic, t, cfg.seed), cfg);
+      load = channel_load(t, experiments::traffic_matrix(v.traffic, t, cfg.seed), cfg);
     } catch (const std::exception& e) {  // usage_error (no matrix) or logic_error (a route that does not arrive)
-      if (o.auto_rates)
+      if (v.auto_rates)
         throw usage_error(fmt::format("--rate auto: no channel-load bound for '{}' on '{}' ({}); give the rates",
-                                      o.traffic, s, e.what()));
+                                      v.traffic, s, e.what()));
       note = e.what();
       load = ChannelLoad{};
     }
     // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
     const std::vector<double> rates =
-        o.auto_rates ? experiments::auto_rates(load.bound, paced,
-                                               experiments::grid_reach(o.traffic) *
+        v.auto_rates ? experiments::auto_rates(load.bound, paced,
+                                               experiments::grid_reach(v.traffic) *
                                                    (cfg.routing == Routing::deterministic ? 1.0 : 2.0))
-                     : o.rates;
+                     : v.rates;
     for (double r : rates)
-      for (unsigned k = 0; k < o.seeds; ++k) {  // seeds seed, seed+1, ... per point
+      for (unsigned k = 0; k < v.seeds; ++k) {  // seeds seed, seed+1, ... per point
         job.rate = r;
         job.seed = cfg.seed + k;
         plan.jobs.push_back(job);
@@ -134,13 +120,13 @@ std::vector<experiments::SweepPoint> run_plan(const SweepOptions& o, const Engin
   std::vector<std::vector<experiments::SweepPoint>> by(networks);
   const auto first = pass(plan.jobs, "runs");
   for (std::size_t i = 0; i < first.size(); ++i) by[plan.network_of[i]].push_back(first[i]);
-  if (o.auto_rates) {
+  if (o.engine.values.auto_rates) {
     std::vector<experiments::SweepJob> more;
     std::vector<std::size_t> more_of;
     for (std::size_t n = 0; n < networks; ++n) {
       const auto job0 = std::find(plan.network_of.begin(), plan.network_of.end(), n) - plan.network_of.begin();
       for (double r : experiments::refine_rates(by[n]))
-        for (unsigned k = 0; k < o.seeds; ++k) {
+        for (unsigned k = 0; k < o.engine.values.seeds; ++k) {
           experiments::SweepJob job = plan.jobs[static_cast<std::size_t>(job0)];
           job.rate = r;
           job.seed = cfg.seed + k;
@@ -165,6 +151,47 @@ std::vector<experiments::SweepPoint> run_plan(const SweepOptions& o, const Engin
   return points;
 }
 
+/// Per network: zero-load latency, where it saturates, saturation throughput, knee, bound.
+std::vector<experiments::SweepSummary> summaries_of(const Plan& plan, const std::vector<experiments::SweepPoint>& points) {
+  std::vector<experiments::SweepSummary> summaries;
+  std::size_t i = 0;
+  for (std::size_t n = 0; n < plan.loads.size(); ++n) {
+    const auto count = static_cast<std::size_t>(std::count(plan.network_of.begin(), plan.network_of.end(), n));
+    const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 points.begin() + static_cast<std::ptrdiff_t>(i + count));
+    summaries.push_back(experiments::summarize_sweep(g, plan.loads[n].bound > 0 ? &plan.loads[n] : nullptr));
+    i += count;
+  }
+  return summaries;
+}
+
+/// sweep.csv, sweep_mean.csv, sweep_summary.csv in --out, and --json's report.
+void write_files(const SweepOptions& o, const EngineConfig& cfg, const Plan& plan,
+                 const std::vector<experiments::SweepPoint>& points,
+                 const std::vector<experiments::SweepSummary>& summaries) {
+  const CommandValues& v = o.engine.values;
+  write_text_file(o.out + "/sweep.csv", experiments::points_csv(points, v.traffic, cfg, v.source_queue), "--out");
+  const experiments::SeedMeans means = experiments::seed_means(points, v.traffic, v.seeds);
+  write_text_file(o.out + "/sweep_mean.csv", means.csv, "--out");
+  write_text_file(o.out + "/sweep_summary.csv", experiments::summary_csv(summaries), "--out");
+  if (o.json.empty()) return;
+  nlohmann::json config = option_config(o.cmd);
+  config["threads"] = cfg.threads;
+  config["warmup"] = cfg.warmup;  // the warm-up used (the sweep default follows --cycles)
+  nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
+  j["model"] = experiments::sweep_model(cfg, v.source_queue);
+  j["traffic"] = v.traffic;
+  j["points"] = experiments::points_json(points);
+  j["means"] = means.json;
+  j["rates"] = v.auto_rates ? "auto" : "given";
+  j["summary"] = nlohmann::json::array();
+  for (std::size_t n = 0; n < summaries.size(); ++n) {
+    j["summary"].push_back(experiments::summary_json(summaries[n]));
+    if (!plan.bound_note[n].empty()) j["summary"].back()["bound_note"] = plan.bound_note[n];
+  }
+  write_json(o.json, j);
+}
+
 /// Runs the sweep `o` describes (its subcommand alive: the configuration is read from it); with
 /// `files`, writes what `rica sweep` writes (--out, --json, plots). Returns the points.
 std::vector<experiments::SweepPoint> sweep(SweepOptions& o, bool files) {
@@ -173,121 +200,34 @@ std::vector<experiments::SweepPoint> sweep(SweepOptions& o, bool files) {
   const std::string csv = o.out + "/sweep.csv";
   if (files) {
     prepare_output_dir(o.out, "--out");
-    check_output_file(csv, "--out");  // fail now, not after the sweep
-    check_output_file(o.out + "/sweep_mean.csv", "--out");
-    check_output_file(o.out + "/sweep_summary.csv", "--out");
+    for (const char* f : {"/sweep.csv", "/sweep_mean.csv", "/sweep_summary.csv"})
+      check_output_file(o.out + f, "--out");  // fail now, not after the sweep
   }
   const auto points = run_plan(o, cfg, plan, true);
   if (!files) return points;
-  // Per network: zero-load latency, where it saturates, saturation throughput, knee, bound.
-  std::vector<experiments::SweepSummary> summaries;
-  {
-    std::size_t i = 0;
-    for (std::size_t n = 0; n < plan.loads.size(); ++n) {
-      const std::size_t count = static_cast<std::size_t>(std::count(plan.network_of.begin(), plan.network_of.end(), n));
-      const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
-                                                   points.begin() + static_cast<std::ptrdiff_t>(i + count));
-      summaries.push_back(experiments::summarize_sweep(g, plan.loads[n].bound > 0 ? &plan.loads[n] : nullptr));
-      i += count;
-    }
-  }
-  const std::string link = link_cycles_text(cfg);
-  const std::string pw = fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread);
-  std::string text = report::csv_row({"topology", "traffic", "offered", "generated", "accepted", "delivered",
-                                      "latency_mean", "latency_p99", "hops_mean", "cycles", "warmup", "link_cycles",
-                                      "timing", "arbitration", "buffer_words", "packet_words", "source_queue", "seed",
-                                      "routing", "faults"});
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& p : points) {
-    text += report::csv_row({p.topology, o.traffic, fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.generated),
-                             fmt::format("{:.6g}", p.accepted), std::to_string(p.delivered),
-                             fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p99),
-                             fmt::format("{:.4f}", p.hops_mean), std::to_string(p.cycles), std::to_string(p.warmup),
-                             link, to_string(cfg.timing), to_string(cfg.arbitration), std::to_string(cfg.buffer_words),
-                             pw, std::to_string(o.source_queue), std::to_string(p.seed), p.routing, p.faults});
-    rows.push_back({{"topology", p.topology}, {"offered", p.offered}, {"generated", p.generated},
-                    {"accepted", p.accepted}, {"delivered", p.delivered}, {"latency_mean", p.latency_mean},
-                    {"latency_p99", p.latency_p99}, {"hops_mean", p.hops_mean}, {"cycles_run", p.cycles_run},
-                    {"seed", p.seed}});
-  }
-  write_text_file(csv, text, "--out");
-  // Per point over its seeds: mean and 95% confidence half-width (Student t, K-1 degrees of freedom).
-  std::string mean_text = report::csv_row({"topology", "traffic", "offered", "seeds", "generated_mean", "accepted_mean",
-                                           "accepted_ci95", "latency_mean", "latency_ci95", "latency_p99_mean",
-                                           "latency_p99_ci95", "hops_mean", "routing", "faults"});
-  nlohmann::json means = nlohmann::json::array();
-  for (std::size_t i = 0; i < points.size(); i += o.seeds) {
-    const std::vector<experiments::SweepPoint> g(points.begin() + static_cast<std::ptrdiff_t>(i),
-                                                 points.begin() + static_cast<std::ptrdiff_t>(i + o.seeds));
-    auto stat = [&](auto field) { return mean_ci(g, field); };
-    const auto acc = stat([](const auto& p) { return p.accepted; });
-    const auto gen = stat([](const auto& p) { return p.generated; });
-    const auto lat = stat([](const auto& p) { return p.latency_mean; });
-    const auto p99 = stat([](const auto& p) { return p.latency_p99; });
-    const auto hops = stat([](const auto& p) { return p.hops_mean; });
-    mean_text += report::csv_row({g[0].topology, o.traffic, fmt::format("{:.6g}", g[0].offered), std::to_string(o.seeds),
-                                  fmt::format("{:.6g}", gen.first), fmt::format("{:.6g}", acc.first),
-                                  fmt::format("{:.6g}", acc.second), fmt::format("{:.4f}", lat.first),
-                                  fmt::format("{:.4f}", lat.second), fmt::format("{:.2f}", p99.first),
-                                  fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first), g[0].routing,
-                                  g[0].faults});
-    means.push_back({{"topology", g[0].topology}, {"offered", g[0].offered}, {"seeds", o.seeds},
-                     {"generated", gen.first}, {"accepted", acc.first}, {"accepted_ci95", acc.second},
-                     {"latency_mean", lat.first}, {"latency_ci95", lat.second}, {"latency_p99", p99.first},
-                     {"latency_p99_ci95", p99.second}});
-  }
-  write_text_file(o.out + "/sweep_mean.csv", mean_text, "--out");
-  write_text_file(o.out + "/sweep_summary.csv", experiments::summary_csv(summaries), "--out");
-  if (!o.json.empty()) {
-    nlohmann::json config = option_config(o.cmd);
-    config["threads"] = cfg.threads;
-    config["warmup"] = cfg.warmup;
-    nlohmann::json j = provenance(config, cfg.seed, cfg.threads);
-    j["model"] = {{"engine", "cycle"}, {"timing", to_string(cfg.timing)}, {"arbitration", to_string(cfg.arbitration)},
-                  {"routing", to_string(cfg.routing)},
-                  {"link_cycles", link}, {"buffer_words", cfg.buffer_words}, {"packet_words", pw},
-                  {"cycles", cfg.cycles}, {"warmup", cfg.warmup}, {"source_queue", o.source_queue}};
-    j["traffic"] = o.traffic;
-    j["points"] = rows;
-    j["means"] = means;
-    j["rates"] = o.auto_rates ? "auto" : "given";
-    j["summary"] = nlohmann::json::array();
-    for (std::size_t n = 0; n < summaries.size(); ++n) {
-      j["summary"].push_back(experiments::summary_json(summaries[n]));
-      if (!plan.bound_note[n].empty()) j["summary"].back()["bound_note"] = plan.bound_note[n];
-    }
-    write_json(o.json, j);
-  }
+  const std::vector<experiments::SweepSummary> summaries = summaries_of(plan, points);
+  write_files(o, cfg, plan, points, summaries);
   if (!o.quiet && o.json != "-") {  // the results are in --out's files: --quiet prints nothing
     for (std::size_t n = 0; n < summaries.size(); ++n)
       fmt::print("{}{}\n", experiments::summary_text(summaries[n]),
                  plan.bound_note[n].empty() ? "" : fmt::format(" (no channel-load bound: {})", plan.bound_note[n]));
   }
   if (!o.quiet) fmt::print("sweep written to {} (summary: sweep_summary.csv)\n", csv);
-  if (!o.no_plot) experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.traffic});
+  if (!o.no_plot)
+    experiments::run_plot_script("plot_sweep.py", {csv, "--out", o.out, "--title", o.engine.values.traffic});
   return points;
 }
 
 void declare_sweep(CLI::App* s, SweepOptions& o, bool files) {
   o.cmd = s;
   add_text(s, "topology", o.topologies, "One or more topology specs", "a topology spec (see 'rica list')")->required();
-  add_text(s, "--traffic", o.traffic, "Traffic pattern (mesh, mesh:wrap=0: paced mesh emulation, rate = round-start probability)",
-           "a traffic pattern (see 'rica list')");
-  add_rates(s, "--rate,--rates", o.rates, "Offered loads", &o.auto_rates);
-  add_source_queue(s, o.source_queue);
-  add_seeds(s, o.seeds);
+  add_engine_options(s, o.engine, OptionGroup::workload);  // --traffic, --rate/--rates, --source-queue, --seeds
   if (files) {
     add_output_dir(s, "--out", o.out, "Output directory");
     add_json(s, o.json, "Write every point, the configuration and provenance as JSON to FILE");
   }
   add_jobs(s, o.jobs, "Runs at once, 0 = one per core (results do not depend on it)");
-  // The warm-up a sweep uses without --warmup (a tenth of the window: jobs_of) is the default
-  // --help shows and the configuration records.
-  o.engine.cfg.warmup = o.engine.cfg.cycles / defaults::sweep::warmup_divisor;
-  add_engine_options(s, o.engine);
-  o.engine.declared.at("--warmup")->description(
-      fmt::format("Cycle engine: packets generated before this cycle are not measured (below --cycles; default: "
-                  "--cycles / {}) [0..{}]", defaults::sweep::warmup_divisor, defaults::limits::cycles - 1));
+  add_engine_options(s, o.engine, OptionGroup::machine);  // --warmup's sweep default: the table's
   if (files) {
     s->add_flag("--no-plot", o.no_plot, "Write the CSV only");
     add_quiet(s, o.quiet);

@@ -18,6 +18,7 @@
 
 #include "experiment.hpp"
 #include "experiment_plan.hpp"
+#include "run_statistics.hpp"
 #include "rica/faults.hpp"
 #include "rica/interrupt.hpp"
 #include "rica/progress.hpp"

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "experiment.hpp"
+#include "run_statistics.hpp"
 #include "rica/defaults.hpp"
 #include "traffic.hpp"
 
@@ -214,14 +215,6 @@ void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string
   cfg.packet_spread = spread;
 }
 
-void check_seeds(std::uint64_t seed, unsigned seeds) {
-  if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
-    throw usage_error(fmt::format("--seed/--seeds: --seed {} with --seeds {} runs past the largest seed {} (the "
-                                  "last run would wrap to seed {}); give --seed at most {} or fewer --seeds",
-                                  seed, seeds, std::numeric_limits<std::uint64_t>::max(), seed + (seeds - 1),
-                                  std::numeric_limits<std::uint64_t>::max() - (seeds - 1)));
-}
-
 std::string csv_field(const std::string& text) { return report::csv_field(text); }
 
 namespace {
@@ -307,6 +300,78 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
   else
     fmt::print(stderr, "rica: plots skipped ({} failed, exit status {})\n", script, code);
   return false;
+}
+
+std::string points_csv(const std::vector<SweepPoint>& points, const std::string& traffic, const EngineConfig& cfg,
+                       unsigned source_queue) {
+  const std::string link = link_cycles_text(cfg);
+  const std::string pw = fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread);
+  std::string text = report::csv_row({"topology", "traffic", "offered", "generated", "accepted", "delivered",
+                                      "latency_mean", "latency_p99", "hops_mean", "cycles", "warmup", "link_cycles",
+                                      "timing", "arbitration", "buffer_words", "packet_words", "source_queue", "seed",
+                                      "routing", "faults"});
+  for (const auto& p : points)
+    text += report::csv_row({p.topology, traffic, fmt::format("{:.6g}", p.offered), fmt::format("{:.6g}", p.generated),
+                             fmt::format("{:.6g}", p.accepted), std::to_string(p.delivered),
+                             fmt::format("{:.4f}", p.latency_mean), fmt::format("{:.1f}", p.latency_p99),
+                             fmt::format("{:.4f}", p.hops_mean), std::to_string(p.cycles), std::to_string(p.warmup),
+                             link, to_string(cfg.timing), to_string(cfg.arbitration), std::to_string(cfg.buffer_words),
+                             pw, std::to_string(source_queue), std::to_string(p.seed), p.routing, p.faults});
+  return text;
+}
+
+nlohmann::json points_json(const std::vector<SweepPoint>& points) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : points)
+    rows.push_back({{"topology", p.topology}, {"offered", p.offered}, {"generated", p.generated},
+                    {"accepted", p.accepted}, {"delivered", p.delivered}, {"latency_mean", p.latency_mean},
+                    {"latency_p99", p.latency_p99}, {"hops_mean", p.hops_mean}, {"cycles_run", p.cycles_run},
+                    {"seed", p.seed}});
+  return rows;
+}
+
+SeedMeans seed_means(const std::vector<SweepPoint>& points, const std::string& traffic, unsigned seeds) {
+  SeedMeans m;
+  m.csv = report::csv_row({"topology", "traffic", "offered", "seeds", "generated_mean", "accepted_mean",
+                           "accepted_ci95", "latency_mean", "latency_ci95", "latency_p99_mean", "latency_p99_ci95",
+                           "hops_mean", "routing", "faults"});
+  for (std::size_t i = 0; i + seeds <= points.size(); i += seeds) {
+    const SweepPoint& first = points[i];
+    auto stat = [&](double SweepPoint::*field) {
+      std::vector<double> v;
+      for (std::size_t k = i; k < i + seeds; ++k) v.push_back(points[k].*field);
+      return mean_ci95(v);
+    };
+    const auto acc = stat(&SweepPoint::accepted);
+    const auto gen = stat(&SweepPoint::generated);
+    const auto lat = stat(&SweepPoint::latency_mean);
+    const auto p99 = stat(&SweepPoint::latency_p99);
+    const auto hops = stat(&SweepPoint::hops_mean);
+    m.csv += report::csv_row({first.topology, traffic, fmt::format("{:.6g}", first.offered), std::to_string(seeds),
+                              fmt::format("{:.6g}", gen.first), fmt::format("{:.6g}", acc.first),
+                              fmt::format("{:.6g}", acc.second), fmt::format("{:.4f}", lat.first),
+                              fmt::format("{:.4f}", lat.second), fmt::format("{:.2f}", p99.first),
+                              fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first), first.routing,
+                              first.faults});
+    m.json.push_back({{"topology", first.topology}, {"offered", first.offered}, {"seeds", seeds},
+                      {"generated", gen.first}, {"accepted", acc.first}, {"accepted_ci95", acc.second},
+                      {"latency_mean", lat.first}, {"latency_ci95", lat.second}, {"latency_p99", p99.first},
+                      {"latency_p99_ci95", p99.second}});
+  }
+  return m;
+}
+
+nlohmann::json sweep_model(const EngineConfig& cfg, unsigned source_queue) {
+  return {{"engine", "cycle"},
+          {"timing", to_string(cfg.timing)},
+          {"arbitration", to_string(cfg.arbitration)},
+          {"routing", to_string(cfg.routing)},
+          {"link_cycles", link_cycles_text(cfg)},
+          {"buffer_words", cfg.buffer_words},
+          {"packet_words", fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread)},
+          {"cycles", cfg.cycles},
+          {"warmup", cfg.warmup},
+          {"source_queue", source_queue}};
 }
 
 }  // namespace rica::experiments

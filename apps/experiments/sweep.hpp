@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "rica/app.hpp"
 #include "rica/engine.hpp"
 #include "rica/topology.hpp"
@@ -62,14 +64,28 @@ using SweepProgress = std::function<void(std::size_t done, std::size_t total, co
 std::vector<SweepPoint> run_sweep(const std::vector<SweepJob>& jobs, const EngineConfig& cfg, unsigned parallel = 1,
                                   const SweepProgress& progress = {});
 
+// ---- What `rica sweep` writes (sweep.csv, sweep_mean.csv, its JSON); Python's rica.sweep the same --
+/// sweep.csv: one row per point with the model's settings (link time, timing, arbitration, buffers,
+/// packet words, `source_queue`).
+std::string points_csv(const std::vector<SweepPoint>& points, const std::string& traffic, const EngineConfig& cfg,
+                       unsigned source_queue);
+/// The points as the JSON's "points".
+nlohmann::json points_json(const std::vector<SweepPoint>& points);
+/// Per point over its `seeds` consecutive runs (seed, seed+1, ...): the mean and 95% confidence
+/// half-width (Student t, K-1 degrees of freedom) of each figure, as sweep_mean.csv and as the
+/// JSON's "means".
+struct SeedMeans {
+  std::string csv;
+  nlohmann::json json = nlohmann::json::array();
+};
+SeedMeans seed_means(const std::vector<SweepPoint>& points, const std::string& traffic, unsigned seeds);
+/// The JSON's "model": the cycle engine's settings every point shares.
+nlohmann::json sweep_model(const EngineConfig& cfg, unsigned source_queue);
+
 /// "FROM:TO:STEP" (inclusive; points FROM + i*STEP) or "r1,r2,..."; every rate in (0, 1], no
 /// empty element, at most defaults::limits::rates points (a larger grid is refused, never cut).
 /// usage_error naming `option`. The one rate-list parser of the CLI (apps/cli/options.hpp).
 std::vector<double> parse_rates(const std::string& text, const std::string& option = "--rates");
-
-/// Refuses (usage_error naming --seed/--seeds) seeds whose last, seed + seeds - 1, does not fit in
-/// 64 bits: the runs would wrap to seed 0. Every command with --seeds calls it before its runs.
-void check_seeds(std::uint64_t seed, unsigned seeds);
 
 /// Sets cfg's link time from "degree" (in+out degree of the sender), "words" (one cycle per word)
 /// or cycles in [1, defaults::limits::link_cycles]. usage_error naming `option` otherwise (0

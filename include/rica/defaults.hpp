@@ -76,6 +76,8 @@ namespace sweep {
 /// Without --warmup a sweep leaves the first cycles / 10 of its window out of the statistics (the
 /// network fills first; with the default 10,000-cycle window, 1,000 cycles).
 inline constexpr std::uint64_t warmup_divisor = 10;
+/// The offered loads without --rates (FROM:TO:STEP).
+inline constexpr const char* rates = "0.01:0.1:0.01";
 }  // namespace sweep
 
 // ---- Application kernels (rica app sort|stencil, apps/sort, apps/stencil; docs/apps.md) -------

@@ -1,5 +1,5 @@
-// Seeds and confidence intervals of repeated runs (statistics.hpp).
-#include "statistics.hpp"
+// Seeds and confidence intervals of repeated runs (run_statistics.hpp).
+#include "run_statistics.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,15 @@
 
 #include "rica/core.hpp"
 
-namespace rica::cli {
+namespace rica::experiments {
+
+void check_seeds(std::uint64_t seed, unsigned seeds) {
+  if (seeds > 1 && seed > std::numeric_limits<std::uint64_t>::max() - (seeds - 1))
+    throw usage_error(fmt::format("--seed/--seeds: --seed {} with --seeds {} runs past the largest seed {} (the "
+                                  "last run would wrap to seed {}); give --seed at most {} or fewer --seeds",
+                                  seed, seeds, std::numeric_limits<std::uint64_t>::max(), seed + (seeds - 1),
+                                  std::numeric_limits<std::uint64_t>::max() - (seeds - 1)));
+}
 
 double student_t95(std::size_t df) {
   static constexpr double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -29,4 +37,4 @@ std::pair<double, double> mean_ci95(const std::vector<double>& v) {
   return {mean, student_t95(v.size() - 1) * std::sqrt(ss / (n - 1)) / std::sqrt(n)};
 }
 
-}  // namespace rica::cli
+}  // namespace rica::experiments
