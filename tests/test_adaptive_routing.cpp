@@ -40,7 +40,8 @@ const char* const adaptive_specs[] = {
     "cccb:n=2", "cb2:n=3,S=6", "cccb:n=3,S=6", "cb2:n=3,X=2,freed=parallel", "cccb:n=3,X=2", "mdce:B=1,C=2,n=2",
     "mdce:B=3,C=0,n=2", "mdce:B=1,C=1,P=2,n=3", "cb2:n=2,S=5,X=1,freed=parallel", "shuffle:4", "shuffle:5",
     "file:" RICA_SOURCE_DIR "/examples/ring8.txt", "file:" RICA_SOURCE_DIR "/tests/data/cube_switches.txt",
-    "file:" RICA_SOURCE_DIR "/tests/data/irregular12.txt", "file:" RICA_SOURCE_DIR "/tests/data/irregular_switches.txt"};
+    "file:" RICA_SOURCE_DIR "/tests/data/irregular12.txt", "file:" RICA_SOURCE_DIR "/tests/data/irregular_switches.txt",
+    "hyperx:3x4,T=2,K=2", "hyperx:2x3x2,T=1,K=3"};
 
 std::string spec_name(const ::testing::TestParamInfo<const char*>& info) {
   std::string s = info.param;

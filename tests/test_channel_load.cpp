@@ -103,7 +103,8 @@ TEST(ChannelLoad, SymmetryGivesTheAllPairsLoadOfEveryLink) {
   for (const char* spec : {"torus:6x4", "torus:3x4x5", "hypercube:5", "cbanyan:n=3", "cbanyan:n=3,S=5",
                            "ccc:n=4", "dce:n=4,delta=2", "cccb:n=2", "cb2:n=2", "mdce:B=1,C=2,P=2,n=2", "torus8:5",
                            "mxx:8", "debruijn:5", "ubruijn:5", "product:torus:3x3*hypercube:2",
-                           "dragonfly:h=2,arrangement=relative", "hyperx:3x4,T=2", "slimfly:q=5,p=2"}) {
+                           "dragonfly:h=2,arrangement=relative", "hyperx:3x4,T=2", "hyperx:3x4,T=2,K=2",
+                           "slimfly:q=5,p=2"}) {
     const Topology t = TopologyRegistry::parse(spec);
     const ChannelLoad sym = channel_load(t, TrafficMatrix::uniform());
     const ChannelLoad all = channel_load(t, TrafficMatrix::uniform(), EngineConfig{}, {.force_all_pairs = true});

@@ -98,6 +98,11 @@ TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 
     for (const Network& n : s.networks) {
       EXPECT_EQ(labels[n.label]++, 0) << s.name << ": label " << n.label << " twice";
       const Topology t = TopologyRegistry::parse(n.spec);
+      if (s.name == "modern-16k") {  // "about 16,384": dragonfly:8 has 16,512, slimfly:q=23 19,044
+        EXPECT_TRUE(t.pes() >= 16384u && t.pes() <= 19044u) << s.name << " " << n.spec;
+        EXPECT_TRUE(offers(t, n.routing)) << s.name << " " << n.label;
+        continue;  // the patterns' dense bounds at 16K are the experiment's work, not a unit test's
+      }
       if (s.name == "modern")  // "about 1,024": dragonfly:4 has 1,056, slimfly:q=9 1,134
         EXPECT_TRUE(t.pes() >= 1024u && t.pes() <= 1134u) << s.name << " " << n.spec;
       else

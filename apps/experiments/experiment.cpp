@@ -349,7 +349,36 @@ const std::vector<Setup>& setups() {
         "deterministic routes.",
         "Quarter (four partitions) does not apply to Slim Fly q=9: 1,134 PEs are not four equal quarters.",
         "4,000 cycles per run (a quarter warm-up), one seed per point (the hot spot too)."};
-    return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16, modern};
+    // The same comparison at about 16,384 PEs (docs/topologies.md): the networks' 16K sizes under
+    // uniform traffic, the dragonfly's minimal and UGAL-L routings (scripts/experiments/modern_16k.sh
+    // runs it with --quick --cycles 1000: 4 rates per sweep, 1,000 cycles a run).
+    Setup modern16 = modern;
+    modern16.name = "modern-16k";
+    modern16.title = "The papers' networks beside dragonfly, HyperX and Slim Fly: about 16,384 PEs, one word per "
+                     "cycle per link, 32-word buffers";
+    modern16.networks = {{"CCCB", "cccb:n=6,S=8,X=5"},
+                         {"(CB)^2", "cb2:n=6,S=8,X=5"},
+                         {"M_{x+x}", "mxx:128"},
+                         {"2DT", "torus:128x128"},
+                         {"DF", "dragonfly:8"},
+                         {"DF UGAL-L", "dragonfly:8", Routing::ugal_l},
+                         {"HyperX", "hyperx:16x16x16,T=4"},
+                         {"SF", "slimfly:q=23"}};
+    modern16.patterns = {"uniform"};
+    modern16.skip = {};
+    modern16.cycles = 1000;
+    modern16.exact_bounds = true;  // dragonfly:8 (absolute) has no routing-preserving symmetry
+    modern16.notes = {
+        "PEs: 16,384 (CCCB and (CB)^2 with 8-column rings, 5-bit cluster and 6-bit c-Banyan addresses; M_{x+x} "
+        "128x128; 2DT 128x128; HyperX 16x16x16 with 4 PEs per router), 16,512 (dragonfly h=8: 129 groups of 16 "
+        "routers, 8 PEs each), 19,044 (Slim Fly q=23, 1,058 routers, 18 PEs each).",
+        "One word per cycle per link (RWC-1's model, 3 +- 1-word packets), as the 1,024-PE experiment 'modern'.",
+        "DF: minimal routing (2 classes); DF UGAL-L: 3 classes (docs/topologies.md). UGAL-G, PAR, quarter and the "
+        "hot spot are left out at this size to keep the run short on a 2-core host; the rate grid and the bound "
+        "column come from each network's deterministic routes.",
+        "Run with --quick --cycles 1000 (scripts/experiments/modern_16k.sh): 4 rates per sweep (5, 50, 90 and 150 % "
+        "of the bound), 1,000 cycles per run (a quarter warm-up), one seed per point."};
+    return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16, modern, modern16};
   }();
   return all;
 }

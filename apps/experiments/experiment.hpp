@@ -109,6 +109,10 @@ struct Setup {
   /// Per pattern: network labels it is not run on (the pattern does not apply, e.g. tornado on a
   /// hypercube, whose coordinates have range 2).
   std::map<std::string, std::vector<std::string>> skip;
+  /// The channel-load bound of every sweep exact (by symmetry, else over all pairs), never sampled
+  /// as rica bound does beyond 4,096 PEs (a sampled maximum overestimates the busiest link's load:
+  /// at 16K PEs it put the absolute dragonfly's bound, and so its rate grid, at 0.39 of the exact).
+  bool exact_bounds = false;
 };
 
 /// Every set-up, in documentation order.

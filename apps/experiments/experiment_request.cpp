@@ -199,7 +199,9 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
         if (std::find(skip.begin(), skip.end(), net.label) != skip.end()) continue;
       }
       const Topology& t = topos.at(net.label);
-      Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg)};
+      ChannelLoadOptions bound_opt;  // exact_bounds: all pairs where no symmetry gives them, never sampled
+      if (setup.exact_bounds) bound_opt.all_pairs_pes = std::numeric_limits<node_t>::max();
+      Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt)};
       const bool paced = pattern_base(pattern) == "mesh";
       // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);

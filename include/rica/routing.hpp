@@ -37,6 +37,7 @@
 #include "rica/routing/fattree.hpp"
 #include "rica/routing/faulty.hpp"
 #include "rica/routing/graph.hpp"
+#include "rica/routing/hyperx.hpp"
 #include "rica/routing/spiral.hpp"
 
 namespace rica {

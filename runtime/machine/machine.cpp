@@ -816,6 +816,8 @@ const std::vector<RoutingDoc>& adaptive_routing_docs() {
       {"hypercube", "minimal adaptive: every differing bit in class 1; escape: e-cube in class 0; classes 2", 1},
       {"fattree", "adaptive up-link choice (both up-links while the destination is not below); escape: "
                   "destination-mod-k up-link; 1 class", 0},
+      {"hyperx", "the K parallel links of the dimension-order hop as candidates (class 0); escape: the deterministic "
+                 "route's link; 1 class (K = 1: the deterministic routing)", 0},
       {"cbanyan, ccc, dce (delta <= 1), cb2, cccb, mdce",
        "Adaptive CB: any shortest choice of the column (round) that corrects each address bit; escape: "
        "correct at the first column; the spiral classes unchanged",
