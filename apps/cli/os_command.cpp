@@ -49,6 +49,7 @@ struct OsOptions {
   unsigned save_rate = defaults::os::save_words_per_cycle;
   std::string out, json;
   std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
+  bool telemetry_links = false;            ///< --telemetry-links: the per-link table too
   std::string trace_events;                ///< --trace-events FILE: every run in one file
   std::uint64_t trace_events_packets = defaults::trace_events::packets;
   bool no_plot = false, quiet = false, progress = false;
@@ -111,6 +112,7 @@ int run(const OsOptions& o) {
     throw usage_error("--telemetry: rica os writes the telemetry CSVs into --out DIR; give --out DIR");
   Telemetry::Options topt;
   topt.jobs = true;
+  topt.links = o.telemetry_links;
   const std::vector<std::string> tfiles =
       o.telemetry ? Telemetry(*o.telemetry, topt).csv_paths("telemetry_") : std::vector<std::string>{};
   std::vector<std::string> files = {"os.csv", "switches.csv", "os.json"};
@@ -420,7 +422,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_uint(c, "--io-hop-cycles", o->io_hop_cycles, 1, 1024, "I/O network: cycles per broadcast-tree level");
   add_uint(c, "--save-rate", o->save_rate, 1, 1024, "Words per cycle a PE saves or restores");
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
-  add_telemetry(c, o->telemetry);
+  add_telemetry(c, o->telemetry, o->telemetry_links);
   add_trace_events(c, o->trace_events, o->trace_events_packets);
   add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");

@@ -43,6 +43,7 @@ struct RunOptions {
   bool quiet = false;
   std::string json, csv;
   std::optional<std::uint64_t> telemetry;  ///< --telemetry W: window in cycles
+  bool telemetry_links = false;            ///< --telemetry-links: the per-link table too
   std::string trace_events;                ///< --trace-events FILE
   std::uint64_t trace_events_packets = defaults::trace_events::packets;
   CLI::App* cmd = nullptr;  ///< the subcommand (run or demo), for its configuration
@@ -106,7 +107,8 @@ Executed execute(RunOptions& o) {
   check_seeds(cfg.seed, o.seeds);
   check_telemetry(o.telemetry, cfg.engine);
   check_trace_events(o.trace_events, cfg.engine);
-  auto telemetry = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry) : nullptr;
+  auto telemetry = o.telemetry ? std::make_shared<Telemetry>(*o.telemetry, Telemetry::Options{.links = o.telemetry_links})
+                               : nullptr;
   const std::string tprefix = telemetry ? telemetry_prefix(o) : "";
   std::vector<Output> outputs = {{"--json", o.json},
                                  {"--csv", o.csv},
@@ -368,7 +370,7 @@ void add_run_options(CLI::App* c, RunOptions& o, bool quiet_flag = true) {
   add_engine_options(c, o.engine);
   add_json(c, o.json, "Write the JSON summary (figures, configuration, provenance) to FILE");
   add_output_file(c, "--csv", o.csv, "Write per-PE CSV to FILE and per-link CSV to FILE's .links.csv");
-  add_telemetry(c, o.telemetry);
+  add_telemetry(c, o.telemetry, o.telemetry_links);
   add_trace_events(c, o.trace_events, o.trace_events_packets);
   if (quiet_flag) add_quiet(c, o.quiet);
 }
