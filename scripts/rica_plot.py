@@ -555,7 +555,7 @@ def trace(path, out, title=None, packets=12):
             packet[i] = max(set(ids), key=ids.count)
     wanted = set(packet.values())
     rica_style.apply()
-    fig, ax = plt.subplots(figsize=(FIG_INCHES[0], max(3.0, 1.2 + 0.28 * len(keys))))
+    fig, ax = plt.subplots(figsize=(FIG_INCHES[0], max(3.0, 1.2 + 0.18 * len(keys))))
     palette = plt.get_cmap("tab20")
     colour = {pk: palette(n % 20) for n, pk in enumerate(sorted(wanted))}
     for e in events:
