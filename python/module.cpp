@@ -322,6 +322,7 @@ PYBIND11_MODULE(_rica, m) {
   m.doc() = "rica's native layer; use the rica package (python/rica/__init__.py)";
   py::register_exception<rica::usage_error>(m, "RicaError", PyExc_ValueError);
   m.attr("TELEMETRY_WINDOW") = rica::defaults::telemetry::window;
+  m.attr("TELEMETRY_WINDOW_ASYNC_US") = rica::defaults::telemetry::async_window_us;
   m.attr("VERSION") = std::string(rica::version());
   m.def(
       "command",

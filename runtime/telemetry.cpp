@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -106,23 +107,34 @@ Telemetry::Telemetry(std::uint64_t window, Options options)
                         {"halted", false}})),
       halts_(make_table({{"cycle", false}, {"node", false}, {"halted", false}, {"job", false}})) {}
 
+namespace {
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 void Telemetry::on_start(const MachineView& v) {
   // A Telemetry may watch one run after another: each run starts its tables afresh.
   for (TelemetryTable* t : {&windows_, &links_, &classes_, &jobs_, &halts_})
     for (auto& c : t->columns) c.ints.clear(), c.reals.clear();
   index_ = 0;
   truncated_ = false;
+  stops_ = stopped_ns_ = 0;
+  started_ns_ = steady_ns(), ended_ns_ = 0;
   pes_ = v.pes();
   cycles_ = v.cycle_mode();
   last_ = v.totals();
-  const Topology& topo = v.topology();
   link_node_.clear(), link_port_.clear(), link_peer_.clear(), link_in_.clear();
-  for (node_t n = 0; n < v.nodes(); ++n)
-    for (port_t p = 0; p < v.ports(); ++p) {
-      const Link l = topo.out_link(n, p);
-      if (!l.present()) continue;
-      link_node_.push_back(n), link_port_.push_back(p), link_peer_.push_back(l.peer), link_in_.push_back(l.in_port);
-    }
+  if (opt_.links) {  // the present out-links, once per run
+    const Topology& topo = v.topology();
+    for (node_t n = 0; n < v.nodes(); ++n)
+      for (port_t p = 0; p < v.ports(); ++p) {
+        const Link l = topo.out_link(n, p);
+        if (!l.present()) continue;
+        link_node_.push_back(n), link_port_.push_back(p), link_peer_.push_back(l.peer), link_in_.push_back(l.in_port);
+      }
+  }
   last_link_.resize(link_node_.size());
   for (std::size_t i = 0; i < link_node_.size(); ++i) last_link_[i] = v.link_packets(link_node_[i], link_port_[i]);
   last_inj_.assign(pes_, 0), last_del_.assign(pes_, 0);
@@ -130,72 +142,66 @@ void Telemetry::on_start(const MachineView& v) {
   last_blocked_.assign(v.nodes(), 0);
   last_halted_.assign(v.nodes(), 0);
   for (node_t n = 0; n < v.nodes(); ++n) last_blocked_[n] = v.blocked(n), last_halted_[n] = v.halted(n);
+  class_words_.assign(v.classes(), 0), class_packets_.assign(v.classes(), 0);
+  if (opt_.jobs)  // job ids are bytes (no_job = 255)
+    for (auto* j : {&job_pes_, &job_del_, &job_inj_, &job_halted_}) j->assign(256, 0);
+  // The windows and classes tables grow by one row (classes rows) per window: room for 64 windows.
+  for (auto& c : windows_.columns) c.real ? c.reals.reserve(64) : c.ints.reserve(64);
+  for (auto& c : classes_.columns) c.ints.reserve(64u * v.classes());
 }
 
 void Telemetry::on_window(const MachineView& v, std::uint64_t begin, std::uint64_t end) {
   const node_t nodes = v.nodes();
-  const port_t ports = v.ports();
   const class_t classes = v.classes();
   // Per node: the state at the end and what moved in the window.
-  std::uint64_t injected = 0, delivered_pe = 0, blocked = 0, queued = 0, halted = 0;
-  std::vector<std::uint64_t> job_pes, job_del, job_inj, job_halted;
+  std::uint64_t injected = 0, blocked = 0, queued = 0, halted = 0;
   for (node_t n = 0; n < nodes; ++n) {
     const std::uint64_t b = v.blocked(n);
     blocked += b - last_blocked_[n];
     last_blocked_[n] = b;
     const bool h = v.halted(n);
     halted += h;
-    const std::uint8_t job = v.job_at(n);
     if (opt_.jobs && h != (last_halted_[n] != 0)) {
       Row r{halts_};
-      r << end << std::uint64_t{n} << std::uint64_t{h} << std::uint64_t{job};
+      r << end << std::uint64_t{n} << std::uint64_t{h} << std::uint64_t{v.job_at(n)};
     }
     last_halted_[n] = h;
     if (n >= pes_) continue;
     queued += v.source_queue(n);
     const std::uint64_t i = v.injected(n), d = v.delivered(n);
     injected += i - last_inj_[n];
-    delivered_pe += d - last_del_[n];
     if (opt_.jobs) {  // no_job (255): the PE runs no job at the window's end
-      if (job_pes.size() <= job) job_pes.resize(job + 1u), job_del.resize(job + 1u), job_inj.resize(job + 1u),
-                                 job_halted.resize(job + 1u);
-      ++job_pes[job];
-      job_del[job] += d - last_del_[n];
-      job_inj[job] += i - last_inj_[n];
-      job_halted[job] += h;
+      const std::uint8_t job = v.job_at(n);
+      ++job_pes_[job];
+      job_del_[job] += d - last_del_[n];
+      job_inj_[job] += i - last_inj_[n];
+      job_halted_[job] += h;
     }
-    last_inj_[n] = i, last_del_[n] = d;
+    last_inj_[n] = i, last_del_[n] = d;  // (delivered per PE: the ledger's total is the exact one)
   }
-  (void)delivered_pe;  // the ledger's total is the exact one (dropped packets are not delivered)
-  // Per input buffer and class: what is held at the end.
-  std::vector<std::uint64_t> class_words(classes, 0), class_packets(classes, 0);
-  for (node_t n = 0; n < nodes; ++n)
-    for (port_t q = 0; q < ports; ++q)
-      for (class_t c = 0; c < classes; ++c) {
-        const std::uint32_t w = v.buffer_words(n, q, c);
-        if (!w) continue;
-        class_words[c] += w;
-        class_packets[c] += v.buffer_packets(n, q, c);
-      }
+  // Per buffer class: what is held at the end.
+  v.held_per_class(class_words_, class_packets_);
   std::uint64_t words = 0, packets = 0;
   for (class_t c = 0; c < classes; ++c) {
-    words += class_words[c], packets += class_packets[c];
+    words += class_words_[c], packets += class_packets_[c];
     Row r{classes_};
-    r << index_ << end << std::uint64_t{c} << class_words[c] << class_packets[c];
+    r << index_ << end << std::uint64_t{c} << class_words_[c] << class_packets_[c];
   }
-  // Per link: packets moved in the window, words held downstream at the end.
-  const bool room = links_.rows() + link_node_.size() <= opt_.max_link_rows;
-  if (opt_.links && !room) truncated_ = true;
-  for (std::size_t i = 0; i < link_node_.size(); ++i) {
-    const std::uint64_t now = v.link_packets(link_node_[i], link_port_[i]);
-    if (opt_.links && room) {
-      std::uint64_t held = 0;
-      for (class_t c = 0; c < classes; ++c) held += v.buffer_words(link_peer_[i], link_in_[i], c);
-      Row r{links_};
-      r << index_ << end << std::uint64_t{link_node_[i]} << std::uint64_t{link_port_[i]} << std::uint64_t{link_peer_[i]}
-        << now - last_link_[i] << held;
+  // Per link (Options::links): packets moved in the window, words held downstream at the end.
+  if (!link_node_.empty()) {
+    const bool room = links_.rows() + link_node_.size() <= opt_.max_link_rows;
+    if (!room) truncated_ = true;
+    for (std::size_t i = 0; i < link_node_.size(); ++i) {
+      const std::uint64_t now = v.link_packets(link_node_[i], link_port_[i]);
+      if (room) {
+        std::uint64_t held = 0;
+        for (class_t c = 0; c < classes; ++c) held += v.buffer_words(link_peer_[i], link_in_[i], c);
+        Row r{links_};
+        r << index_ << end << std::uint64_t{link_node_[i]} << std::uint64_t{link_port_[i]}
+          << std::uint64_t{link_peer_[i]} << now - last_link_[i] << held;
+      }
+      last_link_[i] = now;
     }
-    last_link_[i] = now;
   }
   // The ledger's totals.
   const MachineView::Totals t = v.totals();
@@ -208,15 +214,19 @@ void Telemetry::on_window(const MachineView& v, std::uint64_t begin, std::uint64
     << t.hops - last_.hops << t.dropped - last_.dropped << words
     << packets << queued << blocked << halted;
   last_ = t;
-  for (std::size_t j = 0; j < job_pes.size(); ++j) {
-    if (!job_pes[j] && !job_del[j] && !job_inj[j]) continue;
-    Row jr{jobs_};
-    jr << index_ << end << std::uint64_t{j} << job_pes[j] << job_del[j] << job_inj[j] << job_halted[j];
-  }
+  if (opt_.jobs)
+    for (std::size_t j = 0; j < job_pes_.size(); ++j) {
+      if (!job_pes_[j] && !job_del_[j] && !job_inj_[j]) continue;
+      Row jr{jobs_};
+      jr << index_ << end << std::uint64_t{j} << job_pes_[j] << job_del_[j] << job_inj_[j] << job_halted_[j];
+      job_pes_[j] = job_del_[j] = job_inj_[j] = job_halted_[j] = 0;
+    }
   ++index_;
 }
 
-void Telemetry::on_end(const MachineView&) {}
+void Telemetry::on_end(const MachineView&) { ended_ns_ = steady_ns(); }
+
+void Telemetry::on_stopped(std::uint64_t ns) { ++stops_, stopped_ns_ += ns; }
 
 nlohmann::json Telemetry::summary(const std::vector<std::string>& files) const {
   nlohmann::json j;
@@ -235,16 +245,24 @@ nlohmann::json Telemetry::summary(const std::vector<std::string>& files) const {
     j["peak_delivered"] = {{"packets", del[pd]}, {"window_end", end[pd]}};
     j["peak_occupancy_words"] = {{"words", occ[po]}, {"window_end", end[po]}};
   }
-  j["rows"] = {{"windows", windows_.rows()}, {"links", links_.rows()}, {"classes", classes_.rows()}};
+  j["rows"] = {{"windows", windows_.rows()}, {"classes", classes_.rows()}};
+  if (opt_.links) j["rows"]["links"] = links_.rows();
   if (opt_.jobs) j["rows"].update({{"jobs", jobs_.rows()}, {"halts", halts_.rows()}});
+  j["links"] = opt_.links;
   j["links_truncated"] = truncated_;
+  // The cost of watching, measured: how long the world stood still for the windows.
+  j["stops"] = stops_;
+  j["stopped_s"] = static_cast<double>(stopped_ns_) * 1e-9;
+  if (ended_ns_ > started_ns_)
+    j["stopped_share"] = static_cast<double>(stopped_ns_) / static_cast<double>(ended_ns_ - started_ns_);
   if (!files.empty()) j["files"] = files;
   return j;
 }
 
 std::vector<std::pair<std::string, const TelemetryTable*>> Telemetry::tables() const {
-  std::vector<std::pair<std::string, const TelemetryTable*>> t = {
-      {"windows", &windows_}, {"links", &links_}, {"classes", &classes_}};
+  std::vector<std::pair<std::string, const TelemetryTable*>> t = {{"windows", &windows_}};
+  if (opt_.links) t.emplace_back("links", &links_);
+  t.emplace_back("classes", &classes_);
   if (opt_.jobs) t.insert(t.end(), {{"jobs", &jobs_}, {"halts", &halts_}});
   return t;
 }

@@ -21,10 +21,15 @@ cp $O/sweep/latency_vs_accepted.png $D/2-sweep.png
 $R report $O/sweep --quiet
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
   --screenshot="$PWD/$D/3-report-page.png" "file://$PWD/$O/sweep/report.html" 2>/dev/null
-# 4. A run's heat map.
-$R run torus:8x8 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv --quiet
+# 4. A run's heat map, latency distribution and packet trace.
+$R run torus:8x8 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv \
+  --trace-events $O/run.trace.json --quiet
 $R plot links $O/run.json --quiet > /dev/null
 cp $O/links.png $D/4-heat-map.png
+$R plot latency $O/run.json --quiet > /dev/null
+cp $O/run.latency.png $D/4-latency.png
+$R plot trace $O/run.trace.json --quiet > /dev/null
+cp $O/run.trace.png $D/4-trace.png
 # 5. A first application.
 mkdir -p $O/app
 $R run torus:8x8 --engine cycle --app stencil:grid=64x64,iterations=20 --json $O/app/app.json --csv $O/app/app.csv \
@@ -35,4 +40,14 @@ cp $O/app/links.png $D/5-application.png
 $R os torus:8x8 --rate 0.01,0.05 --slice 500,2000 --telemetry 500 --out $O/os --quiet > /dev/null
 $R report $O/os --quiet
 cp $O/os/switch_cost.png $D/6-os-switch-cost.png
+# The page's drain/flush timeline section alone (its own style kept), as Chromium draws it.
+python3 - $O/os/report.html $O/os/timeline.html <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+style = re.search(r"<style>.*?</style>", page, re.S).group(0)
+section = re.search(r'<section id="timeline">.*?</section>', page, re.S).group(0)
+open(sys.argv[2], "w").write(f"<!DOCTYPE html><html><head><meta charset='utf-8'>{style}</head><body>{section}</body></html>")
+PY
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,760 \
+  --screenshot="$PWD/$D/6-os-timeline.png" "file://$PWD/$O/os/timeline.html" 2>/dev/null
 echo "pictures written to $D"

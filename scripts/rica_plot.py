@@ -52,6 +52,7 @@ EXPECTED = {"links": "a run report written by rica run --json FILE (with --csv)"
             "os": "the os.csv written by rica os",
             "telemetry": "the telemetry windows CSV written by rica run --telemetry W (R.telemetry_windows.csv) "
                          "or rica os --telemetry W (telemetry_windows.csv)",
+            "trace": "a Chrome trace-event JSON written by --trace-events FILE",
             "os-stream": "a directory written by rica os-stream --out DIR (stream.csv, jobs.csv, switches.csv, "
                          "utilisation.csv)"}
 
@@ -517,6 +518,75 @@ def telemetry(csv_path, out, title=None):
     save(fig, out, name.rstrip("._") or "telemetry")
 
 
+def trace(path, out, title=None, packets=12):
+    """What a trace viewer (Perfetto) shows of --trace-events FILE, as a figure: the first `packets`
+    sampled packets' slices (queued at the source, then at each node until it moved on), one row
+    per node, one colour per packet, and each packet's flow from node to node as a line of its
+    colour; FILE's stem .trace.png and .svg."""
+    doc = json.load(open(path))
+    events = doc.get("traceEvents") if isinstance(doc, dict) else doc
+    if not isinstance(events, list) or not events:
+        raise BadInput(f"{path}: no traceEvents")
+    names = {(e.get("pid"), e.get("tid")): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name" and "tid" in e}
+    flows = defaultdict(list)  # id -> [(ts, row key)]: s, t..., f
+    for e in events:
+        if e.get("ph") in ("s", "t", "f") and e.get("cat") == "packet":
+            flows[e["id"]].append((float(e["ts"]), (e.get("pid"), e.get("tid"))))
+    if not flows:
+        raise BadInput(f"{path}: no packet flows (a trace of rica run --trace-events)")
+    chosen = sorted(flows, key=lambda i: (flows[i][0][0], str(i)))[:packets]
+    lo = min(flows[i][0][0] for i in chosen)
+    hi = max(max(t for t, _ in flows[i]) for i in chosen)
+    span = max(hi - lo, 1.0)
+    keys = sorted({k for i in chosen for _, k in flows[i]}, key=lambda k: (k[0] or 0, k[1] or 0))
+    row = {k: n for n, k in enumerate(keys)}
+    # Each flow's packet: the slices that start where its points are (the packet's own slices).
+    at = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "packet":
+            at[(e.get("pid"), e.get("tid"), float(e["ts"]))].append(e)
+    def packet_of(e):
+        return (e.get("args") or {}).get("packet") or e.get("name")
+    packet = {}
+    for i in chosen:
+        ids = [packet_of(e) for t, k in flows[i] for e in at.get((k[0], k[1], t), [])]
+        if ids:
+            packet[i] = max(set(ids), key=ids.count)
+    wanted = set(packet.values())
+    rica_style.apply()
+    fig, ax = plt.subplots(figsize=(FIG_INCHES[0], max(3.0, 1.2 + 0.18 * len(keys))))
+    palette = plt.get_cmap("tab20")
+    colour = {pk: palette(n % 20) for n, pk in enumerate(sorted(wanted))}
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") != "packet" or packet_of(e) not in wanted:
+            continue
+        r = row.get((e.get("pid"), e.get("tid")))
+        if r is None:
+            continue
+        ax.broken_barh([(float(e["ts"]), max(float(e.get("dur", 0)), span / 300))], (r - 0.3, 0.6),
+                       facecolors=colour[packet_of(e)], alpha=0.85, edgecolor="white", linewidth=0.3)
+    for i in chosen:
+        pts = sorted(flows[i])
+        ax.plot([t for t, _ in pts], [row[k] for _, k in pts], color=colour.get(packet.get(i), "0.3"),
+                linewidth=1.0, alpha=0.9, marker=".", markersize=4)
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels([names.get(k, f"tid {k[1]}") for k in keys], fontsize=7)
+    ax.set_ylim(len(keys) - 0.4, -0.6)
+    note = ((doc.get("otherData") or {}).get("time_unit", "") if isinstance(doc, dict) else "")
+    ax.set_xlabel("time (cycles; " + note + " in the viewer)" if "cycle" in note else "time (µs)")
+    ax.grid(True, axis="x", alpha=0.3)
+    from matplotlib.patches import Patch
+    handles = [Patch(color=colour[pk], label=f"packet {pk}") for pk in sorted(wanted)]
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              title="source>dest#seq", title_fontsize=7)
+    rica_style.title(ax, title or f"trace events: the first {len(chosen)} sampled packets' journeys, one row per node "
+                     f"({os.path.basename(path)}; open the file in Perfetto for all of it)")
+    name = os.path.basename(path)
+    name = name[:-5] if name.endswith(".json") else name
+    save(fig, out, name if name.endswith("trace") else name + ".trace")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="kind", required=True)
@@ -545,6 +615,11 @@ def main(argv=None):
     t.add_argument("--out")
     t.add_argument("--quiet", action="store_true")
     t.add_argument("--title")
+    tr = sub.add_parser("trace")
+    tr.add_argument("json")
+    tr.add_argument("--out")
+    tr.add_argument("--quiet", action="store_true")
+    tr.add_argument("--title")
     st = sub.add_parser("os-stream")
     st.add_argument("csv", metavar="DIR")
     st.add_argument("--out")
@@ -553,7 +628,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     global QUIET
     QUIET = a.quiet
-    src = a.json if a.kind in ("links", "latency") else a.csv
+    src = a.json if a.kind in ("links", "latency", "trace") else a.csv
     out = a.out or (src if a.kind == "os-stream" else os.path.dirname(os.path.abspath(src)))
     os.makedirs(out, exist_ok=True)
     try:
@@ -567,6 +642,8 @@ def main(argv=None):
             telemetry(a.csv, out, a.title)
         elif a.kind == "os-stream":
             os_stream(a.csv, out, a.title)
+        elif a.kind == "trace":
+            trace(a.json, out, a.title)
         else:
             os_plots(a.csv, out, a.title)
     except BadInput as e:

@@ -333,8 +333,8 @@ check_exit 2 "telemetry window too large" run torus:4x4 --engine cycle --telemet
 check_exit 2 "os telemetry without --out" os torus:4x4 --telemetry 100
 expect_in "async engine" "telemetry refusal names the engine" run torus:4x4 --telemetry 10
 # The async engine's windows (the world stopped at each window's end): they sum exactly to the run.
-"$RICA" run torus:8x8 --rate 0.2 --packets 3000 --threads 2 --quiet --telemetry 100 --json "$p28/a.json" \
-  || { echo "FAIL [async run --telemetry]"; fail=1; }
+"$RICA" run torus:8x8 --rate 0.2 --packets 3000 --threads 2 --quiet --telemetry 100 --telemetry-links \
+  --json "$p28/a.json" || { echo "FAIL [async run --telemetry]"; fail=1; }
 python3 - "$p28" <<'PY' || { echo "FAIL [async telemetry windows sum to the run's totals]"; fail=1; }
 import csv, json, sys
 d = sys.argv[1]
@@ -347,12 +347,18 @@ assert sum(int(r["packet_hops"]) for r in w) == j["packet_hops"], "hops"
 assert all(int(r["end"]) > int(r["begin"]) for r in w) and all(int(a["end"]) == int(b["begin"]) for a, b in zip(w, w[1:]))
 links = list(csv.DictReader(open(f"{d}/a.telemetry_links.csv")))
 assert sum(int(r["packets"]) for r in links) == j["packet_hops"], "link packets"
+# Each stop of the world timed: at least one per window, a share of the run's wall time.
+t = j["telemetry"]
+assert t["links"] and t["stops"] >= t["windows"] and t["stopped_s"] > 0 and 0 < t["stopped_share"] < 1, t
 PY
 "$RICA" run torus:4x4 --engine cycle --cycles 2000 --rate 0.1 --quiet --telemetry 500 --json "$p28/t.json" \
   || { echo "FAIL [run --telemetry]"; fail=1; }
-for f in windows links classes; do
+for f in windows classes; do
   [ -s "$p28/t.telemetry_$f.csv" ] || { echo "FAIL [run --telemetry wrote t.telemetry_$f.csv]"; fail=1; }
 done
+# The per-link table only when asked (--telemetry-links): it is most of a window's cost.
+[ ! -e "$p28/t.telemetry_links.csv" ] || { echo "FAIL [per-link table written without --telemetry-links]"; fail=1; }
+check_exit 2 "--telemetry-links without --telemetry" run torus:4x4 --engine cycle --telemetry-links
 head -1 "$p28/t.telemetry_windows.csv" | grep -q "^window,begin,end,injected,delivered,measured," \
   || { echo "FAIL [telemetry windows header]"; fail=1; }
 python3 - "$p28" <<'PY' || { echo "FAIL [telemetry windows sum to the run's totals]"; fail=1; }
@@ -365,6 +371,7 @@ assert sum(int(r["packet_hops"]) for r in w) == j["packet_hops"], "hops"
 assert j["telemetry"]["window"] == 500 and j["telemetry"]["windows"] == len(w), j["telemetry"]
 assert j["telemetry"]["files"][0].endswith("t.telemetry_windows.csv")
 assert "telemetry" not in j["config"], "an output, not configuration"
+assert not j["telemetry"]["links"] and "links" not in j["telemetry"]["rows"], j["telemetry"]
 PY
 expect_in "telemetry     " "telemetry line in the report" run torus:4x4 --engine cycle --cycles 500 --telemetry 100
 if python3 -c "import matplotlib" 2> /dev/null; then
@@ -372,6 +379,11 @@ if python3 -c "import matplotlib" 2> /dev/null; then
     && [ -s "$p28/plots/t.telemetry.png" ] && [ -s "$p28/plots/t.telemetry.svg" ] \
     || { echo "FAIL [rica plot telemetry]"; fail=1; }
   check_exit 2 "plot telemetry of a non-telemetry CSV" plot telemetry "$p28/bad.csv" --out "$p28/plots"
+  # rica plot trace: the first packets of --trace-events as a trace viewer shows them.
+  "$RICA" run torus:4x4 --engine cycle --cycles 300 --rate 0.1 --quiet --trace-events "$p28/tr.json" > /dev/null \
+    && "$RICA" plot trace "$p28/tr.json" --quiet > /dev/null && [ -s "$p28/tr.trace.png" ] && [ -s "$p28/tr.trace.svg" ] \
+    || { echo "FAIL [rica plot trace]"; fail=1; }
+  check_exit 2 "plot trace of a run report (no traceEvents)" plot trace "$p28/t.json"
 fi
 "$RICA" os torus:4x4 --rate 0.05 --slice 400 --packets 20 --telemetry 200 --out "$p28/os" --no-plot --quiet \
   > /dev/null || { echo "FAIL [os --telemetry]"; fail=1; }

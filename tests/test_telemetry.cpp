@@ -43,7 +43,7 @@ rica::RunStats run_uniform(const char* spec, double rate, unsigned threads, rica
 }
 
 TEST(Telemetry, WindowsSumToTheRunsTotals) {
-  rica::Telemetry tel(250);
+  rica::Telemetry tel(250, {.links = true});
   const rica::RunStats st = run_uniform("torus:6x6", 0.2, 2, &tel, 3000, 500);
   ASSERT_TRUE(st.conservation_ok);
   const rica::TelemetryTable& w = tel.windows();
@@ -88,7 +88,7 @@ TEST(Telemetry, WindowsSumToTheRunsTotals) {
 
 TEST(Telemetry, IdenticalForOneAndTwoThreadsAndChangesNothing) {
   const rica::RunStats plain = run_uniform("torus:4x4", 0.3, 1, nullptr);
-  rica::Telemetry a(100), b(100);
+  rica::Telemetry a(100, {.links = true}), b(100, {.links = true});
   const rica::RunStats one = run_uniform("torus:4x4", 0.3, 1, &a);
   const rica::RunStats two = run_uniform("torus:4x4", 0.3, 2, &b);
   EXPECT_EQ(one.link_packets, plain.link_packets);
@@ -100,7 +100,7 @@ TEST(Telemetry, IdenticalForOneAndTwoThreadsAndChangesNothing) {
 }
 
 TEST(Telemetry, CsvParsesBackThroughTheOneReader) {
-  rica::Telemetry tel(500);
+  rica::Telemetry tel(500, {.links = true});
   (void)run_uniform("mesh:4x4", 0.1, 1, &tel, 2000, 600);
   const auto rows = rica::report::csv_parse(tel.windows().csv());
   ASSERT_EQ(rows.size(), tel.windows().rows() + 1);
@@ -113,6 +113,7 @@ TEST(Telemetry, CsvParsesBackThroughTheOneReader) {
 
 TEST(Telemetry, LinkTableCapped) {
   rica::Telemetry::Options o;
+  o.links = true;
   o.max_link_rows = 100;  // torus:4x4 has 64 out-links: one window fits
   rica::Telemetry tel(100, o);
   const rica::RunStats st = run_uniform("torus:4x4", 0.3, 1, &tel, 1000);
@@ -162,7 +163,7 @@ TEST(Telemetry, PerJobRowsForTimeSharedJobs) {
     EXPECT_EQ(st.machine.job_latency_histograms[0][0][b] + st.machine.job_latency_histograms[1][0][b],
               st.machine.latency_histogram[b]);
   EXPECT_GT(sum(st.machine.job_latency_histograms[1][0]), 0u);
-  EXPECT_EQ(tel.csv_paths("x.").size(), 5u);
+  EXPECT_EQ(tel.csv_paths("x.").size(), 4u);  // windows, classes, jobs, halts (no links unless asked)
 }
 
 TEST(Telemetry, LatencyDistributionColumns) {
@@ -193,8 +194,7 @@ TEST(Telemetry, AsyncEngineWindowsSumToTheRun) {
   auto app = rica::TrafficRegistry::make("uniform", rica::traffic::PeSpace::of_shape({topo.pes()}), opt);
   rica::EngineConfig cfg;
   cfg.threads = 2;
-  rica::Telemetry tel;
-  EXPECT_EQ(tel.window(), rica::defaults::telemetry::window);
+  rica::Telemetry tel(rica::defaults::telemetry::window, {.links = true});
   std::vector<rica::Observer*> obs{&tel};
   const rica::RunStats st = rica::run(topo, *app, cfg, obs);
   ASSERT_GT(tel.windows().rows(), 0u);  // at least the last window
@@ -203,6 +203,62 @@ TEST(Telemetry, AsyncEngineWindowsSumToTheRun) {
   EXPECT_EQ(sum(ints(tel.windows(), "packet_hops")), st.hops);
   EXPECT_EQ(sum(ints(tel.links(), "packets")), st.hops);
   EXPECT_EQ(tel.summary()["time_unit"], "ns");
+  // Every stop of the world timed (the last window's read too): at least one per window.
+  EXPECT_GE(tel.summary()["stops"].get<std::uint64_t>(), tel.windows().rows());
+  EXPECT_GT(tel.summary()["stopped_s"].get<double>(), 0.0);
+}
+
+// The per-link table only when asked (most of a window's cost); the rest identical either way;
+// each stop timed, its sum a share of the run's wall time.
+TEST(Telemetry, LinksOnlyWhenAskedAndStopsTimed) {
+  rica::Telemetry plain(100), with(100, {.links = true});
+  (void)run_uniform("torus:4x4", 0.3, 1, &plain, 1000);
+  (void)run_uniform("torus:4x4", 0.3, 1, &with, 1000);
+  EXPECT_EQ(plain.links().rows(), 0u);
+  EXPECT_GT(with.links().rows(), 0u);
+  EXPECT_EQ(plain.csv_paths("x.").size(), 2u);  // windows, classes
+  EXPECT_EQ(with.csv_paths("x.").size(), 3u);
+  EXPECT_EQ(plain.windows().csv(), with.windows().csv());
+  EXPECT_EQ(plain.classes().csv(), with.classes().csv());
+  const nlohmann::json s = plain.summary();
+  EXPECT_FALSE(s["links"].get<bool>());
+  EXPECT_FALSE(s["rows"].contains("links"));
+  EXPECT_TRUE(with.summary()["links"].get<bool>());
+  EXPECT_GE(s["stops"].get<std::uint64_t>(), plain.windows().rows());
+  EXPECT_GT(s["stopped_s"].get<double>(), 0.0);
+  EXPECT_GT(s["stopped_share"].get<double>(), 0.0);
+  EXPECT_LT(s["stopped_share"].get<double>(), 1.0);
+}
+
+// MachineView::held_per_class is the sum of every input buffer's words and packets per class.
+TEST(Telemetry, HeldPerClassSumsEveryBuffer) {
+  struct Check : rica::Observer {
+    Check() : rica::Observer(37) {}
+    unsigned windows = 0, nonzero = 0;
+    void on_window(const rica::MachineView& v, std::uint64_t, std::uint64_t) override {
+      std::vector<std::uint64_t> w(v.classes()), p(v.classes()), w2(v.classes(), 0), p2(v.classes(), 0);
+      v.held_per_class(w, p);
+      for (rica::node_t n = 0; n < v.nodes(); ++n)
+        for (rica::port_t q = 0; q < v.ports(); ++q)
+          for (rica::class_t c = 0; c < v.classes(); ++c)
+            if (const std::uint32_t x = v.buffer_words(n, q, c)) w2[c] += x, p2[c] += v.buffer_packets(n, q, c);
+      EXPECT_EQ(w, w2);
+      EXPECT_EQ(p, p2);
+      ++windows, nonzero += w2[0] + w2[1] > 0;
+    }
+  } check;
+  const rica::Topology topo = rica::TopologyRegistry::parse("torus:5x5");
+  rica::TrafficOptions opt;
+  opt.rate = 0.4;
+  opt.packets = 1000;
+  auto app = rica::TrafficRegistry::make("uniform", rica::traffic::PeSpace::of_shape({topo.pes()}), opt);
+  rica::EngineConfig cfg;
+  cfg.engine = rica::EngineKind::cycle;
+  cfg.cycles = 1000;
+  std::vector<rica::Observer*> obs{&check};
+  ASSERT_TRUE(rica::run(topo, *app, cfg, obs).conservation_ok);
+  EXPECT_GT(check.windows, 10u);
+  EXPECT_GT(check.nonzero, 5u);
 }
 
 // Latency per buffer class (the class a packet is delivered from) and per job: the groups'

@@ -121,13 +121,24 @@ std::vector<OptionDef> make_command_options() {
   OptionDef telemetry = uint_value(
       "telemetry", &CommandValues::telemetry, 1, defaults::limits::cycles,
       fmt::format("Telemetry over time per window of W cycles (cycle engine) or W microseconds (async engine, at least "
-                  "{}; the world stops at each window's end), e.g. {}: per window injected, delivered, latency, "
-                  "occupancy, per link and class (CSV beside --csv or --json; docs/runtime.md)",
-                  defaults::telemetry::async_min_window_us, defaults::telemetry::window),
+                  "{}; the world stops at each window's end), e.g. {} cycles or {} us: per window injected, "
+                  "delivered, latency, occupancy, per buffer class (CSV beside --csv or --json; docs/runtime.md)",
+                  defaults::telemetry::async_min_window_us, defaults::telemetry::window,
+                  defaults::telemetry::async_window_us),
       runs);
   telemetry.type_name = "W";
   telemetry.configuration = false;
   v.push_back(in(std::move(telemetry), OptionGroup::outputs));
+
+  OptionDef links;
+  links.name = "telemetry-links";
+  links.kind = OptionKind::flag;
+  links.commands = runs;
+  links.configuration = false;
+  links.help = "With --telemetry: also the per-link table (packets and words held per window and link; most of a "
+               "window's cost)";
+  links.parse = [](EngineOptions& o, const std::string&) { o.values.telemetry_links = true; };
+  v.push_back(in(std::move(links), OptionGroup::outputs));
 
   v.push_back(in(file_value("trace-events", &CommandValues::trace_events,
                             "Cycle engine: Chrome trace-event JSON of the run (Perfetto, chrome://tracing): sampled "

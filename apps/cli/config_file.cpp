@@ -32,7 +32,7 @@ std::string& invocation_time() {
 bool is_presentation(const std::string& key) {
   if (const OptionDef* d = find_option(key)) return !d->configuration;
   static const char* const keys[] = {"json", "csv", "dot", "out", "quiet", "progress", "no-plot", "config", "help",
-                                     "telemetry", "trace-events", "trace-events-packets", "strict-config"};
+                                     "telemetry", "telemetry-links", "trace-events", "trace-events-packets", "strict-config"};
   return std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) != std::end(keys);
 }
 

@@ -163,6 +163,7 @@ struct CommandValues {
   unsigned seeds = 1;                                ///< --seeds (run, demo, sweep)
   // run, demo: outputs beside the report
   std::optional<std::uint64_t> telemetry;            ///< --telemetry W
+  bool telemetry_links = false;                      ///< --telemetry-links: the per-link table too
   std::string trace_events;                          ///< --trace-events FILE
   std::uint64_t trace_events_packets = defaults::trace_events::packets;
   // sweep

@@ -102,7 +102,9 @@ CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>
                        bool* auto_rates = nullptr);
 /// --telemetry W: telemetry over time per window of W cycles, or W microseconds on the async
 /// engine (rica/telemetry.hpp), [1, 2^31]; unset unless given. The owner checks it (check_telemetry).
-CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target);
+/// With it, --telemetry-links (needs --telemetry) sets `links`: the per-link table too
+/// (Telemetry::Options::links, off by default: most of a window's cost).
+CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target, bool& links);
 /// Refuses (usage_error, one line) an async window below defaults::telemetry::async_min_window_us.
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine);
 /// --trace-events FILE and --trace-events-packets N (rica/trace_events.hpp), checked like every output file.

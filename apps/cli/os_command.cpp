@@ -104,7 +104,7 @@ void add_os_command(CLI::App& app, int& status) {
   add_engine_options(c, o->engine);
   add_request_options(c, o->request, fields, request::FieldPlace::after_machine);
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
-  add_telemetry(c, o->request.telemetry);
+  add_telemetry(c, o->request.telemetry, o->request.telemetry_links);
   add_trace_events(c, o->trace_events, o->request.trace_events_packets);
   add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");

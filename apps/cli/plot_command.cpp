@@ -1,4 +1,4 @@
-// `rica plot links|latency|sweep|os|telemetry`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
+// `rica plot links|latency|sweep|os|telemetry|trace`: figures from what a command wrote, drawn by scripts/rica_plot.py (the
 // one plotting module; matplotlib).
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@ namespace {
 
 struct PlotOptions {
   CLI::App* cmd = nullptr;
-  std::string kind;  ///< links, latency, sweep, os, telemetry
+  std::string kind;  ///< links, latency, sweep, os, telemetry, trace
   std::string input, csv, out, json, title, x = "accepted";
   bool quiet = false;
 };
@@ -53,7 +53,7 @@ void plot(const PlotOptions& o) {
 void add_plot_command(CLI::App& app) {
   auto* p = app.add_subcommand("plot", "Figures (PNG 1600 px + SVG) from a run's JSON, a sweep's or os's CSV");
   p->require_subcommand(1);
-  for (const char* kind : {"links", "latency", "sweep", "os", "telemetry"}) {
+  for (const char* kind : {"links", "latency", "sweep", "os", "telemetry", "trace"}) {
     auto o = std::make_shared<PlotOptions>();
     o->kind = kind;
     const std::string k = kind;
@@ -67,11 +67,14 @@ void add_plot_command(CLI::App& app) {
               : k == "telemetry"
                   ? "Throughput, mean latency and occupancy per window over time (rica run/os --telemetry W: the "
                     "windows CSV)"
+              : k == "trace" ? "What a trace viewer shows of --trace-events FILE: the first packets' slices per node "
+                               "over time and their flows; FILE's stem .trace.png/.svg beside it"
                   : "Switch cost and completion of rica os");
     o->cmd = c;
     add_text(c, "input", o->input,
              k == "links"     ? "The run's JSON (its per-PE CSV is found from it)"
              : k == "latency" ? "The run's JSON"
+             : k == "trace"   ? "The trace-event JSON (--trace-events FILE)"
                               : "The CSV",
              "a file written by rica")
         ->required();

@@ -57,6 +57,7 @@ request::Run request_of(const RunOptions& o, const EngineConfig& cfg) {
   r.faults = o.engine.fault_spec;
   r.cycles_given = o.engine.given("--cycles");
   r.telemetry = v.telemetry;
+  r.telemetry_links = v.telemetry_links;
   r.trace_events = v.trace_events;
   r.trace_events_packets = v.trace_events_packets;
   return r;

@@ -64,6 +64,7 @@ std::vector<std::string> Os::telemetry_files() const {
   if (!telemetry) return {};
   Telemetry::Options opt;
   opt.jobs = true;
+  opt.links = telemetry_links;
   return Telemetry(*telemetry, opt).csv_paths("telemetry_");
 }
 
@@ -214,6 +215,7 @@ OsOutcome run(const Os& r, const OsHooks& hooks) {
   if (hooks.started) hooks.started(out);
   Telemetry::Options topt;
   topt.jobs = true;
+  topt.links = r.telemetry_links;
   auto one = [&](SwitchPolicy policy, double rate, std::uint64_t slice) {
     if (hooks.next) hooks.next(out.runs.size(), fmt::format("{} rate {:g} slice {}", policy_name(policy), rate, slice));
     std::vector<std::unique_ptr<App>> apps;

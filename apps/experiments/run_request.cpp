@@ -43,6 +43,8 @@ void check_trace_events(const std::string& path, EngineKind engine) {
 void validate(const Run& r) {
   experiments::check_seeds(r.engine.seed, r.seeds);
   check_telemetry(r.telemetry, r.engine.engine);
+  if (r.telemetry_links && !r.telemetry)
+    throw usage_error("--telemetry-links: the per-link table of --telemetry W; give --telemetry W or drop --telemetry-links");
   check_trace_events(r.trace_events, r.engine.engine);
 }
 
@@ -97,7 +99,7 @@ RunPlan prepare(const Run& r) {
       if (!r.packets) p.packets = p.engine.cycles;
     }
   p.traffic = r.app.empty() ? TrafficRegistry::canonical(r.traffic) : "";
-  if (r.telemetry) p.telemetry = std::make_shared<Telemetry>(*r.telemetry);
+  if (r.telemetry) p.telemetry = std::make_shared<Telemetry>(*r.telemetry, Telemetry::Options{.links = r.telemetry_links});
   if (!r.trace_events.empty())
     p.trace_events =
         std::make_shared<TraceEvents>(TraceEvents::Options{r.trace_events_packets, p.engine.warmup, false});

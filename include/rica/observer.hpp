@@ -23,6 +23,7 @@
 //    (docs/runtime.md "Async windows": its cost measured).
 //  - under mpirun observers are refused (usage_error): a view would see one rank's nodes only.
 //  - free when unused: with no observer the drivers test one empty list per cycle.
+//  - each stop for windows is timed (on_stopped), so what watching costs is measured on any host.
 //  - an observer must not keep the view beyond the call, and must not throw across the engine
 //    (a usage_error it throws ends the run with that error).
 // Thread safety: every call runs on the thread that called rica::run (never concurrently).
@@ -62,6 +63,10 @@ class MachineView {
   /// Words and packets held now in input buffer (in-port q, class c) of node v.
   std::uint32_t buffer_words(node_t v, port_t q, class_t c) const noexcept;
   std::uint64_t buffer_packets(node_t v, port_t q, class_t c) const noexcept;
+  /// Words and packets held now in every input buffer, summed per buffer class: words[c] and
+  /// packets[c] for every c < classes() (overwritten; both spans at least classes() long). One pass
+  /// over the buffers, for an observer that wants totals rather than each buffer.
+  void held_per_class(std::span<std::uint64_t> words, std::span<std::uint64_t> packets) const noexcept;
   /// The head packet of input buffer (in-port q, class c) of node v now, or nullptr when it is
   /// empty (the packet is the buffer's own: read it during the call only).
   const Packet* buffer_head(node_t v, port_t q, class_t c) const noexcept;
@@ -103,6 +108,11 @@ class Observer {
   virtual void on_start(const MachineView&) {}
   /// The window [begin, end) ended.
   virtual void on_window(const MachineView&, std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
+  /// After each stop for windows (this observer's on_window or another's): how long the world stood
+  /// still, ns of wall time — async: from asking the workers to park until they are let go (the
+  /// parking and every observer's reads; waking them is the OS's, after); cycle: every observer's
+  /// reads between two cycles. The machine may run again (no view). Summed, it is the run's cost of watching it.
+  virtual void on_stopped(std::uint64_t /*ns*/) {}
   /// After the last cycle (the machine drained, or stopped: deadlock, livelock).
   virtual void on_end(const MachineView&) {}
 

@@ -10,9 +10,13 @@
 // delivered, measured, packet-hops, link_packets) and are identical for any thread count. Words
 // and packets "held" are the state at the window's end.
 //
-// Cost: per window, one pass over the nodes, links and input buffers (none per cycle); a run
-// without a Telemetry observer pays nothing. On the async engine the times (begin, end, latency
-// sums) are ns of the run's clock, which stands still while the world is stopped.
+// Cost: per window, one pass over the nodes and input buffers (none per cycle), and over the links
+// when the per-link table is asked for (Options::links, --telemetry-links: it is most of the
+// window's cost, 7 values per link); no allocation per window but the tables' own growth. Every
+// stop of the world is timed (Observer::on_stopped), and the summary gives the sum (stopped_s)
+// and its share of the run, so the cost is measured on any host. A run without a Telemetry
+// observer pays nothing. On the async engine the times (begin, end, latency sums) are ns of the
+// run's clock, which stands still while the world is stopped.
 //
 // Thread safety: one run at a time (the observer contract); read the tables after the run.
 
@@ -48,8 +52,9 @@ struct TelemetryTable {
 class Telemetry : public Observer {
  public:
   struct Options {
-    /// Record the per-link table (per window and out-link: packets moved, words held downstream).
-    bool links = true;
+    /// Record the per-link table (per window and out-link: packets moved, words held downstream):
+    /// rows of links x windows, most of a window's cost, so only when asked (--telemetry-links).
+    bool links = false;
     /// Record the per-job table and the halt changes (OS runs: rica::run_jobs).
     bool jobs = false;
     /// The per-link table stops growing past this many rows (its later windows are left out and
@@ -62,6 +67,7 @@ class Telemetry : public Observer {
   void on_start(const MachineView& v) override;
   void on_window(const MachineView& v, std::uint64_t begin, std::uint64_t end) override;
   void on_end(const MachineView& v) override;
+  void on_stopped(std::uint64_t ns) override;
 
   /// Per window: window,begin,end,injected,delivered,measured,latency_sum,net_latency_sum,
   /// latency_mean,net_latency_mean,throughput (delivered per PE per cycle; async: per PE per
@@ -70,8 +76,9 @@ class Telemetry : public Observer {
   /// waiting at the end),blocked (head packets that found no room, in the window),halted (nodes
   /// the OS held at the end).
   const TelemetryTable& windows() const noexcept { return windows_; }
-  /// Per window and present out-link: window,end,node,port,peer,packets (moved in the window),
-  /// words (held at the end in the input buffer the link feeds, every class).
+  /// Per window and present out-link (Options::links; else empty): window,end,node,port,peer,
+  /// packets (moved in the window), words (held at the end in the input buffer the link feeds,
+  /// every class).
   const TelemetryTable& links() const noexcept { return links_; }
   /// Per window and buffer class: window,end,class,words,packets (held at the end, every buffer).
   const TelemetryTable& classes() const noexcept { return classes_; }
@@ -83,12 +90,14 @@ class Telemetry : public Observer {
   /// Halt changes seen at window ends (Options::jobs): cycle,node,halted (1 held, 0 resumed),job.
   const TelemetryTable& halts() const noexcept { return halts_; }
 
-  /// The tables by name: windows, links, classes (and jobs, halts with Options::jobs).
+  /// The tables by name: windows, classes (links with Options::links; jobs, halts with Options::jobs).
   std::vector<std::pair<std::string, const TelemetryTable*>> tables() const;
 
   /// The summary for a run's JSON: window, time_unit ("cycles", or "ns" on the async engine),
-  /// windows, rows per table, peaks (delivered and
-  /// occupancy per window, and the window's end), links_truncated, and `files` when given.
+  /// windows, rows per table, peaks (delivered and occupancy per window, and the window's end),
+  /// links (the per-link table recorded), links_truncated, the cost of watching — stops, stopped_s
+  /// (the world stood still for the windows, summed) and stopped_share (of the wall time from the
+  /// run's start to its end) — and `files` when given.
   nlohmann::json summary(const std::vector<std::string>& files = {}) const;
   /// Writes each table NAME of tables() as CSV file `prefix` + NAME + ".csv"; returns the paths.
   /// usage_error naming `what` when a file cannot be written.
@@ -103,6 +112,11 @@ class Telemetry : public Observer {
   MachineView::Totals last_{};
   std::vector<std::uint64_t> last_link_, last_inj_, last_del_, last_blocked_;
   std::vector<std::uint8_t> last_halted_;
+  // Per window, reused (no allocation per window): per class, per job.
+  std::vector<std::uint64_t> class_words_, class_packets_, job_pes_, job_del_, job_inj_, job_halted_;
+  // The cost of watching: stops of the world and their wall time; the run's wall span.
+  std::uint64_t stops_ = 0, stopped_ns_ = 0;
+  std::int64_t started_ns_ = 0, ended_ns_ = 0;  // steady_clock at on_start, on_end
   std::vector<node_t> link_node_, link_peer_;  // present out-links: node, peer
   std::vector<port_t> link_port_, link_in_;     // and out-port, the peer's in-port
   std::uint64_t index_ = 0;

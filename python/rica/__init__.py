@@ -4,7 +4,7 @@
     r = rica.run("torus:8x8", engine="cycle", rate=0.05, cycles=2000, seed=7, trace=True)
     r.summary["latency_mean"], r.pes["delivered"], r.trace["deliver"]
     r.frame("pe")                 # a pandas DataFrame (pandas is optional; arrays always work)
-    w = rica.run("torus:8x8", engine="cycle", rate=0.05, telemetry=True)  # per window of 1000 cycles
+    w = rica.run("torus:8x8", engine="cycle", rate=0.05, telemetry=True, telemetry_links=True)  # per 1000 cycles
     w.telemetry["windows"]["delivered"], w.frame("windows"), w.frame("telemetry_links")
     s = rica.sweep(["torus:8x8", "mesh:8x8"], rates="0.02:0.1:0.02", cycles=2000, seeds=3)
     s.frame(), s.means["latency_ci95"]   # per point over its seeds: means and 95% intervals
@@ -129,7 +129,7 @@ class Result:
     def frame(self, table="summary"):
         """A pandas DataFrame: 'summary' (one row of scalar figures, `spec` as given beside the
         canonical `topology`), 'pe', 'link', 'trace', or a telemetry table (run with telemetry=W):
-        'windows', 'telemetry_links', 'telemetry_classes'."""
+        'windows', 'telemetry_classes', and 'telemetry_links' (with telemetry_links=True too)."""
         if table == "summary":
             row = {"spec": [self.spec], "engine": [self.engine]}
             row.update({k: [v] for k, v in self.summary.items() if not isinstance(v, (dict, list))})
@@ -143,6 +143,8 @@ class Result:
                              "telemetry_classes")
         if columns is None:
             raise ValueError("no trace: run with trace=True" if table == "trace"
+                             else "no per-link telemetry: run with telemetry=W and telemetry_links=True"
+                             if table == "telemetry_links" and self.telemetry
                              else "no telemetry: run with telemetry=True or telemetry=W")
         return _frame(columns)
 
@@ -285,14 +287,17 @@ def run(topology, *, trace=False, **options):
     per-packet table as `trace` (the columns of the CLI's --trace CSV); trace="FILE" returns it too
     and keeps the CSV in FILE, as `rica run --trace FILE` writes it (the CLI's '-', standard output,
     is refused: the table is the result).
-    telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000) records
+    telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000 cycles or
+    5000 us) records
     the run over time:
-    `telemetry` maps windows, links and classes to column dicts of NumPy arrays (the CSVs of `rica
-    run --telemetry W`, written too when csv= or json= names a file). The result keeps `spec` as
+    `telemetry` maps windows and classes (and links, with telemetry_links=True) to column dicts of
+    NumPy arrays (the CSVs of `rica run --telemetry W`, written too when csv= or json= names a
+    file). The result keeps `spec` as
     given."""
     _no_quiet(options)
-    if options.get("telemetry") is True:
-        options = dict(options, telemetry=_rica.TELEMETRY_WINDOW)
+    if options.get("telemetry") is True:  # the default window: 1000 cycles, or 5000 us on the async engine
+        options = dict(options, telemetry=_rica.TELEMETRY_WINDOW if options.get("engine", "async") == "cycle"
+                       else _rica.TELEMETRY_WINDOW_ASYNC_US)
     if trace == "-":
         raise RicaError("trace: '-' (standard output) is the CLI's; give trace=True for the table or "
                         "trace=\"FILE\" to keep the CSV as well")

@@ -158,7 +158,7 @@ def test_names_and_frames():
 
 
 def test_telemetry_tables_match_the_cli(tmp_path):
-    r = rica.run("torus:4x4", engine="cycle", rate=0.2, cycles=1500, threads=2, telemetry=250)
+    r = rica.run("torus:4x4", engine="cycle", rate=0.2, cycles=1500, threads=2, telemetry=250, telemetry_links=True)
     w = r.telemetry["windows"]
     assert int(w["delivered"].sum()) == r.delivered and int(w["injected"].sum()) == r.injected
     assert int(w["packet_hops"].sum()) == r.packet_hops and w["end"][-1] == r.cycles_run
@@ -170,6 +170,8 @@ def test_telemetry_tables_match_the_cli(tmp_path):
     assert r.summary["telemetry"]["window"] == 250 and r.summary["telemetry"]["windows"] == len(w["end"])
     d = rica.run("torus:4x4", engine="cycle", rate=0.2, cycles=1500, telemetry=True)
     assert d.summary["telemetry"]["window"] == 1000
+    assert "links" not in d.telemetry and not d.summary["telemetry"]["links"]  # only when asked
+    assert rica.run("torus:4x4", rate=0.2, packets=50, threads=2, telemetry=True).summary["telemetry"]["window"] == 5000
     # The CLI's CSV beside --csv holds the same rows.
     p = cli("run", "torus:4x4", "--engine", "cycle", "--rate", "0.2", "--cycles", "1500", "--quiet",
             "--telemetry", "250", "--csv", str(tmp_path / "r.csv"))

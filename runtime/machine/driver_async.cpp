@@ -92,6 +92,7 @@ struct AsyncDriver : AsyncCore<AllNodes> {
     bool due = quiet;
     for (std::size_t k = 0; k < obs.size() && !due; ++k) due = now >= obs_from[k] + window_ns(*obs[k]);
     if (!due) return;
+    const auto asked = std::chrono::steady_clock::now();
     if (!quiet) sched.pause();
     const auto stopped = std::chrono::steady_clock::now();
     now = m.clock().now();
@@ -100,10 +101,16 @@ struct AsyncDriver : AsyncCore<AllNodes> {
         obs[k]->on_window(MachineView(m, now), obs_from[k], now);
         obs_from[k] = now;
       }
-    if (quiet) return;
-    m.clock().skip(static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - stopped).count()));
-    sched.resume();
+    // The stop, timed: from asking the workers to park until they are let go (the waking itself
+    // is the OS's: a futex wake per worker, after this).
+    const auto released = std::chrono::steady_clock::now();
+    if (!quiet) {
+      m.clock().skip(static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(released - stopped).count()));
+      sched.resume();
+    }
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(released - asked);
+    for (Observer* o : obs) o->on_stopped(static_cast<std::uint64_t>(ns.count()));
   }
 };
 

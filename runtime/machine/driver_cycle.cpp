@@ -340,23 +340,33 @@ struct CycleDriver final : LinkClock {
   /// `t` cycles are complete (main thread, between cycles): every observer whose window ended
   /// by then sees the machine. An idle stretch jumped over joins the window it began in (nothing
   /// moved in it, so the view at the last boundary is the machine's state then).
+  /// Each stop (one or more on_window calls) is timed and told to every observer (on_stopped).
   void observe(std::uint64_t t) {
     const Observers obs = m.observers();
+    std::chrono::steady_clock::time_point from{};
     for (std::size_t k = 0; k < obs.size(); ++k) {
       const std::uint64_t end = t - t % obs[k]->window();
       if (end <= obs_from[k]) continue;
+      if (from == std::chrono::steady_clock::time_point{}) from = std::chrono::steady_clock::now();
       obs[k]->on_window(MachineView(m, end), obs_from[k], end);
       obs_from[k] = end;
     }
+    if (from != std::chrono::steady_clock::time_point{}) stopped(obs, from);
   }
   /// The run ended after `t` cycles: the last, partial windows.
   void observe_last(std::uint64_t t) {
     const Observers obs = m.observers();
+    const auto from = std::chrono::steady_clock::now();
     for (std::size_t k = 0; k < obs.size(); ++k)
       if (t > obs_from[k]) {
         obs[k]->on_window(MachineView(m, t), obs_from[k], t);
         obs_from[k] = t;
       }
+    stopped(obs, from);
+  }
+  static void stopped(const Observers obs, std::chrono::steady_clock::time_point from) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - from);
+    for (Observer* o : obs) o->on_stopped(static_cast<std::uint64_t>(ns.count()));
   }
 
   /// The stages of prefetch_node() and how many nodes ahead of the one stepping each runs

@@ -1,5 +1,7 @@
 // MachineView (rica/observer.hpp): an observer's read-only view of the node tables and the
 // ledger, forwarded to the Machine's const operations. Called per window, not per hop.
+#include <algorithm>
+
 #include "machine.hpp"
 #include "rica/topology.hpp"
 
@@ -23,6 +25,18 @@ std::uint32_t MachineView::buffer_words(node_t v, port_t q, class_t c) const noe
 std::uint64_t MachineView::buffer_packets(node_t v, port_t q, class_t c) const noexcept {
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_packets beyond the machine");
   return m_->pe(v).inputs[static_cast<std::uint32_t>(q) * m_->classes() + c].size();
+}
+void MachineView::held_per_class(std::span<std::uint64_t> words, std::span<std::uint64_t> packets) const noexcept {
+  const class_t classes = m_->classes();
+  RICA_ASSERT(words.size() >= classes && packets.size() >= classes, "MachineView::held_per_class: spans too short");
+  std::fill_n(words.begin(), classes, 0), std::fill_n(packets.begin(), classes, 0);
+  const std::uint32_t inputs = m_->buffers_per_node();  // [in_port * classes + class]
+  for (node_t v = 0; v < m_->nodes(); ++v)
+    for (std::uint32_t i = 0; i < inputs; ++i)
+      if (const unsigned w = m_->words_held(v, i)) {
+        words[i % classes] += w;
+        packets[i % classes] += m_->pe(v).inputs[i].size();
+      }
 }
 const Packet* MachineView::buffer_head(node_t v, port_t q, class_t c) const noexcept {
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_head beyond the machine");

@@ -51,6 +51,7 @@ struct Os {
   unsigned io_hop_cycles = defaults::os::io_hop_cycles;       ///< I/O network: cycles per broadcast-tree level
   unsigned save_rate = defaults::os::save_words_per_cycle;    ///< words per cycle a PE saves or restores
   std::optional<std::uint64_t> telemetry;  ///< every run over time, per window of W cycles, jobs' tables too
+  bool telemetry_links = false;            ///< with telemetry: the per-link table too (most of a window's cost)
   bool trace_events = false;               ///< every run's packets, halts and switches (rica/trace_events.hpp)
   std::uint64_t trace_events_packets = defaults::trace_events::packets;  ///< packets followed hop by hop
 

@@ -42,6 +42,7 @@ struct Run {
   std::optional<FaultSpec> faults;                   ///< failed links and nodes, drawn from engine.seed
   bool cycles_given = false;  ///< false: a replayed trace sets the window to its last injection
   std::optional<std::uint64_t> telemetry;            ///< window W (cycles, or us on the async engine)
+  bool telemetry_links = false;                      ///< with telemetry: the per-link table too
   std::string trace_events;                          ///< a trace-viewer file is wanted ("" = none)
   std::uint64_t trace_events_packets = defaults::trace_events::packets;
 };
