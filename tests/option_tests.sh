@@ -26,7 +26,7 @@ JOBS="--jobs poisson:jobs=2,rate=1,size=2,length=1"
 leaves=("list" "topo torus:4x4" "route torus:4x4 0 5" "run torus:4x4" "demo" "sweep torus:4x4" "os torus:4x4"
         "os-stream torus:4x4 $JOBS" "app sort -t torus:4x4" "app stencil -t torus:4x4" "app run reduce -t torus:4x4"
         "experiment rwc1" "bound torus:4x4" "partition torus:4x4" "embed ring torus:4x4" "plot links x.json"
-        "plot latency x.json" "plot sweep x.csv" "plot os x.csv" "plot telemetry x.csv" "report x.json")
+        "plot latency x.json" "plot sweep x.csv" "plot os x.csv" "plot telemetry x.csv" "plot trace x.json" "report x.json")
 # Every leaf subcommand `rica --help` (and `rica app|plot --help`) lists is checked here: a new
 # subcommand fails this test until it is added above.
 subcommands() { "$RICA" "$@" --help | sed -n '/^Subcommands:/,$p' | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'; }
