@@ -15,19 +15,13 @@
 #include "config_file.hpp"
 #include "rica/request/experiment.hpp"
 
+#include "refusal.hpp"
+
 using namespace rica;
 namespace fs = std::filesystem;
 
 namespace {
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using test::refusal;
 
 std::string cli_refusal(std::vector<std::string> args) {
   args.insert(args.begin(), "experiment");

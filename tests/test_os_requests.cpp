@@ -18,19 +18,13 @@
 #include "rica/request/os.hpp"
 #include "rica/request/os_stream.hpp"
 
+#include "refusal.hpp"
+
 using namespace rica;
 
 namespace {
 
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using test::refusal;
 
 /// What `rica ARGS` prints after "rica: error: " (run in this process; nothing is run when refused).
 std::string cli_refusal(const std::vector<std::string>& args) {

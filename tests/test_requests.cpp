@@ -17,18 +17,12 @@
 #include "rica/faults.hpp"
 #include "traffic.hpp"
 
+#include "refusal.hpp"
+
 using namespace rica;
 
 namespace {
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using test::refusal;
 
 /// Clears the stop request however the test ends (it is process-wide).
 struct ClearInterrupt {

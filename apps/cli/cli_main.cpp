@@ -52,35 +52,52 @@ CLI::App* chosen_leaf(CLI::App& app) {
   return leaf;
 }
 
+/// What a refused command line got wrong, found once for every message below: the first free
+/// word after the chosen command where it expects a subcommand, or the first unknown long option
+/// of the chosen subcommand; `names` the valid ones to suggest from. Empty `word`: neither.
+struct UnknownWord {
+  bool subcommand = false;
+  std::string word;
+  std::vector<std::string> names;
+};
+UnknownWord unknown_word(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* leaf = chosen_leaf(app);
+  UnknownWord u;
+  const auto subs = leaf->get_subcommands([](CLI::App*) { return true; });
+  if (!subs.empty()) {  // no (inner) subcommand recognised: the first free word after the chosen one
+    u.subcommand = true;
+    for (const CLI::App* sub : subs) u.names.push_back(sub->get_name());
+    auto a = args.begin();
+    if (leaf != &app) a = std::find(args.begin(), args.end(), leaf->get_name()) + 1;
+    for (; a < args.end(); ++a)
+      if (!a->empty() && (*a)[0] != '-') {
+        u.word = *a;
+        break;
+      }
+    return u;
+  }
+  for (const CLI::Option* o : leaf->get_options())
+    for (const std::string& l : o->get_lnames()) u.names.push_back("--" + l);
+  for (const std::string& a : args) {
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string given = a.substr(0, a.find('='));
+    if (std::find(u.names.begin(), u.names.end(), given) == u.names.end()) {
+      u.word = given;
+      break;
+    }
+  }
+  return u;
+}
+
 /// For a command line CLI11 refused: "; did you mean ..." naming the nearest subcommand to an
 /// unknown one, or the nearest option of the chosen subcommand to an unknown option; empty when
 /// nothing is near.
 std::string command_hint(CLI::App& app, const std::vector<std::string>& args) {
-  CLI::App* leaf = chosen_leaf(app);
-  const auto subs = leaf->get_subcommands([](CLI::App*) { return true; });
-  if (!subs.empty()) {  // no (inner) subcommand recognised: the word after the chosen one is a misspelt one
-    auto a = args.begin();
-    if (leaf != &app) a = std::find(args.begin(), args.end(), leaf->get_name()) + 1;
-    for (; a < args.end(); ++a) {
-      if (a->empty() || (*a)[0] == '-') continue;
-      std::vector<std::string> names;
-      for (const CLI::App* sub : subs) names.push_back(sub->get_name());
-      const std::string n = nearest_name(*a, names);
-      return n.empty() ? "" : fmt::format("; did you mean '{}'?", n);
-    }
-    return "";
-  }
-  std::vector<std::string> names;
-  for (const CLI::Option* o : leaf->get_options())
-    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
-  for (const std::string& a : args) {
-    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
-    const std::string given = a.substr(0, a.find('='));
-    if (std::find(names.begin(), names.end(), given) != names.end()) continue;
-    const std::string n = nearest_name(given, names);
-    if (!n.empty()) return fmt::format("; did you mean '{}' for '{}'?", n, given);
-  }
-  return "";
+  const UnknownWord u = unknown_word(app, args);
+  if (u.word.empty()) return "";
+  const std::string n = nearest_name(u.word, u.names);
+  if (n.empty()) return "";
+  return u.subcommand ? fmt::format("; did you mean '{}'?", n) : fmt::format("; did you mean '{}' for '{}'?", n, u.word);
 }
 
 /// For an option of one value given more than once, under one spelling or several ("--rates 0.1
@@ -122,29 +139,15 @@ std::string command_path(CLI::App& app) {
 std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
   if (std::string own = repeated_option(app, args); !own.empty()) return own;
   const std::string path = command_path(app);
-  CLI::App* leaf = chosen_leaf(app);
-  const auto subs = leaf->get_subcommands([](CLI::App*) { return true; });
-  if (!subs.empty()) {  // no (inner) subcommand recognised: the first free word after the chosen one
-    auto a = args.begin();
-    if (leaf != &app) a = std::find(args.begin(), args.end(), leaf->get_name()) + 1;
-    for (; a < args.end(); ++a) {
-      if (a->empty() || (*a)[0] == '-') continue;
-      std::vector<std::string> names;
-      for (const CLI::App* sub : subs) names.push_back(sub->get_name());
-      return fmt::format("unknown subcommand {} of '{}'{} ({} --help)", quote_input(*a), path, did_you_mean(*a, names),
-                         path);
-    }
+  const UnknownWord u = unknown_word(app, args);
+  if (u.subcommand) {
+    if (!u.word.empty())
+      return fmt::format("unknown subcommand {} of '{}'{} ({} --help)", quote_input(u.word), path,
+                         did_you_mean(u.word, u.names), path);
   } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    std::vector<std::string> names;
-    for (const CLI::Option* o : leaf->get_options())
-      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
-    for (const std::string& a : args) {
-      if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
-      const std::string given = a.substr(0, a.find('='));
-      if (std::find(names.begin(), names.end(), given) != names.end()) continue;
-      return fmt::format("unknown option {} of '{}'{} ({} --help)", quote_input(given), path,
-                         did_you_mean(given, names), path);
-    }
+    if (!u.word.empty())
+      return fmt::format("unknown option {} of '{}'{} ({} --help)", quote_input(u.word), path,
+                         did_you_mean(u.word, u.names), path);
     // Words no positional takes, in the order given.
     std::vector<std::string> quoted;
     for (const std::string& w : app.remaining(true)) quoted.push_back(quote_input(w));
