@@ -20,6 +20,7 @@
 #include "rica/registry.hpp"
 #include "rica/routing.hpp"
 #include "rica/topology/hyperx.hpp"
+#include "saturate.hpp"
 #include "support.hpp"
 #include "traffic.hpp"
 
@@ -242,22 +243,6 @@ TEST(HyperXLinks, DeterministicAndAdaptiveCertifiedInOneClass) {
   }
 }
 
-RunStats saturate(const Topology& t, EngineKind engine, Routing r, unsigned threads) {
-  TrafficOptions opt;
-  opt.rate = 1.0;
-  opt.packets = 60;
-  auto app = TrafficRegistry::make("uniform", t, opt);
-  EngineConfig cfg;
-  cfg.engine = engine;
-  cfg.routing = r;
-  cfg.threads = threads;
-  cfg.cycles = 100000;  // the injection window outlasts the 60 packets per PE
-  cfg.buffer_words = 4;  // one packet per buffer
-  cfg.packet_words = 3;
-  cfg.packet_spread = 1;
-  return run(t, *app, cfg);
-}
-
 TEST(HyperXLinks, ExactlyOnceAtSaturationOnBothEngines) {
   const Topology t = TopologyRegistry::parse("hyperx:4x4,T=4,K=2");
   for (Routing r : {Routing::deterministic, Routing::adaptive}) {
@@ -265,7 +250,7 @@ TEST(HyperXLinks, ExactlyOnceAtSaturationOnBothEngines) {
     for (EngineKind e : {EngineKind::cycle, EngineKind::async})
       for (unsigned th : {1u, 2u}) {
         SCOPED_TRACE(std::string(to_string(r)) + " " + to_string(e) + " threads " + std::to_string(th));
-        const RunStats st = saturate(t, e, r, th);
+        const RunStats st = test::saturate(t, e, th, r);
         EXPECT_FALSE(st.deadlock) << st.deadlock_report;
         EXPECT_TRUE(st.conservation_ok);
         EXPECT_EQ(st.injected, 60u * t.pes());

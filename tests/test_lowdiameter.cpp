@@ -13,6 +13,7 @@
 #include "rica/engine.hpp"
 #include "rica/metrics.hpp"
 #include "rica/registry.hpp"
+#include "saturate.hpp"
 #include "support.hpp"
 #include "traffic.hpp"
 
@@ -273,27 +274,12 @@ TEST(LowDiameter, AShortClassCountIsRefusedWithTheCycle) {
   }
 }
 
-RunStats saturate(const Topology& t, EngineKind engine, unsigned threads) {
-  TrafficOptions opt;
-  opt.rate = 1.0;
-  opt.packets = 60;
-  auto app = TrafficRegistry::make("uniform", t, opt);
-  EngineConfig cfg;
-  cfg.engine = engine;
-  cfg.threads = threads;
-  cfg.cycles = 100000;  // the injection window outlasts the 60 packets per PE
-  cfg.buffer_words = 4;  // one packet per buffer
-  cfg.packet_words = 3;
-  cfg.packet_spread = 1;
-  return run(t, *app, cfg);
-}
-
 TEST(LowDiameter, ExactlyOnceAtSaturationOnBothEngines) {
   for (const char* spec : {"dragonfly:h=2", "dragonfly:h=2,arrangement=relative", "hyperx:4x4,T=4", "slimfly:q=5"}) {
     const Topology t = TopologyRegistry::parse(spec);
     for (EngineKind e : {EngineKind::cycle, EngineKind::async})
       for (unsigned th : {1u, 2u}) {
-        const RunStats st = saturate(t, e, th);
+        const RunStats st = test::saturate(t, e, th);
         EXPECT_FALSE(st.deadlock) << spec << " " << to_string(e) << "\n" << st.deadlock_report;
         EXPECT_TRUE(st.conservation_ok) << spec << " " << to_string(e);
         EXPECT_EQ(st.duplicates, 0u) << spec;
