@@ -212,6 +212,20 @@ def policy_style(policy, slice_, slices):
     return {"color": _shade(hue, shade), "marker": marker, "linestyle": ls}
 
 
+# Each tool of a comparison with another simulator (scripts/validation/booksim_compare.py): its
+# line style, marker and shade of the network's family colour. rica is drawn solid in the family
+# colour itself; the other tool's runs dashed or dash-dotted, lighter, with other markers.
+TOOL_STYLE = {"rica": ("-", "o", 0.0), "BookSim2": ("--", "s", 0.3), "BookSim2 speculative": ("-.", "^", 0.55)}
+
+
+def tool_style(tool, spec):
+    """Colour, line style and marker of `tool` (a TOOL_STYLE key) drawing network `spec`: the colour
+    is the network's family colour (FAMILY_COLOURS), shaded per tool."""
+    ls, marker, shade = TOOL_STYLE.get(tool, (":", "D", 0.4))
+    colour = FAMILY_COLOURS.get(family(spec), "#555555")
+    return {"color": _shade(colour, shade), "linestyle": ls, "marker": marker}
+
+
 def log_axis(ax, which="x", base=10):
     """A log axis with enough labelled ticks: 1-2-5 labels when it spans under three decades, every
     decade (minor ticks unlabelled) beyond; plain numbers, not 10^k, within 1e-3..1e6."""

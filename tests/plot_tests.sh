@@ -3,7 +3,8 @@
 # Graphviz graph), beside the JSON it comes from, utilisation on a 0-1 scale; a file that is not a
 # run report is one line and exit 2; the latency histogram/CDF; `rica sweep --rate auto` finds
 # saturation on a small torus near `rica bound`'s channel-load bound, with its summary in the
-# CSV/JSON and the bound and saturation marked on the figures.
+# CSV/JSON and the bound and saturation marked on the figures; docs/validation's figures regenerate
+# from its CSVs in the one style.
 # Usage: plot_tests.sh RICA   (skipped, exit 0, without matplotlib)
 set -u
 RICA=$(realpath "${1:?path to rica}")
@@ -122,6 +123,32 @@ for spec, colours in seen.items():
     fam = S.family(spec)
     if fam in S.FAMILY_COLOURS and spec.split(":")[0] not in ("dce",):
         assert colours == {S.FAMILY_COLOURS[fam]}, (spec, colours)
+PY
+
+# ---- docs/validation (rica against BookSim2): its figures redrawn from the committed CSVs by the
+# script that makes them, 1600 px PNG and SVG, exactly the committed set; rica drawn in the
+# network's family colour, the tools told apart by colour shade, line style and marker.
+"$PLOTPY" - "$HERE/../scripts" "$HERE/../docs/validation" "$TMP/val" <<'PY' || failed "docs/validation figures"
+import os, struct, sys
+sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "validation")]
+import booksim_compare as B, rica_style as S
+src, out = sys.argv[2], sys.argv[3]
+os.makedirs(out)
+figs = B.plots(B.by_case(B.read_csv(os.path.join(src, "rica.csv"))),
+               B.by_case(B.read_csv(os.path.join(src, "booksim.csv"))), out)
+assert figs == B.figure_names(), figs
+for _, name in figs:
+    for d in (out, src):
+        with open(os.path.join(d, name + ".png"), "rb") as f:
+            assert struct.unpack(">I", f.read(24)[16:20])[0] == 1600, (d, name)
+        assert os.path.getsize(os.path.join(d, name + ".svg")) > 0, (d, name)
+assert sorted(f for f in os.listdir(src) if f.endswith(".png")) == sorted(n + ".png" for _, n in figs)
+for key, net in B.NETWORKS.items():
+    st = {t: S.tool_style(t, net["rica"]) for t in S.TOOL_STYLE}
+    assert st["rica"]["color"] == S.FAMILY_COLOURS[S.family(net["rica"])], (key, st)
+    for k in ("color", "linestyle", "marker"):
+        assert len({x[k] for x in st.values()}) == len(st), (key, k, st)
+    assert st["rica"]["color"] in open(os.path.join(out, f"validation_{key}.svg")).read(), key
 PY
 
 # ---- a file that is not a run report: one line naming it and what was expected, exit 2 ----------

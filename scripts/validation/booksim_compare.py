@@ -82,6 +82,9 @@ TRAFFIC = {
     "nextgroup": dict(rica="matrix:{nextgroup}", booksim=["bad_dragon"], share=[1.0]),
 }
 
+TRAFFIC_WORDS = {"uniform": "uniform", "transpose": "transpose", "bitcomp": "bit-complement", "hotspot": "hot-spot",
+                 "nextgroup": "next-group"}
+
 CASES = [(n, t) for n in ("mesh", "torus") for t in ("uniform", "transpose", "bitcomp", "hotspot")] + \
         [(n, t) for n in ("df-min", "df-ugal") for t in ("uniform", "nextgroup", "hotspot")]
 
@@ -126,6 +129,21 @@ VARIANTS = [(n, t, "speculative", [], SPECULATIVE) for n, t in CASES] + [
     ("df-ugal", "nextgroup", "speculative-ugal0-group-hops", [], dict(SPECULATIVE, binary="ugal0gh")),
     # ... with 4 VCs per UGAL phase (booksim-ugal-vcs.patch; with num_vcs = 3 it is booksim-ugal0g):
     ("df-ugal", "nextgroup", "speculative-ugal0-group-vcs12", [], dict(SPECULATIVE, binary="ugal0gv", num_vcs=12)),
+    # Why BookSim2's UGAL needs the depth, one change at a time at 8 flits, from booksim-ugal0g:
+    # each path's queue the occupancy of the one VC it takes out of the router, not of the whole port
+    # (booksim-ugal-pervc.patch; rica reads the port's, all classes):
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-pervc", [], dict(SPECULATIVE, binary="ugal0gp")),
+    # the choice made again, with the credits of the cycle, in every cycle the head waits at its source
+    # router for VC allocation, as rica's (booksim-ugal-fresh.patch); BookSim2 makes it once, with
+    # routing_delay = 0 (lookahead routing) when the packet leaves its terminal:
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-fresh", [], dict(SPECULATIVE, binary="ugal0gf")),
+    # one crossbar input per VC (input_speedup = num_vcs), as rica offers every (port, class) head:
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-speedup3", [], dict(SPECULATIVE, binary="ugal0g", input_speedup=3)),
+    # Under uniform traffic, from BookSim2's UGAL as configured (its threshold keeps it minimal) and
+    # from booksim-ugal0g:
+    ("df-ugal", "uniform", "speculative-speedup3", [], dict(SPECULATIVE, input_speedup=3)),
+    ("df-ugal", "uniform", "speculative-ugal0-group", [], dict(SPECULATIVE, binary="ugal0g")),
+    ("df-ugal", "uniform", "speculative-ugal0-group-pervc", [], dict(SPECULATIVE, binary="ugal0gp")),
     # ... with 64-flit VCs, and rica with 64 words per buffer class (the same change in both):
     ("df-ugal", "nextgroup", "speculative-ugal0-group-buf64", ["--buffer-words", str(8 * BUFFER)],
      dict(SPECULATIVE, binary="ugal0g", vc_buf_size=8 * BUFFER)),
@@ -145,6 +163,13 @@ VARIANT_NAMES = {
                                     "by router hops (as rica)",
     "speculative-ugal0-group-vcs12": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, `num_vcs = 12` "
                                      "(4 VCs per phase)",
+    "speculative-ugal0-group-pervc": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, each path's "
+                                     "queue the occupancy of the VC it takes (not the port's)",
+    "speculative-ugal0-group-fresh": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, decided again "
+                                     "in every cycle the head waits at its source router (as rica)",
+    "speculative-ugal0-group-speedup3": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, "
+                                        "`input_speedup = 3`",
+    "speculative-speedup3": "BookSim2 `speculative = 1` and `input_speedup = 3` (one crossbar input per VC)",
     "speculative-ugal0-group-buf64": f"BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group; both tools "
                                      f"{8 * BUFFER} flits / words per VC / class",
     "speculative-buf64": f"BookSim2 `speculative = 1`; both tools {8 * BUFFER} flits / words per VC / class",
@@ -341,7 +366,8 @@ PAGE_HEAD = [
     "    scripts/validation/booksim_compare.py --booksim /tmp/booksim-build/booksim \\",
     "        --booksim-ugal0 /tmp/booksim-build/booksim-ugal0 --booksim-tieplus /tmp/booksim-build/booksim-tieplus \\",
     "        --booksim-ugal0g /tmp/booksim-build/booksim-ugal0g --booksim-dateline /tmp/booksim-build/booksim-dateline \\",
-    "        --booksim-ugal0gh /tmp/booksim-build/booksim-ugal0gh --booksim-ugal0gv /tmp/booksim-build/booksim-ugal0gv",
+    "        --booksim-ugal0gh /tmp/booksim-build/booksim-ugal0gh --booksim-ugal0gv /tmp/booksim-build/booksim-ugal0gv \\",
+    "        --booksim-ugal0gp /tmp/booksim-build/booksim-ugal0gp --booksim-ugal0gf /tmp/booksim-build/booksim-ugal0gf",
     "",
     "which runs both tools and writes this page, the plots and the figures behind them",
     "(`docs/validation/rica.csv`, `docs/validation/booksim.csv`: one row per run). A BookSim2 variant",
@@ -436,7 +462,8 @@ VARIANT_TEXT = (
     "**Input speedup.** rica offers the head of every (input port, class) buffer to the output "
     "arbitration in each cycle, so both classes of one input port may move; BookSim2 reads one flit "
     "per input port per cycle (`input_speedup = 1`). Changing it to 2 moves the torus's bit "
-    "complement little, so it is not what separates the tools there (below).\n\n"
+    "complement little, so it is not what separates the tools there (below); on the dragonfly's UGAL "
+    "under uniform traffic one input per VC (`input_speedup = 3`) is (the UGAL paragraphs below).\n\n"
     "**VCs per dateline partition.** Under bit complement every ring distance is odd, and each "
     "channel of a ring carries packets of one dateline partition only, in both tools: BookSim2 fixes "
     "a packet's partition on entering the ring (whether its path wraps), rica's class follows the "
@@ -460,10 +487,37 @@ VARIANT_TEXT = (
     "two paths' router hops as rica weighs them, not 1 : 2 (`booksim-ugal0gh`), barely moves the "
     "figure, so the weighting is not the cause; four VCs per UGAL phase (`booksim-ugal0gv`, "
     "`num_vcs = 12`) lowers it; 64-flit VCs bring BookSim2 within 10 % of rica with 64 words per "
-    "class, a depth at which rica's figures hardly change (under uniform traffic, BookSim2's UGAL as "
-    "configured: a port of 3 x 64 flits can exceed its threshold of 30). What remains between the "
-    "two UGALs at 8 flits is thus BookSim2's dependence on the VC depth; which part of its router "
-    "makes its UGAL need the depth is not isolated here.")
+    "class, a depth at which rica's figures hardly change.\n\n"
+    "**Why BookSim2's UGAL needs deep VCs.** Both tools' UGAL read the same signal: the flits (words) "
+    "held downstream of an output port, all its VCs (classes), by the router's credit view "
+    "(BookSim2's `GetUsedCredit`, rica's `Machine::port_words`); neither counts the packets waiting "
+    "for the port in the router's own input buffers. Four hypotheses, each changed alone in "
+    "`booksim-ugal0g` at 8 flits on next-group traffic (the rows below): "
+    "(a) *the signal clipped by the depth* (a port holds 24 flits at most, so at saturation both "
+    "paths look full and the tie goes minimal) — the per-VC signal of (d) is clipped harder, at 8 "
+    "flits, and comes closest, so the clipping is not what needs the depth; "
+    "(b) *the decision's timing* — with `routing_delay = 0` BookSim2 routes a hop ahead, so the "
+    "source router's choice is made once, when the packet leaves its terminal, and kept however long "
+    "the packet then waits in the router's input VC; rica decides at the head of the input buffer, "
+    "again in every cycle the head waits. BookSim2 deciding as rica (`booksim-ugal0gf`: the head "
+    "routed again, its intermediate kept, in every cycle it waits for VC allocation at its source "
+    "router) gains a little; "
+    "(c) *packet size and flit-by-flit credit return* — with 1-flit packets a credit is a packet in "
+    "both tools, so there is nothing to change; "
+    "(d) *per-VC against per-port occupancy* — each path's queue read from the one VC it takes out of "
+    "the router (`booksim-ugal0gp`: the minimal path's VC 1, or 2 on a global channel; the Valiant "
+    "path's VC 0) brings BookSim2 within 10 % of rica at 8 flits, as close as 64-flit VCs did. So "
+    "what BookSim2's UGAL needs the depth for is its port-wide sum. A reading consistent with these "
+    "rows, not measured directly: the sum adds the occupancy of the two VCs the choice does not use, "
+    "which at 8 flits per VC hides the difference between the paths' own VCs; deeper VCs let the "
+    "congested path's VC outgrow it. One crossbar input per VC "
+    "(`input_speedup = 3`, as rica offers the head of every (port, class) buffer) also gains a little "
+    "there. Under uniform traffic the UGAL changes do not help BookSim2 (threshold 0 and the group, "
+    "and the per-VC signal, each lower its figure): its UGAL as configured, which stays minimal, "
+    "with one crossbar input per VC comes within 10 % of rica at 8 flits, so what separated them "
+    "there is the input speedup. Why rica's UGAL does well with the port-wide sum at 8 words, "
+    "where BookSim2's does not, is isolated only as far as (b) and the input speedup go: each "
+    "closes part of the next-group gap, not all of it.")
 EXPLAINED = {
     ("torus", "hotspot"):
         "ejection: BookSim2 delivers one flit per cycle at a node, so the hot node takes at most "
@@ -489,6 +543,10 @@ VARIANT_BUILDS = [
      ["-    if ( (in_port/2) != dim_left ) {", "+    if ( true ) {"]),
     ("booksim-ugal0gh", "booksim-ugal0g, queues weighted by router hops", "booksim-ugal-hops.patch", None),
     ("booksim-ugal0gv", "booksim-ugal0g, num_vcs / 3 VCs per phase", "booksim-ugal-vcs.patch", None),
+    ("booksim-ugal0gp", "booksim-ugal0g, each path's queue the occupancy of the VC it takes", "booksim-ugal-pervc.patch",
+     None),
+    ("booksim-ugal0gf", "booksim-ugal0g, decided again in every cycle the head waits at its source router",
+     "booksim-ugal-fresh.patch", None),
 ]
 
 
@@ -527,35 +585,108 @@ def overload(rows):
 
 
 def plots(rica, bs, out):
-    import rica_plot  # scripts/rica_plot.py: the figure style of every plot
-    import matplotlib.pyplot as plt
+    """One figure per network, a panel per traffic pattern: mean latency (log scale) against offered
+    load for rica, BookSim2 and BookSim2 with `speculative = 1`, each tool's saturation marked, in
+    the one style of scripts/rica_style.py (the network's family colour; the tools told apart by
+    line style, marker and shade). Drawn from the recorded CSVs only."""
+    import rica_style as S  # scripts/rica_style.py: the one figure style
     names = []
     for net in NETWORKS:
         traffics = [t for n, t in CASES if n == net]
-        fig, _ = rica_plot.figure((rica_plot.FIG_INCHES[0], rica_plot.FIG_INCHES[1] * (1.3 if len(traffics) > 3 else 0.75)))
-        fig.clf()
-        cols = 2 if len(traffics) > 3 else len(traffics)
-        axes = fig.subplots((len(traffics) + cols - 1) // cols, cols, squeeze=False).ravel()
-        for ax, t in zip(axes, traffics):
-            for tool, data, style, v in (("rica", rica, "-", "base"), ("BookSim2", bs, "--", "base"),
-                                         ("BookSim2 speculative", bs, "-.", "speculative")):
+        rows_ = (len(traffics) + 1) // 2
+        fig, axes = S.figure((S.FIG_INCHES[0], S.FIG_INCHES[1] * 0.95 * rows_), nrows=rows_, ncols=2, squeeze=False)
+        for ax in axes.ravel()[len(traffics):]:
+            ax.set_axis_off()
+        for ax, t in zip(axes.ravel(), traffics):
+            for tool, data, v in (("rica", rica, "base"), ("BookSim2", bs, "base"),
+                                  ("BookSim2 speculative", bs, "speculative")):
                 pts = sorted((r for r in data.get((net, t, v), []) if r["kind"] in ("curve", "search") and r["stable"]),
                              key=lambda r: r["offered"])
                 if not pts:
                     continue
-                line, = ax.plot([r["offered"] for r in pts], [r["latency"] for r in pts], style, marker="o", ms=3,
-                                label=f"{tool} (saturation {saturation(data[(net, t, v)]):.3f})")
-                ax.axvline(saturation(data[(net, t, v)]), color=line.get_color(), linestyle=":", alpha=0.6)
-            ax.set_title(f"{t}")
-            ax.set_xlabel("offered load (packets/node/cycle)")
+                st = S.tool_style(tool, NETWORKS[net]["rica"])
+                sat = saturation(data[(net, t, v)])
+                label = {"BookSim2 speculative": "BookSim2, speculative = 1"}.get(tool, tool)
+                ax.plot([r["offered"] for r in pts], [r["latency"] for r in pts], ms=3.5, lw=1.4,
+                        label=f"{label} ({sat:.3f})", **st)
+                ax.axvline(sat, color=st["color"], linestyle=":", lw=1.0, alpha=0.8)
+            ax.set_xlim(0, None)
+            S.log_axis(ax, "y")
+            S.finish_log_axes(ax)
+            ax.grid(True, axis="x", alpha=0.3)
+            S.title(ax, f"{TRAFFIC_WORDS.get(t, t)} traffic")
+            ax.set_xlabel("offered load (packets/PE/cycle)")
             ax.set_ylabel("mean latency (cycles)")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.suptitle(f"{NETWORKS[net]['text']}: rica (solid), BookSim2 (dashed; dash-dot: speculative = 1)")
+            # below the panel, under its axis label: never over a curve
+            ax.legend(title="tool (saturation throughput)", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+        S.suptitle(fig, f"{NETWORKS[net]['text']}: rica against BookSim2 ({PACKET}-flit packets, {BUFFER}-flit "
+                        "buffers; dotted: each tool's saturation throughput)")
         name = f"validation_{net}"
-        rica_plot.save(fig, out, name)
-        names.append((net, name))
+        S.save(fig, out, name)
+        names.append((NETWORKS[net]["text"], name))
+    names.append(isolation_plot(rica, bs, out))
     return names
+
+
+# The df-ugal one-parameter changes in the isolation figure, in the order drawn, with their short labels.
+ISOLATION = [
+    ("base", "as configured"), ("speculative", "speculative = 1 (s)"), ("speculative-ugal0", "s, threshold 0"),
+    ("speculative-ugal0-group", "s, threshold 0, intermediate group (g)"),
+    ("speculative-ugal0-group-hops", "g, queues weighted by router hops"),
+    ("speculative-ugal0-group-vcs12", "g, num_vcs = 12"),
+    ("speculative-ugal0-group-speedup3", "g, input_speedup = 3"),
+    ("speculative-ugal0-group-fresh", "g, decided in every cycle (b)"),
+    ("speculative-ugal0-group-pervc", "g, per-VC queue (d)"),
+    ("speculative-speedup3", "s, input_speedup = 3"),
+    ("speculative-ugal0-group-buf64", "g, 64-flit VCs; rica 64 words"),
+    ("speculative-buf64", "s, 64-flit VCs; rica 64 words"),
+]
+ISOLATION_NAME = "validation_df-ugal-isolation"
+ISOLATION_TEXT = "the dragonfly's UGAL: BookSim2's saturation under each one-parameter change against rica's"
+
+
+def isolation_plot(rica, bs, out):
+    """The df-ugal rows of "One parameter at a time" as a figure: per traffic pattern, BookSim2's
+    saturation throughput under each change (bars) and rica's for the same run (circles; rica's
+    8-word figure with its 10 % band shaded)."""
+    import rica_style as S
+    traffics = ["nextgroup", "uniform"]
+    fig, axes = S.figure((S.FIG_INCHES[0], S.FIG_INCHES[1] * 1.1), nrows=1, ncols=2, sharey=True)
+    labels = [label for _, label in ISOLATION]
+    bar = S.tool_style("BookSim2", NETWORKS["df-ugal"]["rica"])
+    dot = S.tool_style("rica", NETWORKS["df-ugal"]["rica"])
+    for ax, t in zip(axes, traffics):
+        base = saturation(rica[("df-ugal", t, "base")])
+        ax.axvspan(base / 1.1, base / 0.9, color=dot["color"], alpha=0.12, lw=0,
+                   label=f"BookSim2 within 10 % of rica's {BUFFER}-word figure")
+        ax.axvline(base, color=dot["color"], lw=1.2)
+        for y, (v, _) in enumerate(ISOLATION):
+            if ("df-ugal", t, v) not in bs:
+                continue
+            sb = saturation(bs[("df-ugal", t, v)])
+            sr = saturation(rica.get(("df-ugal", t, v), rica[("df-ugal", t, "base")]))
+            ax.barh(y, sb, height=0.6, color=bar["color"], label="BookSim2" if y == 0 else None)
+            inside = sb > (0.16 if t == "uniform" else 0.085)  # room for the label inside the bar
+            ax.text(sb - 0.006 if inside else sb + 0.006, y, f"{sb:.3f}", va="center", ha="right" if inside else "left",
+                    fontsize=8, color="white" if inside else "black")
+            ax.plot([sr], [y], linestyle="none", marker=dot["marker"], color=dot["color"], ms=6,
+                    label="rica, the same run (64 words where named)" if y == 0 else None)
+        ax.set_xlim(0, 0.8 if t == "uniform" else 0.42)
+        ax.grid(True, axis="x", alpha=0.3)
+        S.title(ax, f"{TRAFFIC_WORDS[t]} traffic")
+        ax.set_xlabel("saturation (packets/PE/cycle)")
+    axes[0].set_yticks(range(len(labels)), labels)
+    axes[0].invert_yaxis()  # the axes share y: once
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.13), ncol=1)
+    S.suptitle(fig, f"{NETWORKS['df-ugal']['text']}: BookSim2's saturation throughput under each change "
+                    f"({BUFFER}-flit VCs unless named; blank: not run)")
+    S.save(fig, out, ISOLATION_NAME)
+    return (ISOLATION_TEXT, ISOLATION_NAME)
+
+
+def figure_names():
+    """(alt text, file name) of every figure plots() draws, in the page's order."""
+    return [(n["text"], f"validation_{k}") for k, n in NETWORKS.items()] + [(ISOLATION_TEXT, ISOLATION_NAME)]
 
 
 def write_page(rica_rows, bs_rows, out, figs):
@@ -605,21 +736,25 @@ def write_page(rica_rows, bs_rows, out, figs):
             sr = saturation(rica.get((net, t, v), rica[(net, t, "base")]))
             L.append(f"| {net} | {t} | {VARIANT_NAMES[v]} | {sb:.4f} | {sr:.4f} | {sr / sb:.3f} |")
     i = L.index("{summary}")
-    deep = [f"{n} {t}" for n, t in CASES if verdicts.get((n, t), "").startswith("BookSim2")
-            and "both tools" in verdicts[(n, t)]]
+    spec = VARIANT_NAMES["speculative"]
+    beyond = [f"{n} {t}: " + re.sub(r" \([^()]*\)", "", verdicts[(n, t)].split(":")[0][len(spec):].lstrip(" ,")
+                                    .removeprefix("and "))
+              for n, t in CASES if verdicts.get((n, t), "").startswith(spec + " ") or
+              verdicts.get((n, t), "").startswith(spec + ",")]
     rest = [f"{n} {t}" for n, t in CASES if (n, t) in verdicts and not verdicts[(n, t)].startswith("BookSim2")
             and verdicts[(n, t)] != "within 10 %" and (n, t) not in EXPLAINED]
     L[i] = (f"Of the {len(CASES)} configurations, {tally[0]} agree within 10 % as configured; {tally[1]} agree within "
             "10 % once BookSim2's VC allocation turnaround is removed (`speculative = 1`) and, where the row names "
-            "it, one more difference" +
-            (f" ({len(deep)} of them, {', '.join(deep)}, with {8 * BUFFER}-flit / {8 * BUFFER}-word buffers in both "
-             "tools: why BookSim2's UGAL needs the depth is not isolated)" if deep else "") +
+            "more, the further changes it names" +
+            ("" if any(f"both tools {8 * BUFFER} flits" in v for v in verdicts.values()) else
+             f", all at {BUFFER}-flit / {BUFFER}-word buffers") +
+            (f" ({'; '.join(beyond)})" if beyond else "") +
             "; the ejection limit of the torus's hot spot is derived" +
             (f"; not explained: {', '.join(rest)}" if rest else "") + ".")
     L += [""] + variant_builds()
     L += ["", "## Curves", ""]
-    for net, name in figs:
-        L += [f"![{NETWORKS[net]['text']}](validation/{name}.png)", ""]
+    for text, name in figs:
+        L += [f"![{text}](validation/{name}.png)", ""]
     return "\n".join(L) + "\n"
 
 
@@ -634,10 +769,13 @@ def main():
     ap.add_argument("--booksim-dateline", help="BookSim2 built with the ring's VC partition chosen at every hop")
     ap.add_argument("--booksim-ugal0gh", help="booksim-ugal0g built with UGAL's queues weighted by router hops")
     ap.add_argument("--booksim-ugal0gv", help="booksim-ugal0g built with num_vcs / 3 VCs per UGAL phase")
+    ap.add_argument("--booksim-ugal0gp", help="booksim-ugal0g built with each path's queue read from the VC it takes")
+    ap.add_argument("--booksim-ugal0gf", help="booksim-ugal0g built deciding again in every cycle a head waits")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT, metavar="SECONDS",
                     help=f"stop a single run of either tool after this long and count it unstable (default {RUN_TIMEOUT})")
-    ap.add_argument("--only", help="NET/TRAFFIC: run just this case (for a look, writes nothing)")
+    ap.add_argument("--only", help="NET/TRAFFIC, NET or a variant's name, comma separated: run just these and merge "
+                    "their rows into the CSVs (every other row kept)")
     ap.add_argument("--booksim-only", action="store_true", help="run BookSim2 only (with --booksim)")
     ap.add_argument("--page-only", action="store_true", help="redraw the page from the recorded CSVs, run nothing")
     ap.add_argument("--check", action="store_true",
@@ -663,7 +801,9 @@ def main():
                                                                       "ugal0g": a.booksim_ugal0g,
                                                                       "dateline": a.booksim_dateline,
                                                                       "ugal0gh": a.booksim_ugal0gh,
-                                                                      "ugal0gv": a.booksim_ugal0gv}))
+                                                                      "ugal0gv": a.booksim_ugal0gv,
+                                                                      "ugal0gp": a.booksim_ugal0gp,
+                                                                      "ugal0gf": a.booksim_ugal0gf}))
             if not a.booksim_only:
                 merge_csv(os.path.join(data, "rica.csv"), rica_points(a.rica, tmp, cases, variants))
         if TIMED_OUT:
@@ -676,7 +816,7 @@ def main():
     bs_rows = read_csv(os.path.join(data, "booksim.csv"))
     page = os.path.join(a.out, "validation.md")
     if a.check:  # the page is what the recorded figures give (ctest validation_page)
-        text = write_page(rica_rows, bs_rows, a.out, [(n, f"validation_{n}") for n in NETWORKS])
+        text = write_page(rica_rows, bs_rows, a.out, figure_names())
         if open(page).read() != text:
             sys.exit(f"{page} differs from what {data}/*.csv give; rerun {sys.argv[0]} --page-only")
         print(f"{page}: as the recorded figures give")

@@ -19,6 +19,12 @@
 #                      rica does, not 1 : 2 (booksim-ugal-hops.patch, beside this script)
 #   OUT/booksim-ugal0gv  booksim-ugal0g taking num_vcs = any multiple of 3, num_vcs / 3 VCs per UGAL
 #                      phase (booksim-ugal-vcs.patch); with num_vcs = 3 it is booksim-ugal0g
+#   OUT/booksim-ugal0gp  booksim-ugal0g weighing the occupancy of the VC each path takes out of the
+#                      router, not of the whole port (booksim-ugal-pervc.patch)
+#   OUT/booksim-ugal0gf  booksim-ugal0g deciding at the source router in every cycle the head waits for
+#                      VC allocation, with that cycle's credits, not once when the packet left its
+#                      terminal (booksim-ugal-fresh.patch)
+# ONLY="NAME ..." builds just those (e.g. ONLY=booksim-ugal0gp); a build of a name not given is left alone.
 set -euo pipefail
 src=${1:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
 out=${2:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
@@ -29,6 +35,7 @@ done
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE [PATCH]
+  [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]] || return 0
   local dir="$out/src-$1"
   rm -rf "$dir" && cp -r "$src/src" "$dir"
   sed -i 's|^#define DRAGON_LATENCY|// #define DRAGON_LATENCY|' "$dir/networks/dragonfly.cpp"
@@ -41,20 +48,25 @@ build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE [PATCH]
 }
 build booksim "" ""
 build booksim-ugal0 networks/dragonfly.cpp 's|int adaptive_threshold = 30;|int adaptive_threshold = 0;|'
-grep -q 'adaptive_threshold = 0;' "$out/src-booksim-ugal0/networks/dragonfly.cpp" ||
+[ -n "${ONLY:-}" ] || grep -q 'adaptive_threshold = 0;' "$out/src-booksim-ugal0/networks/dragonfly.cpp" ||
   { echo "build_booksim.sh: the UGAL threshold was not found in networks/dragonfly.cpp" >&2; exit 2; }
 build booksim-ugal0g networks/dragonfly.cpp \
   's|int adaptive_threshold = 30;|int adaptive_threshold = 0;|;s|    if( rID == intm_rID){|    if( grp_ID == intm_rID / gA ){|'
-grep -q 'grp_ID == intm_rID / gA' "$out/src-booksim-ugal0g/networks/dragonfly.cpp" ||
+[ -n "${ONLY:-}" ] || grep -q 'grp_ID == intm_rID / gA' "$out/src-booksim-ugal0g/networks/dragonfly.cpp" ||
   { echo "build_booksim.sh: UGAL's phase change was not found in networks/dragonfly.cpp" >&2; exit 2; }
 build booksim-tieplus routefunc.cpp 's|( ( dist2 == 0 ) \&\& ( RandomInt( 1 ) ) ) ) {$|( dist2 == 0 ) ) {|'
-grep -q '( dist2 == 0 ) ) {$' "$out/src-booksim-tieplus/routefunc.cpp" ||
+[ -n "${ONLY:-}" ] || grep -q '( dist2 == 0 ) ) {$' "$out/src-booksim-tieplus/routefunc.cpp" ||
   { echo "build_booksim.sh: the ring tie rule was not found in routefunc.cpp" >&2; exit 2; }
 build booksim-dateline routefunc.cpp 's|^    if ( (in_port/2) != dim_left ) {$|    if ( true ) {|'
-grep -q '^    if ( true ) {$' "$out/src-booksim-dateline/routefunc.cpp" ||
+[ -n "${ONLY:-}" ] || grep -q '^    if ( true ) {$' "$out/src-booksim-dateline/routefunc.cpp" ||
   { echo "build_booksim.sh: the ring's VC partition rule was not found in routefunc.cpp" >&2; exit 2; }
 ugal0g='s|int adaptive_threshold = 30;|int adaptive_threshold = 0;|;s|    if( rID == intm_rID){|    if( grp_ID == intm_rID / gA ){|'
 build booksim-ugal0gh networks/dragonfly.cpp "$ugal0g" booksim-ugal-hops.patch
 build booksim-ugal0gv networks/dragonfly.cpp "$ugal0g" booksim-ugal-vcs.patch
-echo "$out/booksim $out/booksim-ugal0 $out/booksim-ugal0g $out/booksim-tieplus $out/booksim-dateline" \
-  "$out/booksim-ugal0gh $out/booksim-ugal0gv"
+build booksim-ugal0gp networks/dragonfly.cpp "$ugal0g" booksim-ugal-pervc.patch
+build booksim-ugal0gf networks/dragonfly.cpp "$ugal0g" booksim-ugal-fresh.patch
+for b in booksim booksim-ugal0 booksim-ugal0g booksim-tieplus booksim-dateline booksim-ugal0gh booksim-ugal0gv \
+         booksim-ugal0gp booksim-ugal0gf; do
+  [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $b "* ]] && printf '%s ' "$out/$b"
+done
+echo
