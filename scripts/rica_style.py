@@ -21,7 +21,8 @@ FIG_INCHES = (8.0, 5.0)  # x DPI = 1600 x 1000 px
 DPI = 200
 FONT = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 8.5,
         "xtick.labelsize": 9, "ytick.labelsize": 9, "figure.titlesize": 11, "svg.fonttype": "path",
-        "axes.spines.top": False, "axes.spines.right": False, "legend.framealpha": 0.85}
+        "axes.spines.top": False, "axes.spines.right": False, "legend.framealpha": 0.85,
+        "svg.hashsalt": "rica"}  # the SVG's ids fixed: a figure redrawn from the same data is the same file
 
 # Colour of each network family (the spec's family name, or the papers' labels). Fixed: a family
 # keeps its colour in every figure, whatever else the figure shows, and no two families share one:
@@ -75,8 +76,8 @@ def save(fig, out, name):
     if rewrapped:
         fig.tight_layout()
     name = name.replace(":", "_").replace(",", "_")  # a pattern with parameters ("mesh:wrap=0") names a plain file
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=DPI)
+    for ext in ("png", "svg"):  # no date in the SVG (see svg.hashsalt)
+        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=DPI, metadata={"Date": None} if ext == "svg" else None)
     plt.close(fig)
 
 

@@ -137,6 +137,8 @@ VARIANTS = [(n, t, "speculative", [], SPECULATIVE) for n, t in CASES] + [
     # router for VC allocation, as rica's (booksim-ugal-fresh.patch); BookSim2 makes it once, with
     # routing_delay = 0 (lookahead routing) when the packet leaves its terminal:
     ("df-ugal", "nextgroup", "speculative-ugal0-group-fresh", [], dict(SPECULATIVE, binary="ugal0gf")),
+    # both of these (booksim-ugal-pervc.patch and booksim-ugal-fresh.patch):
+    ("df-ugal", "nextgroup", "speculative-ugal0-group-pervc-fresh", [], dict(SPECULATIVE, binary="ugal0gpf")),
     # one crossbar input per VC (input_speedup = num_vcs), as rica offers every (port, class) head:
     ("df-ugal", "nextgroup", "speculative-ugal0-group-speedup3", [], dict(SPECULATIVE, binary="ugal0g", input_speedup=3)),
     # Under uniform traffic, from BookSim2's UGAL as configured (its threshold keeps it minimal) and
@@ -167,6 +169,8 @@ VARIANT_NAMES = {
                                      "queue the occupancy of the VC it takes (not the port's)",
     "speculative-ugal0-group-fresh": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, decided again "
                                      "in every cycle the head waits at its source router (as rica)",
+    "speculative-ugal0-group-pervc-fresh": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, each "
+                                           "path's queue the occupancy of its VC, decided in every cycle (both above)",
     "speculative-ugal0-group-speedup3": "BookSim2 `speculative = 1`, UGAL threshold 0, intermediate group, "
                                         "`input_speedup = 3`",
     "speculative-speedup3": "BookSim2 `speculative = 1` and `input_speedup = 3` (one crossbar input per VC)",
@@ -367,7 +371,8 @@ PAGE_HEAD = [
     "        --booksim-ugal0 /tmp/booksim-build/booksim-ugal0 --booksim-tieplus /tmp/booksim-build/booksim-tieplus \\",
     "        --booksim-ugal0g /tmp/booksim-build/booksim-ugal0g --booksim-dateline /tmp/booksim-build/booksim-dateline \\",
     "        --booksim-ugal0gh /tmp/booksim-build/booksim-ugal0gh --booksim-ugal0gv /tmp/booksim-build/booksim-ugal0gv \\",
-    "        --booksim-ugal0gp /tmp/booksim-build/booksim-ugal0gp --booksim-ugal0gf /tmp/booksim-build/booksim-ugal0gf",
+    "        --booksim-ugal0gp /tmp/booksim-build/booksim-ugal0gp --booksim-ugal0gf /tmp/booksim-build/booksim-ugal0gf \\",
+    "        --booksim-ugal0gpf /tmp/booksim-build/booksim-ugal0gpf",
     "",
     "which runs both tools and writes this page, the plots and the figures behind them",
     "(`docs/validation/rica.csv`, `docs/validation/booksim.csv`: one row per run). A BookSim2 variant",
@@ -506,7 +511,8 @@ VARIANT_TEXT = (
     "both tools, so there is nothing to change; "
     "(d) *per-VC against per-port occupancy* — each path's queue read from the one VC it takes out of "
     "the router (`booksim-ugal0gp`: the minimal path's VC 1, or 2 on a global channel; the Valiant "
-    "path's VC 0) brings BookSim2 within 10 % of rica at 8 flits, as close as 64-flit VCs did. So "
+    "path's VC 0) brings BookSim2 within 10 % of rica at 8 flits, as close as 64-flit VCs did, and "
+    "with (b) as well (`booksim-ugal0gpf`) closer still. So "
     "what BookSim2's UGAL needs the depth for is its port-wide sum. A reading consistent with these "
     "rows, not measured directly: the sum adds the occupancy of the two VCs the choice does not use, "
     "which at 8 flits per VC hides the difference between the paths' own VCs; deeper VCs let the "
@@ -515,9 +521,9 @@ VARIANT_TEXT = (
     "there. Under uniform traffic the UGAL changes do not help BookSim2 (threshold 0 and the group, "
     "and the per-VC signal, each lower its figure): its UGAL as configured, which stays minimal, "
     "with one crossbar input per VC comes within 10 % of rica at 8 flits, so what separated them "
-    "there is the input speedup. Why rica's UGAL does well with the port-wide sum at 8 words, "
-    "where BookSim2's does not, is isolated only as far as (b) and the input speedup go: each "
-    "closes part of the next-group gap, not all of it.")
+    "there is the input speedup. Why rica's UGAL does well with the port-wide sum at 8 words, where "
+    "BookSim2's does not, is not isolated: with BookSim2's port-wide sum, (b) and the input speedup "
+    "each close part of the next-group gap, not all of it.")
 EXPLAINED = {
     ("torus", "hotspot"):
         "ejection: BookSim2 delivers one flit per cycle at a node, so the hot node takes at most "
@@ -547,6 +553,8 @@ VARIANT_BUILDS = [
      None),
     ("booksim-ugal0gf", "booksim-ugal0g, decided again in every cycle the head waits at its source router",
      "booksim-ugal-fresh.patch", None),
+    ("booksim-ugal0gpf", "booksim-ugal0g with both patches above", "booksim-ugal-pervc.patch, then "
+     "booksim-ugal-fresh.patch", []),
 ]
 
 
@@ -556,6 +564,9 @@ def variant_builds():
          "`scripts/validation/build_booksim.sh` to a copy of its source; the patch files are beside it.", ""]
     here = os.path.dirname(os.path.abspath(__file__))
     for name, what, where, lines in VARIANT_BUILDS:
+        if lines == []:  # patch files shown above
+            L += [f"`{name}` ({what}): {where}.", ""]
+            continue
         L += [f"`{name}` ({what}), {where}:", "", "```diff"]
         if lines is None:
             with open(os.path.join(here, where)) as f:
@@ -637,6 +648,7 @@ ISOLATION = [
     ("speculative-ugal0-group-speedup3", "g, input_speedup = 3"),
     ("speculative-ugal0-group-fresh", "g, decided in every cycle (b)"),
     ("speculative-ugal0-group-pervc", "g, per-VC queue (d)"),
+    ("speculative-ugal0-group-pervc-fresh", "g, per-VC queue (d), every cycle (b)"),
     ("speculative-speedup3", "s, input_speedup = 3"),
     ("speculative-ugal0-group-buf64", "g, 64-flit VCs; rica 64 words"),
     ("speculative-buf64", "s, 64-flit VCs; rica 64 words"),
@@ -666,12 +678,13 @@ def isolation_plot(rica, bs, out):
             sb = saturation(bs[("df-ugal", t, v)])
             sr = saturation(rica.get(("df-ugal", t, v), rica[("df-ugal", t, "base")]))
             ax.barh(y, sb, height=0.6, color=bar["color"], label="BookSim2" if y == 0 else None)
-            inside = sb > (0.16 if t == "uniform" else 0.085)  # room for the label inside the bar
-            ax.text(sb - 0.006 if inside else sb + 0.006, y, f"{sb:.3f}", va="center", ha="right" if inside else "left",
-                    fontsize=8, color="white" if inside else "black")
+            xmax = 0.8 if t == "uniform" else 0.42
+            inside = sb > 0.2 * xmax  # room for the label inside the bar, clear of rica's circle
+            ax.text(sb - 0.035 * xmax if inside else sb + 0.015 * xmax, y, f"{sb:.3f}", va="center",
+                    ha="right" if inside else "left", fontsize=8, color="white" if inside else "black")
             ax.plot([sr], [y], linestyle="none", marker=dot["marker"], color=dot["color"], ms=6,
                     label="rica, the same run (64 words where named)" if y == 0 else None)
-        ax.set_xlim(0, 0.8 if t == "uniform" else 0.42)
+        ax.set_xlim(0, 0.8 if t == "uniform" else 0.42)  # xmax above
         ax.grid(True, axis="x", alpha=0.3)
         S.title(ax, f"{TRAFFIC_WORDS[t]} traffic")
         ax.set_xlabel("saturation (packets/PE/cycle)")
@@ -771,6 +784,7 @@ def main():
     ap.add_argument("--booksim-ugal0gv", help="booksim-ugal0g built with num_vcs / 3 VCs per UGAL phase")
     ap.add_argument("--booksim-ugal0gp", help="booksim-ugal0g built with each path's queue read from the VC it takes")
     ap.add_argument("--booksim-ugal0gf", help="booksim-ugal0g built deciding again in every cycle a head waits")
+    ap.add_argument("--booksim-ugal0gpf", help="booksim-ugal0g built with both of the last two changes")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT, metavar="SECONDS",
                     help=f"stop a single run of either tool after this long and count it unstable (default {RUN_TIMEOUT})")
@@ -803,7 +817,8 @@ def main():
                                                                       "ugal0gh": a.booksim_ugal0gh,
                                                                       "ugal0gv": a.booksim_ugal0gv,
                                                                       "ugal0gp": a.booksim_ugal0gp,
-                                                                      "ugal0gf": a.booksim_ugal0gf}))
+                                                                      "ugal0gf": a.booksim_ugal0gf,
+                                                                      "ugal0gpf": a.booksim_ugal0gpf}))
             if not a.booksim_only:
                 merge_csv(os.path.join(data, "rica.csv"), rica_points(a.rica, tmp, cases, variants))
         if TIMED_OUT:

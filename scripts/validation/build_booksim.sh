@@ -24,6 +24,7 @@
 #   OUT/booksim-ugal0gf  booksim-ugal0g deciding at the source router in every cycle the head waits for
 #                      VC allocation, with that cycle's credits, not once when the packet left its
 #                      terminal (booksim-ugal-fresh.patch)
+#   OUT/booksim-ugal0gpf both: booksim-ugal0gp deciding as booksim-ugal0gf
 # ONLY="NAME ..." builds just those (e.g. ONLY=booksim-ugal0gp); a build of a name not given is left alone.
 set -euo pipefail
 src=${1:?usage: build_booksim.sh BOOKSIM2_CHECKOUT OUT}
@@ -34,15 +35,16 @@ done
 [ -f "$src/src/Makefile" ] || { echo "build_booksim.sh: $src is not a booksim2 checkout (no src/Makefile)" >&2; exit 2; }
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
-build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE [PATCH]
+build() {  # build NAME FILE SED-EXPRESSION-FOR-FILE [PATCH...]
   [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]] || return 0
   local dir="$out/src-$1"
   rm -rf "$dir" && cp -r "$src/src" "$dir"
   sed -i 's|^#define DRAGON_LATENCY|// #define DRAGON_LATENCY|' "$dir/networks/dragonfly.cpp"
   [ -n "$3" ] && sed -i "$3" "$dir/$2"
-  if [ -n "${4:-}" ]; then
-    patch -s -d "$dir" -p2 <"$here/$4" || { echo "build_booksim.sh: $4 does not apply to $src" >&2; exit 2; }
-  fi
+  local p
+  for p in "${@:4}"; do
+    patch -s -d "$dir" -p2 <"$here/$p" || { echo "build_booksim.sh: $p does not apply to $src" >&2; exit 2; }
+  done
   make -C "$dir" -j"${JOBS:-1}" >"$out/make-$1.log" 2>&1 || { echo "build_booksim.sh: make failed, see $out/make-$1.log" >&2; exit 2; }
   cp "$dir/booksim" "$out/$1"
 }
@@ -65,8 +67,9 @@ build booksim-ugal0gh networks/dragonfly.cpp "$ugal0g" booksim-ugal-hops.patch
 build booksim-ugal0gv networks/dragonfly.cpp "$ugal0g" booksim-ugal-vcs.patch
 build booksim-ugal0gp networks/dragonfly.cpp "$ugal0g" booksim-ugal-pervc.patch
 build booksim-ugal0gf networks/dragonfly.cpp "$ugal0g" booksim-ugal-fresh.patch
+build booksim-ugal0gpf networks/dragonfly.cpp "$ugal0g" booksim-ugal-pervc.patch booksim-ugal-fresh.patch
 for b in booksim booksim-ugal0 booksim-ugal0g booksim-tieplus booksim-dateline booksim-ugal0gh booksim-ugal0gv \
-         booksim-ugal0gp booksim-ugal0gf; do
+         booksim-ugal0gp booksim-ugal0gf booksim-ugal0gpf; do
   [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $b "* ]] && printf '%s ' "$out/$b"
 done
 echo
