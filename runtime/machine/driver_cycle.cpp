@@ -150,6 +150,22 @@ struct CycleDriver final : LinkClock {
       cand[nc++] = {i, hop, h.inject_ns, false};
       return false;
     }
+    /// Adaptive selection's view of v's out-ports (port_view, Machine::select): port q takes no
+    /// further packet this cycle when its link is still busy or an earlier head of this visit
+    /// was planned to it (arbitration moves at most one packet per port and cycle).
+    struct Ports {
+      const Step& e;
+      node_t v;
+      bool taken(port_t q) const noexcept {
+        const CycleDriver& d = e.d;
+        if (d.busy_until[std::size_t{v} * d.m.ports() + q] > e.cycle) return true;
+        if (d.m.ports() <= 64) return e.ports_wanted >> q & 1;
+        for (const Cand* c = e.cand; c != e.cand + e.nc; ++c)
+          if (c->hop.port == q) return true;
+        return false;
+      }
+    };
+    Ports ports(node_t v) const noexcept { return {*this, v}; }
     static constexpr bool more() noexcept { return true; }
     static constexpr bool again(bool) noexcept { return false; }  // one pass per cycle
     /// The wanted ports' arbitration, in port order; a port one head waits for needs no search.

@@ -172,6 +172,14 @@ struct HopPlan {
   std::uint32_t in = 0, out = 0;
 };
 
+/// What adaptive selection (Machine::select) may know of the step under way at node v: taken(q)
+/// is true when out-port q takes no further packet in it (the cycle engine: an earlier head of
+/// this cycle's visit was planned to q, or q's link is still busy). This one knows nothing: the
+/// async engine moves each head as soon as it is planned, so its credit view is already current.
+struct NoPortTaken {
+  static constexpr bool taken(port_t) noexcept { return false; }
+};
+
 /// A job's application state on one PE (what a context switch saves and restores).
 struct PeAppState {
   std::vector<Packet> injq;  ///< its send queue (not yet in the network)
@@ -296,8 +304,10 @@ class Machine {
   // ---- the hop kernel (the node's own task) ----
   /// Where the head packet p at v goes next. Inlined into the node step (a call per hop costs
   /// the async engine 4% of its instructions per hop).
-  template <class T>
-  __attribute__((always_inline)) HopPlan plan(const T& t, node_t v, const Packet& p) const noexcept {
+  /// `ports`: the step's view of v's out-ports (NoPortTaken), read only by adaptive selection.
+  template <class T, class Ports = NoPortTaken>
+  __attribute__((always_inline)) HopPlan plan(const T& t, node_t v, const Packet& p,
+                                              const Ports& /*ports*/ = {}) const noexcept {
     HopPlan h;
     const Hop hop = t.route(v, p.dst, cfg_.classes ? p.cls : class_t{0});
     if (hop.delivers()) {
@@ -317,8 +327,8 @@ class Machine {
   /// that sees the packet (PacketRouting: the dragonfly's valiant, ugal-l, ugal-g, par) gives the
   /// hop itself, from the packet, the words waiting downstream of each of v's out-ports and, for
   /// UGAL-G (BoardRouting), the port-load board's words at another node's out-port.
-  template <class T, class R>
-  HopPlan plan(const Routed<T, R>& rt, node_t v, const Packet& p) const noexcept {
+  template <class T, class R, class Ports = NoPortTaken>
+  HopPlan plan(const Routed<T, R>& rt, node_t v, const Packet& p, const Ports& ports = {}) const noexcept {
     HopPlan h;
     Hop hop = Hop::deliver();
     if constexpr (PacketRouting<R>) {
@@ -339,7 +349,7 @@ class Machine {
         h.delivers = true;
         return h;
       }
-      hop = select(v, p, cs);
+      hop = select(v, p, cs, ports);
     }
     const Link l = rt.topo->out_link(v, hop.port());
     h.port = hop.port();
@@ -352,23 +362,33 @@ class Machine {
     return h;
   }
   /// The selection step of adaptive routing at node v: among the candidates whose downstream
-  /// buffer has room for p by v's credit view, the least occupied; ties go to the first in a
+  /// buffer has room for p by v's credit view, one whose port is not taken in this step
+  /// (ports.taken(q), NoPortTaken) if any, the least occupied of those; ties go to the first in a
   /// cyclic order starting at a seeded hash of (node, packet, hop) — node-local, so the cycle
   /// engine stays identical for any thread count. No candidate with room: the escape hop.
-  Hop select(node_t v, const Packet& p, const CandidateSet& cs) const noexcept {
+  /// Why the taken ports: the cycle engine plans every head of a node from the credit view at the
+  /// start of the cycle and moves at most one packet per port, so by occupancy alone the heads
+  /// that could use either of two links all chose the less occupied one and the other idled
+  /// (docs/topologies.md, HyperX; tests/test_adaptive_routing.cpp, AcceptsAtLeast...).
+  template <class Ports = NoPortTaken>
+  Hop select(node_t v, const Packet& p, const CandidateSet& cs, const Ports& ports = {}) const noexcept {
     const unsigned n = cs.size();
     if (n == 0) return cs.escape;
     const unsigned start =
         n == 1 ? 0u : static_cast<unsigned>(mix64(route_seed_ ^ (std::uint64_t{v} << 20) ^ packet_id(p) ^ p.hops) % n);
+    // Rank: the words held downstream, plus more than a buffer holds when the port is taken, so
+    // any free port with room ranks before every taken one.
+    const std::uint32_t taken_rank = cfg_.buffer_words + 1;
     Hop best = cs.escape;
-    std::uint32_t best_used = ~std::uint32_t{0};
+    std::uint32_t best_rank = ~std::uint32_t{0};
     for (unsigned k = 0; k < n; ++k) {
       const Hop h = cs[start + k < n ? start + k : start + k - n];
       const std::uint32_t out = static_cast<std::uint32_t>(h.port()) * classes_ + (cfg_.classes ? h.next_class() : 0u);
       const LinkBuffer::Credit& c = credits_[std::size_t{v} * n_buf_ + out];
       const std::uint32_t used = c.pushed - c.popped_seen;
       if (used + p.words > cfg_.buffer_words) continue;  // no room by this credit view
-      if (used < best_used) best_used = used, best = h;
+      const std::uint32_t rank = used + (n > 1 && ports.taken(h.port()) ? taken_rank : 0u);
+      if (rank < best_rank) best_rank = rank, best = h;
     }
     return best;
   }

@@ -73,6 +73,17 @@ inline void prefetch_inputs(const LinkBuffer* in, std::uint64_t bits, InputStage
   }
 }
 
+/// The step's view of v's out-ports that adaptive selection reads (Machine::select): the
+/// policy's `e.ports(v)` when it has one (the cycle engine's: ports taken in this cycle), else
+/// NoPortTaken.
+template <class E>
+__attribute__((always_inline)) inline auto port_view(const E& e, node_t v) noexcept {
+  if constexpr (requires { e.ports(v); })
+    return e.ports(v);
+  else
+    return NoPortTaken{};
+}
+
 /// One step of node v under engine policy E (runtime/machine/async_core.hpp: the async engine's
 /// AsyncCore::Step; runtime/machine/driver_cycle.cpp: CycleDriver::Step; a test's driver:
 /// tests/test_driver_registry.cpp). In order:
@@ -84,9 +95,10 @@ inline void prefetch_inputs(const LinkBuffer* in, std::uint64_t bits, InputStage
 ///     in its turn when `e.source(s)`: `e.mask(w)` gives word w of the inputs to visit. When
 ///     `E::may_idle` and neither the source nor any input has work, `e.idle(s, v)` ends the step
 ///     (after s.rr advanced). A visit of input i: `e.has_head(s, i)` (a stale work bit: no head),
-///     `e.ready(head)` (its timing allows it to leave), the plan, then `e.deliver(s, v, i, head)`
-///     or `e.forward(s, v, i, head, plan)`, each true when it moved a packet; `e.more()` false ends
-///     the visit (a batch used up); `e.again(moved)` whether another pass follows;
+///     `e.ready(head)` (its timing allows it to leave), the plan (with port_view(e, v)), then
+///     `e.deliver(s, v, i, head)` or `e.forward(s, v, i, head, plan)`, each true when it moved a
+///     packet; `e.more()` false ends the visit (a batch used up); `e.again(moved)` whether another
+///     pass follows;
 ///  4. `e.end(s, v)` (the cycle engine's port arbitration, the async engine's announcements):
 ///     the step's result, true while v has work that does not wait for a wake-up.
 /// Precondition: v's state is this thread's (a node is never stepped on two threads at once).
@@ -115,7 +127,7 @@ __attribute__((always_inline)) inline bool node_step(Machine& m, const T& t, nod
           if (e.has_head(s, i)) {
             const Packet& head = m.head(s, i);
             if (e.ready(head)) {
-              const HopPlan hop = m.plan(t, v, head);
+              const HopPlan hop = m.plan(t, v, head, port_view(e, v));
               moved |= hop.delivers ? e.deliver(s, v, i, head) : e.forward(s, v, i, head, hop);
             }
           }
