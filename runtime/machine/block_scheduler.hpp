@@ -96,7 +96,8 @@ class BlockScheduler {
   void pause() {
     while (!take_stop()) {  // a worker holds it: wait for its resume()
       const auto until = std::chrono::steady_clock::now() + park_spin;
-      while (pause_.load(std::memory_order_seq_cst) && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      while (pause_.load(std::memory_order_seq_cst) && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
       while (pause_.load(std::memory_order_seq_cst)) pause_.wait(true, std::memory_order_seq_cst);
     }
     await_parked(0);
