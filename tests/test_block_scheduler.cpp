@@ -104,6 +104,65 @@ TEST(BlockScheduler, PauseParksEveryWorkerBetweenBlocks) {
   }
 }
 
+// A worker stops the world between two blocks (pause_from_worker, as the async driver's windows
+// do) while the main thread stops it too: one holder at a time, no block runs while a stop is
+// held, plain memory written by the workers is read by the holder (ThreadSanitizer checks the
+// ordering in the sanitizer subset), and every worker goes on after each stop.
+TEST(BlockScheduler, WorkersAndTheMainThreadStopTheWorldOneAtATime) {
+  constexpr std::size_t blocks = 64;
+  for (unsigned workers : {1u, 2u, 3u}) {
+    BlockScheduler s;
+    s.init(blocks, workers);
+    std::vector<std::uint64_t> runs(blocks, 0);  // plain memory: written by workers, read by holders
+    std::atomic<int> inside{0}, holders{0};
+    std::atomic<bool> more{true};
+    std::atomic<std::uint64_t> worker_stops{0};
+    std::atomic<unsigned> tick{0};
+    const auto held = [&] {  // the holder's reads: nothing else runs or holds
+      EXPECT_EQ(holders.fetch_add(1), 0) << "two holders at once";
+      EXPECT_EQ(inside.load(), 0) << "a block ran while stopped";
+      std::uint64_t total = 0;
+      for (std::uint64_t r : runs) total += r;
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      std::uint64_t again = 0;
+      for (std::uint64_t r : runs) again += r;
+      EXPECT_EQ(total, again) << "nothing runs while stopped";
+      holders.fetch_sub(1);
+    };
+    std::vector<std::thread> ts;
+    for (unsigned w = 0; w < workers; ++w)
+      ts.emplace_back([&] {
+        s.work(
+            [&](std::size_t b) {
+              inside.fetch_add(1);
+              ++runs[b];
+              inside.fetch_sub(1);
+              if (more.load()) s.post(b);
+            },
+            [&] {
+              if (tick.fetch_add(1) % 97 != 0 || !more.load()) return;
+              if (!s.pause_from_worker()) return;  // the main thread holds it: park instead
+              held();
+              worker_stops.fetch_add(1);
+              s.resume();
+            });
+      });
+    for (std::size_t b = 0; b < blocks; ++b) s.post(b);
+    for (int k = 0; k < 30; ++k) {
+      s.pause();
+      held();
+      s.resume();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const std::uint64_t stops = worker_stops.load();
+    EXPECT_TRUE(eventually([&] { return worker_stops.load() > stops + 3; })) << "the workers go on after each stop";
+    more.store(false);
+    s.stop();
+    for (auto& t : ts) t.join();
+    EXPECT_GT(worker_stops.load(), 0u);
+  }
+}
+
 TEST(BlockScheduler, ARangeWhoseWorkerNeverStartsIsStolen) {
   BlockScheduler s;
   s.init(64, 4);  // four ranges, one worker running

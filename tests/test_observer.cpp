@@ -190,6 +190,29 @@ TEST(Observer, AsyncWindowsStopTheWorld) {
   }
 }
 
+// On the async engine a worker stops the world for the windows (not the main thread): an
+// observer's error thrown there still ends the run with that error, once the workers are stopped,
+// and no window is read after it.
+TEST(Observer, AsyncObserverErrorEndsTheRun) {
+  struct Thrower : rica::Observer {
+    Thrower() : rica::Observer(100) {}
+    int windows = 0;
+    void on_window(const rica::MachineView&, std::uint64_t, std::uint64_t) override {
+      if (++windows == 2) throw rica::usage_error("observer: enough");
+    }
+  };
+  for (unsigned threads : {1u, 2u}) {
+    Thrower t;
+    try {
+      run_uniform("torus:8x8", 1, threads, {&t}, rica::EngineKind::async, 400);
+      ADD_FAILURE() << "the observer's error was lost";
+    } catch (const rica::usage_error& e) {
+      EXPECT_STREQ(e.what(), "observer: enough");
+    }
+    EXPECT_EQ(t.windows, 2);
+  }
+}
+
 TEST(Observer, BadObserversRefused) {
   Recorder zero(0);
   EXPECT_THROW(run_uniform("torus:4x4", 0.05, 1, {&zero}), rica::usage_error);

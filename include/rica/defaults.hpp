@@ -58,9 +58,9 @@ inline constexpr std::uint64_t window = 1000;
 /// once (docs/runtime.md "Async windows"), so a shorter one would spend the run pausing.
 inline constexpr std::uint64_t async_min_window_us = 100;
 /// The async engine's default window (Python's telemetry=True, the documented choice): 5 ms. A stop
-/// costs its parking (each worker finishes its block), the read (~55 - 100 ns per node) and the
-/// workers' wake-up; 1 ms was 19 - 25 % slower on a quiet host, 5 ms 5 - 9 %, both with the per-link
-/// table read in every window, now off by default (docs/runtime.md "Async windows").
+/// costs its parking (each worker finishes its block) and the read (~55 - 100 ns per node), taken
+/// by a worker, not the main thread, so no thread is woken by the OS for it; the run at 5 ms windows
+/// against none, measured: docs/runtime.md "Async windows: who stops the world".
 inline constexpr std::uint64_t async_window_us = 5000;
 /// The per-link table stops growing past this many rows (about 200 MB held; later windows left out).
 inline constexpr std::uint64_t max_link_rows = 10'000'000;

@@ -10,10 +10,12 @@
 //    began in, and the last window of the run, which ends where the run does). Every figure the
 //    view gives is exact at `end`, and identical for any thread count.
 //  - async engine: window() is in microseconds; begin, end and now() are ns of the run's clock.
-//    The world stops at a window's end: the main thread parks every worker between two blocks
-//    (runtime/machine/block_scheduler.hpp, pause/resume), calls on_window with the machine still,
-//    then lets them go on, and the run's clock stands still over the pause (packets in flight
-//    are not charged for it). Every figure of the view is exact at `end` (no node runs; every
+//    The world stops at a window's end: the first worker to finish a block after it parks every
+//    other worker between two blocks (runtime/machine/block_scheduler.hpp, pause_from_worker),
+//    calls on_window with the machine still, then lets them go on (the main thread does this for
+//    the windows due when the run goes quiet, and the last), and the run's clock stands still
+//    over the reads (packets in flight are not charged for them). Every figure of the view is
+//    exact at `end` (no node runs; every
 //    push of a finished block announced); windows are at least window() long, longer by the time
 //    a worker takes to finish its block, and the run's last window ends where it does. Chosen
 //    over per-thread counters summed at the window: those give the counts but no consistent
@@ -26,7 +28,10 @@
 //  - each stop for windows is timed (on_stopped), so what watching costs is measured on any host.
 //  - an observer must not keep the view beyond the call, and must not throw across the engine
 //    (a usage_error it throws ends the run with that error).
-// Thread safety: every call runs on the thread that called rica::run (never concurrently).
+// Thread safety: never two calls at once, each call ordered after the previous one. on_start and
+// on_end run on the thread that called rica::run, so do on_window and on_stopped on the cycle
+// engine; on the async engine those two run on whichever thread stopped the world (one of the
+// engine's workers, or the calling thread), so an observer must not rely on thread-local state.
 
 #include <cstdint>
 #include <span>
@@ -109,9 +114,10 @@ class Observer {
   /// The window [begin, end) ended.
   virtual void on_window(const MachineView&, std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
   /// After each stop for windows (this observer's on_window or another's): how long the world stood
-  /// still, ns of wall time — async: from asking the workers to park until they are let go (the
-  /// parking and every observer's reads; waking them is the OS's, after); cycle: every observer's
-  /// reads between two cycles. The machine may run again (no view). Summed, it is the run's cost of watching it.
+  /// still, ns of wall time — async: from a worker asking the others to park until they are let go
+  /// (the parking and every observer's reads; a parked worker yields its core and sees the release
+  /// at once, unless the stop outlasted BlockScheduler::park_spin and it slept); cycle: every
+  /// observer's reads between two cycles. No view. Summed, it is the run's cost of watching it.
   virtual void on_stopped(std::uint64_t /*ns*/) {}
   /// After the last cycle (the machine drained, or stopped: deadlock, livelock).
   virtual void on_end(const MachineView&) {}

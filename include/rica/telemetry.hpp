@@ -18,7 +18,8 @@
 // observer pays nothing. On the async engine the times (begin, end, latency sums) are ns of the
 // run's clock, which stands still while the world is stopped.
 //
-// Thread safety: one run at a time (the observer contract); read the tables after the run.
+// Thread safety: one run at a time (the observer contract: its calls never overlap, and on the
+// async engine on_window may run on an engine worker); read the tables after the run.
 
 #include <cstdint>
 #include <string>

@@ -124,16 +124,17 @@ struct AsyncCore {
     return quiet_cv.wait_for(lk, d, [&] { return outstanding.load(std::memory_order_acquire) == 0; });
   }
   /// Before start_pes(): one long-running task per worker in `arena`, each running the blocks the
-  /// scheduler hands it until stop_workers().
-  template <class T>
-  void start_workers(const T& t, unsigned threads) {
+  /// scheduler hands it until stop_workers(), and `between()` after each (the one-process
+  /// driver's windows: it may stop the world, BlockScheduler::pause_from_worker).
+  template <class T, class Between = BlockScheduler::Nothing>
+  void start_workers(const T& t, unsigned threads, Between between = {}) {
     sched.init(blocks.size(), threads);
     workers_done.store(0);
     tsan_release(&tsan_start);  // the set-up above happens before every worker (through oneTBB)
     for (unsigned i = 0; i < threads; ++i)
-      arena->enqueue([this, &t] {
+      arena->enqueue([this, &t, between] {
         tsan_acquire(&tsan_start);
-        sched.work([&](std::size_t b) { run_block(t, b); });
+        sched.work([&](std::size_t b) { run_block(t, b); }, between);
         workers_done.fetch_add(1, std::memory_order_release);
       });
   }

@@ -15,17 +15,28 @@
 //  - post() and stop() may be called from any thread; work() runs on each worker (oneTBB tasks
 //    that loop until stop()); what a thread did before post(b) happens before the run of b
 //    (seq_cst read-modify-writes on the bitmap word).
-//  - pause() / resume(): one thread (the driver's main thread) stops the world between blocks.
-//    pause() returns once every worker is parked between two blocks (none runs one), and what
-//    every worker did before parking happens before pause() returns (`parked_`, seq_cst); what
-//    the caller does before resume() happens before any worker runs its next block (`pause_`,
-//    seq_cst). A block runs to its end first, so a pause waits at most one block's run
-//    (8 rounds of a block's nodes). Off (never paused), a worker loads one flag per block taken.
+//  - stopping the world between blocks: one thread at a time holds the stop (`pause_`, taken by a
+//    compare-exchange): a worker between two blocks (pause_from_worker(), from work()'s `between`)
+//    or any other thread (pause()). Either returns holding it once every other worker is parked
+//    between two blocks (none runs one), and what every worker did before parking happens before
+//    it returns (`parked_`, seq_cst); what the holder does before resume() happens before any
+//    worker runs its next block and before the next holder takes the stop (`pause_`, seq_cst). A
+//    block runs to its end first, so a stop waits at most one block's run (8 rounds of a block's
+//    nodes). Off (never paused), a worker loads one flag per block taken.
+//    Waiting (parked, or for the others to park), a thread yields its core for `park_spin` before
+//    it sleeps on a futex: a stop is usually shorter (~0.1 ms on 1K nodes), and a worker that
+//    slept through one came back 0.2 - 5 ms after resume() (the OS's wake-up), which was most of a
+//    window's cost when the driver's main thread stopped the world (docs/runtime.md "Async
+//    windows"). Yielding, not spinning: two workers may share a core (a loaded host, or more
+//    workers than cores), and a spinning holder kept the worker it waited for off its core (1.4 -
+//    1.8 ms a stop against 60 - 120 us yielding); on an idle core a yield returns at once.
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "spin.hpp"
@@ -76,29 +87,46 @@ class BlockScheduler {
     wake_all();
   }
 
-  /// Parks every worker between two blocks; returns when all are parked. The caller only (one
-  /// thread), not while paused; every worker must be in work() (start_workers ran).
+  /// Takes the stop (waiting while a worker holds it) and parks every worker between two blocks;
+  /// returns when all are parked. Any thread but a worker inside work() (a worker stops the world
+  /// with pause_from_worker()); every worker must be in work() (start_workers ran).
   /// Only workers inside work() count: one that has not started yet parks on entering (it loads
   /// pause_ after counting itself in `active_`, both seq_cst, so either this thread sees it
   /// counted or it sees pause_).
   void pause() {
-    pause_.store(true, std::memory_order_seq_cst);
-    wake_all();  // a sleeping worker wakes, sees pause_ and parks
-    for (;;) {
-      const unsigned n = parked_.load(std::memory_order_seq_cst);
-      if (n >= active_.load(std::memory_order_seq_cst)) return;
-      parked_.wait(n, std::memory_order_seq_cst);
+    while (!take_stop()) {  // a worker holds it: wait for its resume()
+      const auto until = std::chrono::steady_clock::now() + park_spin;
+      while (pause_.load(std::memory_order_seq_cst) && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      while (pause_.load(std::memory_order_seq_cst)) pause_.wait(true, std::memory_order_seq_cst);
     }
+    await_parked(0);
   }
-  /// Lets the parked workers go on. After pause(), by the same thread.
+  /// A worker between two blocks (in work()'s `between`): takes the stop and returns true once
+  /// every other worker is parked, or returns false at once when another thread holds it (this
+  /// worker then parks before its next block).
+  bool pause_from_worker() {
+    if (!take_stop()) return false;
+    await_parked(1);
+    return true;
+  }
+  /// Lets the parked workers go on and gives the stop up. By the thread holding it.
   void resume() {
     pause_.store(false, std::memory_order_seq_cst);
     pause_.notify_all();
   }
+  /// How long a parked worker, or a thread waiting for the workers to park, yields its core before
+  /// it sleeps on a futex: longer than a stop's reads on a few thousand nodes (docs/runtime.md).
+  static constexpr std::chrono::microseconds park_spin{1000};
+  /// work()'s default `between`: nothing.
+  struct Nothing {
+    void operator()() const noexcept {}
+  };
 
-  /// A worker's loop: runs posted blocks (`run(b)`) until stop(). Called once by each worker.
-  template <class Run>
-  void work(Run&& run) {
+  /// A worker's loop: runs posted blocks (`run(b)`) until stop(), and `between()` after each
+  /// block (it may stop the world: pause_from_worker()). Called once by each worker.
+  template <class Run, class Between = Nothing>
+  void work(Run&& run, Between&& between = Nothing{}) {
     const unsigned id = next_id_.fetch_add(1) % workers_;
     std::size_t cursor = first_[id];
     active_.fetch_add(1, std::memory_order_seq_cst);
@@ -114,6 +142,7 @@ class BlockScheduler {
       std::size_t b;
       if (take(id, cursor, b) || steal(id, b)) {
         run(b);
+        between();
         continue;
       }
       if (stop_.load(std::memory_order_acquire)) return;
@@ -127,7 +156,7 @@ class BlockScheduler {
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       const std::uint32_t e = epoch_.load(std::memory_order_seq_cst);
       if (!any_posted() && !stop_.load(std::memory_order_seq_cst) && !pause_.load(std::memory_order_seq_cst))
-        epoch_.wait(e, std::memory_order_seq_cst);
+        epoch_.wait(e, std::memory_order_seq_cst);  // pause(): sees sleepers_, or this thread sees pause_
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     }
   }
@@ -141,12 +170,41 @@ class BlockScheduler {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
     epoch_.notify_all();
   }
-  /// A worker between blocks while pause_ is set: counted as parked until resume().
+  /// The stop, free (pause_ false), taken by this thread; what its last holder did before
+  /// resume() happens before (the compare-exchange reads resume()'s store).
+  bool take_stop() {
+    bool free = false;
+    return pause_.compare_exchange_strong(free, true, std::memory_order_seq_cst);
+  }
+  /// The holder of the stop: returns once every worker inside work() but `self` (1: the holder is
+  /// one of them) is parked. A sleeping worker is woken to park: one about to sleep counts itself
+  /// in sleepers_ before it loads pause_ (both seq_cst, as in post()), so this thread sees it or
+  /// it sees pause_. Yields its core for park_spin (the worker it waits for may share it), then
+  /// sleeps.
+  void await_parked(unsigned self) {
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_all();
+    const auto until = std::chrono::steady_clock::now() + park_spin;
+    for (;;) {
+      const unsigned n = parked_.load(std::memory_order_seq_cst);
+      if (n + self >= active_.load(std::memory_order_seq_cst)) return;
+      if (std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      else
+        parked_.wait(n, std::memory_order_seq_cst);
+    }
+  }
+  /// A worker between blocks while pause_ is set: counted as parked until resume(). Yields its
+  /// core for park_spin (the holder may share it), then sleeps on pause_.
   void park() {
     if (!pause_.load(std::memory_order_seq_cst)) return;
-    parked_.fetch_add(1, std::memory_order_seq_cst);  // releases this worker's writes to pause()
+    parked_.fetch_add(1, std::memory_order_seq_cst);  // releases this worker's writes to the holder
     parked_.notify_all();
-    while (pause_.load(std::memory_order_seq_cst)) pause_.wait(true, std::memory_order_seq_cst);
+    const auto until = std::chrono::steady_clock::now() + park_spin;
+    while (pause_.load(std::memory_order_seq_cst))
+      if (std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      else
+        pause_.wait(true, std::memory_order_seq_cst);
     parked_.fetch_sub(1, std::memory_order_seq_cst);  // acquired resume()'s writes through pause_
   }
   bool any_posted() const noexcept {
@@ -202,7 +260,7 @@ class BlockScheduler {
   alignas(64) std::atomic<bool> stop_{false};
   alignas(64) std::atomic<std::uint32_t> sleepers_{0};
   alignas(64) std::atomic<std::uint32_t> epoch_{0};
-  alignas(64) std::atomic<bool> pause_{false};       ///< set by pause(), cleared by resume()
+  alignas(64) std::atomic<bool> pause_{false};       ///< the stop is held (take_stop() .. resume())
   alignas(64) std::atomic<unsigned> parked_{0};      ///< workers in park() now
   alignas(64) std::atomic<unsigned> active_{0};      ///< workers inside work() now
 };
