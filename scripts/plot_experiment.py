@@ -8,6 +8,8 @@ Reads points.csv and config.json written by `rica experiment` and writes DIR/<pa
 "interval" = effective packet send interval, cycles per packet per PE = 1 / accepted, log scale
 (RWC-1 Figs 6-7); "accepted" = accepted throughput, packets/PE/cycle (RWC-1 Figs 8-9). y = mean
 latency in cycles, log scale. Hot-spot points are not joined (trials vary, as in the papers).
+Tick labels never overlap: a log axis whose 1-2-5 labels would collide gets short ones (20k, 1M),
+then decades only; should they still collide, a warning names the figure on stderr.
 Needs matplotlib (Debian: python3-matplotlib, run with /usr/bin/python3).
 """
 import argparse
@@ -21,6 +23,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rica_plot  # noqa: E402  (the figure style of every rica plot)
@@ -47,6 +50,42 @@ def x_of(row, kind):
     if kind == "interval":
         return 1.0 / accepted if accepted > 0 else float("nan")
     return accepted
+
+
+def short(v, _pos=None):
+    """A short tick label: 20k, 1.5M; below 1,000 as rica_style's plain labels."""
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:g}{unit}"
+    return rica_plot.rica_style._plain(v)
+
+
+def overlapping(fig, axis):
+    """True when two of `axis`'s drawn tick labels overlap or come within 3 pixels of each other."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    lo, hi = sorted(axis.get_view_interval())
+    boxes = [t.label1.get_window_extent(renderer) for t in axis.get_major_ticks()
+             if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi]
+    horizontal = axis.axis_name == "x"
+    boxes.sort(key=lambda b: b.x0 if horizontal else b.y0)
+    return any((b.x0 if horizontal else b.y0) < (a.x1 if horizontal else a.y1) + 3 for a, b in zip(boxes, boxes[1:]))
+
+
+def untangle_ticks(fig, ax, name):
+    """Thins a log axis's tick labels until no two overlap: short labels, then decades only."""
+    fig.tight_layout()  # the axes at their final width (save() lays out the same way)
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale != "log" or not overlapping(fig, axis):
+            continue
+        axis.set_major_formatter(ticker.FuncFormatter(short))
+        if not overlapping(fig, axis):
+            continue
+        axis.set_major_locator(ticker.LogLocator(base=10))
+        axis.set_minor_locator(ticker.LogLocator(base=10, subs=tuple(range(2, 10))))
+        axis.set_minor_formatter(ticker.NullFormatter())
+        if overlapping(fig, axis):
+            print(f"plot_experiment.py: {name}: {axis.axis_name} tick labels overlap", file=sys.stderr)
 
 
 def main():
@@ -134,6 +173,7 @@ def main():
         style.title(ax, f"{config['experiment']}: {NAMES.get(pattern, pattern)}" + (f" (paper {fig_name})" if fig_name else "")
                     + (f"\n{settings}" if settings else ""))
         style.legend(ax, "network = spec")
+        untangle_ticks(fig, ax, pattern)
         rica_plot.save(fig, out, pattern)
     print(f"figures written to {out}")
 

@@ -151,6 +151,47 @@ for key, net in B.NETWORKS.items():
     assert st["rica"]["color"] in open(os.path.join(out, f"validation_{key}.svg")).read(), key
 PY
 
+# ---- every figure of docs/experiments redrawn: no two tick labels overlap --------------------------
+# (the 16K figures' "100,000200,000" x labels): each set-up run redrawn from its committed points by
+# plot_experiment.py, every figure checked for colliding tick labels just before it is saved.
+"$PLOTPY" - "$HERE/../scripts" "$HERE/../docs/experiments" "$TMP/redraw" <<'PY' || failed "docs/experiments figures: tick labels overlap"
+import glob, json, os, shutil, sys
+import matplotlib
+matplotlib.use("Agg")
+scripts, docs, tmp = sys.argv[1:4]
+sys.path.insert(0, scripts)
+import rica_plot, plot_experiment
+save, bad, drawn = rica_plot.save, [], []
+def checked(fig, out, name):
+    fig.tight_layout()
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            b = sorted((t.label1.get_window_extent(r) for t in axis.get_major_ticks()
+                        if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi),
+                       key=lambda e: e.x0 if axis.axis_name == "x" else e.y0)
+            for u, v in zip(b, b[1:]):
+                if (v.x0 < u.x1) if axis.axis_name == "x" else (v.y0 < u.y1):
+                    bad.append(f"{out} {name}: {axis.axis_name} labels collide")
+    drawn.append(name)
+    save(fig, out, name)
+rica_plot.save = checked
+runs = [os.path.dirname(c) for c in glob.glob(os.path.join(docs, "**", "config.json"), recursive=True)
+        if os.path.exists(os.path.join(os.path.dirname(c), "table.csv"))]
+assert any(r.endswith("modern-16k") for r in runs), runs
+for i, d in enumerate(sorted(runs)):
+    out = os.path.join(tmp, str(i))
+    os.makedirs(out)
+    for f in ("points.csv", "config.json", "table.csv"):
+        shutil.copy(os.path.join(d, f), out)
+    sys.argv = ["plot_experiment.py", os.path.join(out, "points.csv"), "--config", os.path.join(out, "config.json")]
+    plot_experiment.main()
+assert len(drawn) >= len(runs), drawn
+assert not bad, bad
+PY
+
 # ---- a file that is not a run report: one line naming it and what was expected, exit 2 ----------
 "$RICA" sweep torus:4x4 --rate 0.05,0.1 --cycles 300 --out "$TMP/sw" --no-plot --quiet > /dev/null || failed "sweep"
 printf '{"points": []}\n' > "$TMP/notrun.json"

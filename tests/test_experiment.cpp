@@ -145,6 +145,15 @@ TEST(RateGrid, LogSpacedUpToPastTheBound) {
   const auto m = rate_grid(0.5, false, true);
   EXPECT_EQ(m.back(), 1.0);
   EXPECT_NEAR(m.front(), 0.03 * 0.5 / 4, 1e-6);
+  // A set-up's own --quick fractions (modern-16k: 5, 50, 70, 90 and 150 % of the bound); the
+  // full grid does not use them.
+  const auto& fifths = setup_by_name("modern-16k").quick_rates;
+  const auto q = rate_grid(0.2, true, false, 1.6, fifths);
+  ASSERT_EQ(q.size(), 5u);
+  EXPECT_NEAR(q[2], 0.7 * 0.2, 1e-9);
+  EXPECT_NEAR(q.back(), 1.5 * 0.2, 1e-9);
+  EXPECT_EQ(rate_grid(0.2, false, false, 1.6, fifths), rate_grid(0.2, false, false));
+  EXPECT_EQ(rate_grid(0.2, true, false).size(), 4u);  // the default quick grid is unchanged
 }
 
 SweepPoint point(double rate, double accepted, double latency, std::uint64_t seed = 1) {

@@ -3,6 +3,7 @@
 #include "experiment.hpp"
 #include "saturation.hpp"
 
+#include "rica/assert.hpp"
 #include "rica/report.hpp"
 
 #include <fmt/format.h>
@@ -350,8 +351,8 @@ const std::vector<Setup>& setups() {
         "Quarter (four partitions) does not apply to Slim Fly q=9: 1,134 PEs are not four equal quarters.",
         "4,000 cycles per run (a quarter warm-up), one seed per point (the hot spot too)."};
     // The same comparison at about 16,384 PEs (docs/topologies.md): the networks' 16K sizes under
-    // uniform traffic, the dragonfly's minimal and UGAL-L routings (scripts/experiments/modern_16k.sh
-    // runs it with --quick --cycles 1000: 4 rates per sweep, 1,000 cycles a run).
+    // the 1,024-PE set-up's patterns and the dragonfly's four routings (scripts/experiments/modern_16k.sh
+    // runs it with --quick --cycles 1000: 5 rates per sweep, 1,000 cycles a run).
     Setup modern16 = modern;
     modern16.name = "modern-16k";
     modern16.title = "The papers' networks beside dragonfly, HyperX and Slim Fly: about 16,384 PEs, one word per "
@@ -362,22 +363,26 @@ const std::vector<Setup>& setups() {
                          {"2DT", "torus:128x128"},
                          {"DF", "dragonfly:8"},
                          {"DF UGAL-L", "dragonfly:8", Routing::ugal_l},
+                         {"DF UGAL-G", "dragonfly:8", Routing::ugal_g},
+                         {"DF PAR", "dragonfly:8", Routing::par},
                          {"HyperX", "hyperx:16x16x16,T=4"},
                          {"SF", "slimfly:q=23"}};
-    modern16.patterns = {"uniform"};
-    modern16.skip = {};
+    modern16.skip = {};  // 19,044 Slim Fly PEs are four equal quarters
     modern16.cycles = 1000;
+    modern16.quick_rates = {0.05, 0.5, 0.7, 0.9, 1.5};  // a fifth rate below the knee
     modern16.exact_bounds = true;  // dragonfly:8 (absolute) has no routing-preserving symmetry
     modern16.notes = {
         "PEs: 16,384 (CCCB and (CB)^2 with 8-column rings, 5-bit cluster and 6-bit c-Banyan addresses; M_{x+x} "
         "128x128; 2DT 128x128; HyperX 16x16x16 with 4 PEs per router), 16,512 (dragonfly h=8: 129 groups of 16 "
         "routers, 8 PEs each), 19,044 (Slim Fly q=23, 1,058 routers, 18 PEs each).",
-        "One word per cycle per link (RWC-1's model, 3 +- 1-word packets), as the 1,024-PE experiment 'modern'.",
-        "DF: minimal routing (2 classes); DF UGAL-L: 3 classes (docs/topologies.md). UGAL-G, PAR, quarter and the "
-        "hot spot are left out at this size to keep the run short on a 2-core host; the rate grid and the bound "
-        "column come from each network's deterministic routes.",
-        "Run with --quick --cycles 1000 (scripts/experiments/modern_16k.sh): 4 rates per sweep (5, 50, 90 and 150 % "
-        "of the bound), 1,000 cycles per run (a quarter warm-up), one seed per point."};
+        "One word per cycle per link (RWC-1's model, 3 +- 1-word packets), the patterns of the 1,024-PE experiment "
+        "'modern' with its parameters (quarter: four partitions by address; hot spot: 5 % of the packets to PE 0).",
+        "DF: minimal routing (2 classes); DF UGAL-L / UGAL-G / PAR: 3, 3 and 4 classes (docs/topologies.md). The "
+        "rate grid and the bound column come from each network's deterministic routes, computed exactly (all "
+        "pairs where no symmetry gives them).",
+        "Run with --quick --cycles 1000 (scripts/experiments/modern_16k.sh): 5 rates per sweep (5, 50, 70, 90 and "
+        "150 % of the bound; the hot spot's grid reaches 4 x the bound, 2.5 times as far), 1,000 cycles per run (a "
+        "quarter warm-up), one seed per point."};
     return std::vector<Setup>{mdce, rwc, delta, ada, sat, p16, modern, modern16};
   }();
   return all;
@@ -398,11 +403,13 @@ EngineConfig engine_config(const Setup& s) {
   return cfg;
 }
 
-std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach) {
+std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach,
+                              const std::vector<double>& quick_rates) {
   static const std::vector<double> full{0.03, 0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 1.0, 1.2, 1.6};
   static const std::vector<double> few{0.05, 0.5, 0.9, 1.5};
   std::vector<double> r;
-  for (double f : quick ? few : full) {
+  for (double f : !quick ? full : quick_rates.empty() ? few : quick_rates) {
+    RICA_ASSERT(f > 0.0, "rate_grid: rates are positive fractions of the bound");
     const double x = std::min(1.0, f * reach / 1.6 * bound / (paced_mesh ? 4.0 : 1.0));
     const double scale = std::pow(10.0, 3 - std::floor(std::log10(x)));  // 4 significant digits
     r.push_back(std::round(x * scale) / scale);

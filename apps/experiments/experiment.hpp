@@ -113,6 +113,9 @@ struct Setup {
   /// as rica bound does beyond 4,096 PEs (a sampled maximum overestimates the busiest link's load:
   /// at 16K PEs it put the absolute dragonfly's bound, and so its rate grid, at 0.39 of the exact).
   bool exact_bounds = false;
+  /// --quick's rates as fractions of the bound at reach 1.6 (rate_grid), ascending; empty: 5, 50,
+  /// 90 and 150 %.
+  std::vector<double> quick_rates;
 };
 
 /// Every set-up, in documentation order.
@@ -125,10 +128,12 @@ EngineConfig engine_config(const Setup& s);
 
 /// Rates of one sweep, ascending and distinct, placed by the pattern's channel-load bound:
 /// log-spaced from 3 % of the bound, dense from 40 % to 100 %, and past it to `reach` x the bound
-/// (the whole grid scales with reach / 1.6; quick: 5 %, 50 %, 90 %, 150 % at reach 1.6). Open
+/// (the whole grid scales with reach / 1.6; quick: `quick_rates`, by default 5 %, 50 %, 90 %, 150 %
+/// at reach 1.6). Open
 /// loop: injection probabilities, capped at 1. Paced mesh: round-start probabilities (a round is
 /// 4 packets), and always 1 (the closed loop) last.
-std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach = 1.6);
+std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach = 1.6,
+                              const std::vector<double>& quick_rates = {});
 
 /// How far past its bound a pattern's grid reaches: 4 for the hot spot (its bound holds for the
 /// steady-state mix; within a window the accepted throughput passes it while hot packets queue),

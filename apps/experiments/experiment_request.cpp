@@ -192,6 +192,9 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
   }
   if (!planned) return p;
 
+  // A bound depends on the topology and the pattern only (the deterministic routes), so the
+  // networks that differ by routing alone (DF, DF UGAL-L, ...) share one walk.
+  std::map<std::pair<std::string, std::string>, ChannelLoad> bounds;
   for (const auto& pattern : s->patterns)
     for (const auto& net : s->networks) {
       if (setup.skip.count(pattern_base(pattern))) {
@@ -201,11 +204,13 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       const Topology& t = topos.at(net.label);
       ChannelLoadOptions bound_opt;  // exact_bounds: all pairs where no symmetry gives them, never sampled
       if (setup.exact_bounds) bound_opt.all_pairs_pes = std::numeric_limits<node_t>::max();
-      Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt)};
+      auto [known, fresh] = bounds.try_emplace({net.spec, pattern});
+      if (fresh) known->second = channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt);
+      Group g{pattern, net, known->second};
       const bool paced = pattern_base(pattern) == "mesh";
       // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);
-      const auto rates = rate_grid(g.load.bound, r.quick, paced, reach);
+      const auto rates = rate_grid(g.load.bound, r.quick, paced, reach, setup.quick_rates);
       s->grids[net.label + " " + pattern] = rates;
       g.first = p.jobs.size();
       const unsigned seeds = pattern.starts_with("hotspot") ? s->seeds_hot : s->seeds_other;
