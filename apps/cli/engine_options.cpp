@@ -262,7 +262,7 @@ std::vector<OptionDef> make_builtin() {
   trace.type_name = "FILE";
   trace.commands = {"run", "demo"};
   trace.configuration = false;
-  trace.help = "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops) ('-' = standard output)";
+  trace.help = fmt::format("CSV: one row per delivered packet ({}) ('-' = standard output)", trace_header());
   trace.parse = [](EngineOptions& o, const std::string& s) {
     if (s != "-") check_output_file(s, "--trace");
     o.cfg.trace = s;
