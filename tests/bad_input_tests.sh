@@ -395,7 +395,9 @@ bad "--faults does not apply" experiment faults --faults links=1 --quick --no-pl
 bad "which --faults does not support" experiment adaptive --faults links=1 --quick --no-plot --out "$tmp/ea"
 bad "mesh emulation needs every PE" experiment rwc1 --networks 2DT --patterns mesh --faults nodes=1 --quick --no-plot --out "$tmp/er"
 bad "--faults: links" experiment mdce-1024 --faults links=x --quick --no-plot --out "$tmp/em"
-bad "is not a pattern of 'mdce-1024'" experiment mdce-1024 --patterns nosuch:x=1 --quick --no-plot --out "$tmp/em"
+bad "unknown pattern 'nosuch:x=1' of experiment 'mdce-1024'; valid: uniform," experiment mdce-1024 --patterns nosuch:x=1 --quick --no-plot --out "$tmp/em"
+bad "unknown pattern 'mehs:wrap=0' of experiment 'mdce-1024'; did you mean 'mesh:wrap=0'? valid:" experiment mdce-1024 --patterns mehs:wrap=0 --quick --no-plot --out "$tmp/em"
+bad "unknown network 'Adaptive-CB' of experiment 'rwc1'; did you mean 'Adaptive CB'? valid: CB," experiment rwc1 --networks Adaptive-CB --quick --no-plot --out "$tmp/er"
 bad "wrap" experiment mdce-1024 --patterns mesh:wrap=7 --quick --no-plot --out "$tmp/em"
 bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
 bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot
