@@ -193,9 +193,10 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
     const Topology t = faults ? with_faults(base, *faults, p.cfg.seed) : base;
     if (!failed_nodes(t).empty())
       for (const auto& pattern : s->patterns)
-        if (pattern_base(pattern) == "mesh")
-          throw usage_error("--faults: nodes= / node lines with the mesh pattern: the mesh emulation needs every PE; "
-                            "give failed links only or leave out mesh with --patterns");
+        if (TrafficRegistry::paced(pattern))  // its rounds wait on every PE (PacedSchedule)
+          throw usage_error(fmt::format("--faults: nodes= / node lines with the {0} pattern: the {0} emulation needs "
+                                        "every PE; give failed links only or leave out {0} with --patterns",
+                                        pattern_base(pattern)));
     topos.emplace(net.label, t);
   }
   if (!planned) return p;
@@ -210,7 +211,7 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       ChannelLoadOptions bound_opt;  // exact_bounds: all pairs where no symmetry gives them, never sampled
       if (setup.exact_bounds) bound_opt.all_pairs_pes = std::numeric_limits<node_t>::max();
       Group g{pattern, net, channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt)};
-      const bool paced = pattern_base(pattern) == "mesh";
+      const PacedSchedule* paced = TrafficRegistry::paced(pattern);
       // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);
       const auto rates = rate_grid(g.load.bound, r.quick, paced, reach);
@@ -220,7 +221,7 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       for (unsigned k = 0; k < seeds; ++k)
         for (double rate : rates)
           p.jobs.push_back({.network = net.label, .topology = t, .traffic = pattern, .rate = rate,
-                            .seed = p.cfg.seed + k, .paced_mesh = paced, .routing = net.routing, .faults = r.faults});
+                            .seed = p.cfg.seed + k, .paced = paced != nullptr, .routing = net.routing, .faults = r.faults});
       g.count = p.jobs.size() - g.first;
       s->groups.push_back(std::move(g));
     }
