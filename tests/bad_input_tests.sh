@@ -170,6 +170,10 @@ for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app stenc
   # shellcheck disable=SC2086
   bad "--rank-split" $cmd --rank-split nosuch  # docs/distributed.md
 done
+# rica bound runs no machine: --rank-split is not its option, even with the default value (its
+# request refuses a split from C++ and Python alike).
+bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split blocks
+bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split partition
 
 # ---- engines: names, and options the chosen engine ignores -----------------------------------------
 bad "--engine" run torus:4x4 --engine warp

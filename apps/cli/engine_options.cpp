@@ -186,7 +186,7 @@ std::vector<OptionDef> make_builtin() {
   // No default shown: the key enters a run's configuration only when given (docs/distributed.md).
   OptionDef split = choice_field("rank-split", &EngineConfig::rank_split, &rank_split_by_name, "blocks|partition",
                                  "Under mpirun: nodes per rank as blocks of the node numbering (default) or a partition",
-                                 with(machines, {"bound"}));
+                                 machines);
   split.shows_default = false;
   v.push_back(std::move(split));
 
