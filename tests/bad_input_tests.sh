@@ -174,6 +174,12 @@ done
 # request refuses a split from C++ and Python alike).
 bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split blocks
 bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split partition
+# --telemetry-links is the table of --telemetry W: refused alone by run's and os's requests alike
+# (os's --telemetry options are the option table's, as run's and demo's).
+for cmd in "run torus:4x4 --packets 5" "os torus:4x4 --packets 5 --no-plot --out $tmp/ot"; do
+  # shellcheck disable=SC2086
+  bad "--telemetry-links: the per-link table of --telemetry W; give --telemetry W" $cmd --telemetry-links
+done
 
 # ---- engines: names, and options the chosen engine ignores -----------------------------------------
 bad "--engine" run torus:4x4 --engine warp
