@@ -112,15 +112,15 @@ py::dict tables(const rica::Topology& t, const rica::RunStats& st) {
   return out;
 }
 
-/// The trace file the machine wrote (src,dst,seq,inject,deliver,hops,enter,words) as columns.
+/// The trace file the machine wrote (rica::trace_columns) as columns.
 py::dict read_trace(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw rica::usage_error("--trace: cannot read '" + path + "'");
   std::string line;
   std::getline(in, line);
-  if (line != "src,dst,seq,inject,deliver,hops,enter,words")
+  if (line != rica::trace_header())
     throw std::runtime_error("trace '" + path + "': unexpected header '" + line + "'");
-  std::vector<std::uint64_t> col[8];
+  std::vector<std::uint64_t> col[rica::trace_columns.size()];
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string f;
@@ -129,9 +129,8 @@ py::dict read_trace(const std::string& path) {
       c.push_back(std::stoull(f));
     }
   }
-  static const char* names[8] = {"src", "dst", "seq", "inject", "deliver", "hops", "enter", "words"};
   py::dict d;
-  for (int i = 0; i < 8; ++i) d[names[i]] = array_of(col[i]);
+  for (std::size_t i = 0; i < rica::trace_columns.size(); ++i) d[py::str(rica::trace_columns[i].data(), rica::trace_columns[i].size())] = array_of(col[i]);
   return d;
 }
 

@@ -5,6 +5,7 @@
 
 #include "rica/core.hpp"
 #include "rica/io.hpp"
+#include "rica/registry.hpp"
 #include "rica/routing.hpp"
 
 namespace rica::report {
@@ -94,6 +95,7 @@ std::vector<std::vector<std::string>> csv_parse(std::string_view text, const std
 nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const RunStats& st) {
   nlohmann::json j;
   j["topology"] = t.spec();
+  j["topology_drawing"] = to_string(TopologyRegistry::drawing(j["topology"].get<std::string>()));
   j["pes"] = t.pes();
   j["nodes"] = t.nodes();
   j["threads"] = cfg.threads;

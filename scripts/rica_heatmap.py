@@ -1,5 +1,6 @@
 """Link heat maps of a run (`rica plot links`): every directed link's utilisation on a 0-1 scale,
-drawn in a layout that fits the topology family.
+drawn in the layout the topology family declares (its registry entry's drawing, recorded in the
+run report as "topology_drawing": grid, ring, stages, levels or graph; rica/registry.hpp Drawing).
 
 Utilisation = busy cycles / cycles run, busy cycles = packets x the cycle engine's link time of the
 sending node (rica/channel_load.hpp link_cycles(): a fixed --link-cycles N, the mean packet length
@@ -7,20 +8,21 @@ under --link-cycles words, else the sender's in-degree + out-degree). The async 
 cycles: there the scale is the load relative to the busiest link (1 = busiest), and the colour bar
 says so.
 
-Layouts, one entry of LAYOUTS per family (a new family adds an entry, nothing else changes):
-  grid    mesh, torus (3 and 4 dimensions tiled plane by plane), kary, mesh8, torus8, mxx, msn:
+Layouts, by the family's drawing (LAYOUTS; a new family declares its drawing in its registry
+entry, nothing here changes):
+  grid    (mesh, torus: 3 and 4 dimensions tiled plane by plane, kary, mesh8, torus8, mxx, msn):
           one panel per out-port (a direction), each node's out-link in that direction as a cell;
-  stage   cbanyan, ccc, comega, dce, mdce, cccb, cb2 (ring position x row), omega (stages) and
-          fattree (levels): nodes at (stage, row), every link a segment, one panel per out-port.
-          The ring families' stages are a cycle: a link that wraps (last stage to stage 0, or
-          back) is drawn to a copy of its stage beyond the edge (hollow dots), as the cycle
-          unrolled, not as a line back across the figure. Omega is one panel, the network from
+  ring, stages, levels: the stage layout, nodes at (stage, row), every link a segment.
+          ring (cbanyan, ccc, comega, dce, mdce, cccb, cb2: ring position x row), one panel per
+          out-port: the stages are a cycle, so a link that wraps (last stage to stage 0, or back)
+          is drawn to a copy of its stage beyond the edge (hollow dots), as the cycle unrolled,
+          not as a line back across the figure. stages (omega) is one panel, the network from
           left to right: PEs as sources at stage -1 and again as destinations after the last
-          stage.
-  graph   the rest (hypercube, de Bruijn, shuffle-exchange, dragonfly, HyperX, Slim Fly, products,
-          hierarchies, file: and user families): node positions from Graphviz (neato/sfdp, Debian's
-          graphviz), every directed link a segment offset to its own side, so the two directions of
-          a link show apart.
+          stage. levels (fattree): switches by level, PEs at -1, one panel per out-port;
+  graph   the rest and the default (hypercube, de Bruijn, shuffle-exchange, dragonfly, HyperX,
+          Slim Fly, products, hierarchies, file: and user families): node positions from Graphviz
+          (neato/sfdp, Debian's graphviz), every directed link a segment offset to its own side, so
+          the two directions of a link show apart.
 The same loads also go to links.dot (Graphviz; one edge per link, its packets and utilisation).
 """
 import json
@@ -47,7 +49,7 @@ class Links:
     def __init__(self, report, labels, rows):
         self.report = report
         self.spec = str(report.get("topology", ""))
-        self.family = self.spec.split(":", 1)[0]
+        self.drawing = str(report.get("topology_drawing", "graph"))  # the family's, from its registry entry
         self.labels = labels  # node -> label (every node of the per-PE CSV; switches included)
         self.edges = [(int(r["node"]), int(r["port"]), int(r["peer"]), int(r["packets"])) for r in rows]
         for u, _, v, _ in self.edges:
@@ -230,7 +232,7 @@ def stage_segments(L, pos, offset):
     the copy of its stage that the drawing puts it at (see the module's note), and the ghost
     node positions those copies add."""
     stages = sorted({x for x, _ in pos.values()})
-    ring = L.family not in ("omega", "fattree")
+    ring = L.drawing == "ring"
     k = len(stages)  # ring families: stages 0 .. k-1
     last = stages[-1]
     segs, vals, ports, ghosts = [], [], [], set()
@@ -238,7 +240,7 @@ def stage_segments(L, pos, offset):
         if u not in pos or v not in pos:
             continue
         (x0, y0), (x1, y1) = pos[u], pos[v]
-        if L.family == "omega" and x1 < 0 <= x0:  # delivery: to the PE again, right of the last stage
+        if L.drawing == "stages" and x1 < 0 <= x0:  # delivery: to the PE again, right of the last stage
             x1 = last + 1
             ghosts.add((x1, y1, p))
         elif ring and x1 != x0:
@@ -259,8 +261,8 @@ def draw_stage(L, out):
     pos = stage_positions(L)
     if pos is None:
         return False
-    # Omega: one panel, the whole network left to right (each switch's two outputs together).
-    panels = [None] if L.family == "omega" else L.ports
+    # Stages (omega): one panel, the whole network left to right (each switch's outputs together).
+    panels = [None] if L.drawing == "stages" else L.ports
     ncol = min(3, len(panels))
     nrow = math.ceil(len(panels) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(8.0, min(4.0 * nrow + 1.4, 11.0)), squeeze=False, layout="constrained")
@@ -284,9 +286,9 @@ def draw_stage(L, out):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for j in range(len(panels), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
-    indirect = L.family in ("omega", "fattree")
+    indirect = L.drawing in ("stages", "levels")
     stages = max(x for x, _ in pos.values()) + 1
-    fig.supxlabel(f"stage (PEs as sources at -1, as destinations at {stages}, hollow)" if L.family == "omega"
+    fig.supxlabel(f"stage (PEs as sources at -1, as destinations at {stages}, hollow)" if L.drawing == "stages"
                   else "level (PEs at -1)" if indirect
                   else f"ring position x0 (stage; hollow: a stage one turn of the ring on, x0 ± {stages}, where a link "
                        "wraps)" if ghosts else "ring position x0 (stage)", fontsize=9)
@@ -334,10 +336,9 @@ def draw_graph(L, out):
     return True
 
 
-LAYOUTS = {  # family -> the drawings to try, in order
-    **{f: (draw_grid, draw_graph) for f in ("mesh", "torus", "kary", "mesh8", "torus8", "mxx", "msn")},
-    **{f: (draw_stage, draw_graph) for f in ("cbanyan", "ccc", "comega", "dce", "mdce", "cccb", "cb2", "omega",
-                                             "fattree")},
+LAYOUTS = {  # the family's drawing (its registry entry's) -> the layouts to try, in order
+    "grid": (draw_grid, draw_graph),
+    **{d: (draw_stage, draw_graph) for d in ("ring", "stages", "levels")},
 }
 
 
@@ -355,7 +356,7 @@ def heat_map(L, out):
     returns the layout's name."""
     rica_style.apply()
     used = None
-    for draw in LAYOUTS.get(L.family, ()) + (draw_graph,):
+    for draw in LAYOUTS.get(L.drawing, ()) + (draw_graph,):
         if draw(L, out):
             used = draw.__name__[len("draw_"):]
             break

@@ -170,6 +170,16 @@ for cmd in "run torus:4x4" "sweep torus:4x4 --no-plot" "os torus:4x4" "app stenc
   # shellcheck disable=SC2086
   bad "--rank-split" $cmd --rank-split nosuch  # docs/distributed.md
 done
+# rica bound runs no machine: --rank-split is not its option, even with the default value (its
+# request refuses a split from C++ and Python alike).
+bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split blocks
+bad "unknown option '--rank-split' of 'rica bound'" bound torus:4x4 --rank-split partition
+# --telemetry-links is the table of --telemetry W: refused alone by run's and os's requests alike
+# (os's --telemetry options are the option table's, as run's and demo's).
+for cmd in "run torus:4x4 --packets 5" "os torus:4x4 --packets 5 --no-plot --out $tmp/ot"; do
+  # shellcheck disable=SC2086
+  bad "--telemetry-links: the per-link table of --telemetry W; give --telemetry W" $cmd --telemetry-links
+done
 
 # ---- engines: names, and options the chosen engine ignores -----------------------------------------
 bad "--engine" run torus:4x4 --engine warp
@@ -395,7 +405,9 @@ bad "--faults does not apply" experiment faults --faults links=1 --quick --no-pl
 bad "which --faults does not support" experiment adaptive --faults links=1 --quick --no-plot --out "$tmp/ea"
 bad "mesh emulation needs every PE" experiment rwc1 --networks 2DT --patterns mesh --faults nodes=1 --quick --no-plot --out "$tmp/er"
 bad "--faults: links" experiment mdce-1024 --faults links=x --quick --no-plot --out "$tmp/em"
-bad "is not a pattern of 'mdce-1024'" experiment mdce-1024 --patterns nosuch:x=1 --quick --no-plot --out "$tmp/em"
+bad "unknown pattern 'nosuch:x=1' of experiment 'mdce-1024'; valid: uniform," experiment mdce-1024 --patterns nosuch:x=1 --quick --no-plot --out "$tmp/em"
+bad "unknown pattern 'mehs:wrap=0' of experiment 'mdce-1024'; did you mean 'mesh:wrap=0'? valid:" experiment mdce-1024 --patterns mehs:wrap=0 --quick --no-plot --out "$tmp/em"
+bad "unknown network 'Adaptive-CB' of experiment 'rwc1'; did you mean 'Adaptive CB'? valid: CB," experiment rwc1 --networks Adaptive-CB --quick --no-plot --out "$tmp/er"
 bad "wrap" experiment mdce-1024 --patterns mesh:wrap=7 --quick --no-plot --out "$tmp/em"
 bad "needs every PE" run torus:4x4 --app reduce:rounds=2 --faults nodes=1
 bad "only 32 links" sweep torus:4x4 --rates 0.1 --faults links=99 --no-plot

@@ -98,6 +98,12 @@ labels = {int(r["pe"]): r["label"] for r in csv.DictReader(open(f"{d}/r.csv"))}
 L = rica_heatmap.Links(j, labels, list(csv.DictReader(open(f"{d}/r.links.csv"))))
 assert L.word == "utilisation" and L.util, "not normalised to utilisation"
 assert all(0.0 <= u <= 1.0 for u in L.util.values()) and max(L.util.values()) > 0, "utilisation outside 0-1"
+# The drawing the family declares (its registry entry, the report's topology_drawing) fits its labels.
+assert L.drawing in ("grid", "ring", "stages", "levels", "graph"), f"drawing {L.drawing!r}"
+if L.drawing == "grid":
+    assert rica_heatmap.grid_positions(L) is not None, "declares grid; its labels are not coordinates"
+elif L.drawing != "graph":
+    assert rica_heatmap.stage_positions(L) is not None, f"declares {L.drawing}; its labels are not stages"
 # Trace-viewer export: Chrome trace-event JSON with packets' slices and flows.
 ev = json.load(open(f"{d}/r.trace.json"))
 ev = ev["traceEvents"] if isinstance(ev, dict) else ev

@@ -223,5 +223,15 @@ check_help route route -- route torus:4x4 0 5
 # The sweep's warm-up in particular: help, CSV and JSON say 1000 (a tenth of the 10000 cycles).
 grep -qE -- "--warmup UINT=1000 " <<< "$("$RICA" sweep --help)" || failed "rica sweep --help: warm-up not 1000"
 
+# ---- 6. help that describes a file names what the file holds ----
+# --trace's help lists the trace's columns: the header the run writes (both from rica::trace_columns).
+for c in "run torus:4x4 --packets 2" "demo --packets 2"; do
+  read -r -a w <<< "$c"
+  help_cols=$("$RICA" "${w[0]}" --help | sed -n 's/^ *--trace FILE .*per delivered packet (\([^)]*\)).*/\1/p')
+  header=$("$RICA" "${w[@]}" --quiet --trace - | head -1)
+  [ -n "$header" ] && [ "$help_cols" = "$header" ] ||
+    failed "rica ${w[0]} --help: --trace lists '$help_cols', the trace's header is '$header'"
+done
+
 echo "option_tests: done"
 exit $fail

@@ -111,7 +111,7 @@ TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 
       EngineConfig cfg = engine_config(s);
       for (const auto& pattern : s.patterns) {
         if (s.skip.count(pattern) && std::count(s.skip.at(pattern).begin(), s.skip.at(pattern).end(), n.label)) continue;
-        (void)make_app({.network = n.label, .topology = t, .traffic = pattern, .rate = 0.1, .seed = 1, .paced_mesh = true, .faults = ""}, cfg);
+        (void)make_app({.network = n.label, .topology = t, .traffic = pattern, .rate = 0.1, .seed = 1, .paced = true, .faults = ""}, cfg);
         if (pattern == "quarter" || pattern == "mesh") {  // the dense rows are the experiment's own work
           EXPECT_GT(channel_load(t, traffic_matrix(pattern, t), cfg).bound, 0.0) << n.spec << " " << pattern;
         }
@@ -129,7 +129,7 @@ TEST(Setups, EveryNetworkHas1024PesAndCarriesEveryPattern) {  // (adaptive: 256 
 TEST(RateGrid, LogSpacedUpToPastTheBound) {
   for (double bound : {0.004, 0.05, 0.3, 1.0}) {
     for (bool quick : {false, true}) {
-      const auto r = rate_grid(bound, quick, false);
+      const auto r = rate_grid(bound, quick, nullptr);
       ASSERT_GE(r.size(), quick ? 2u : 5u);
       EXPECT_TRUE(std::is_sorted(r.begin(), r.end()));
       EXPECT_EQ(std::adjacent_find(r.begin(), r.end()), r.end());
@@ -138,22 +138,46 @@ TEST(RateGrid, LogSpacedUpToPastTheBound) {
       EXPECT_LE(r.back(), 1.0);
     }
   }
-  const auto hot = rate_grid(0.01, true, false, 4.0);
+  const auto hot = rate_grid(0.01, true, nullptr, 4.0);
   EXPECT_NEAR(hot.back(), 1.5 / 1.6 * 4 * 0.01, 1e-9);
   EXPECT_EQ(grid_reach("hotspot:fraction=0.05,hot=0"), 4.0);
   EXPECT_EQ(grid_reach("uniform"), 1.6);
-  const auto m = rate_grid(0.5, false, true);
+  const auto m = rate_grid(0.5, false, TrafficRegistry::paced("mesh"));
   EXPECT_EQ(m.back(), 1.0);
   EXPECT_NEAR(m.front(), 0.03 * 0.5 / 4, 1e-6);
   // A set-up's own --quick fractions (modern-16k: 5, 50, 70, 90 and 150 % of the bound); the
   // full grid does not use them.
   const auto& fifths = setup_by_name("modern-16k").quick_rates;
-  const auto q = rate_grid(0.2, true, false, 1.6, fifths);
+  const auto q = rate_grid(0.2, true, nullptr, 1.6, fifths);
   ASSERT_EQ(q.size(), 5u);
   EXPECT_NEAR(q[2], 0.7 * 0.2, 1e-9);
   EXPECT_NEAR(q.back(), 1.5 * 0.2, 1e-9);
-  EXPECT_EQ(rate_grid(0.2, false, false, 1.6, fifths), rate_grid(0.2, false, false));
-  EXPECT_EQ(rate_grid(0.2, true, false).size(), 4u);  // the default quick grid is unchanged
+  EXPECT_EQ(rate_grid(0.2, false, nullptr, 1.6, fifths), rate_grid(0.2, false, nullptr));
+  EXPECT_EQ(rate_grid(0.2, true, nullptr).size(), 4u);  // the default quick grid is unchanged
+}
+
+// Pacing is the traffic entry's trait (TrafficEntry::paced), read through the registry: mesh (any
+// variant) declares it, open-loop patterns and file traffic do not; the rate grid divides by the
+// declared round, and a sweep job of a paced pattern runs the entry's App.
+TEST(RateGrid, PacingIsTheTrafficEntrysTrait) {
+  for (const auto& e : TrafficRegistry::available()) EXPECT_EQ(e.paced.has_value(), e.name == "mesh") << e.name;
+  ASSERT_NE(TrafficRegistry::paced("mesh"), nullptr);
+  EXPECT_EQ(TrafficRegistry::paced("mesh")->round_packets, 4u);
+  EXPECT_EQ(TrafficRegistry::paced("mesh:wrap=0"), TrafficRegistry::paced("mesh"));
+  EXPECT_EQ(TrafficRegistry::paced("hotspot:0.1"), nullptr);
+  EXPECT_EQ(TrafficRegistry::paced("matrix:any.txt"), nullptr);
+  EXPECT_THROW((void)TrafficRegistry::paced("mehs"), usage_error);
+  const PacedSchedule two{2, nullptr};
+  EXPECT_NEAR(rate_grid(0.5, false, &two).front(), 0.03 * 0.5 / 2, 1e-6);
+  EXPECT_EQ(rate_grid(0.5, false, &two).back(), 1.0);
+  const Topology t = TopologyRegistry::parse("torus:4x4");
+  EngineConfig cfg;
+  cfg.cycles = 100;
+  const auto paced = make_app({.network = "", .topology = t, .traffic = "mesh:wrap=0", .rate = 0.5, .paced = true, .faults = ""}, cfg);
+  EXPECT_NE(dynamic_cast<const PacedMeshEmulation*>(paced.get()), nullptr);
+  const auto closed = make_app({.network = "", .topology = t, .traffic = "mesh", .rate = 0.5, .paced = false, .faults = ""}, cfg);
+  EXPECT_NE(dynamic_cast<const MeshEmulation*>(closed.get()), nullptr);
+  EXPECT_EQ(TrafficRegistry::make_paced("uniform", traffic::PeSpace::of(t), 0.5, 10), nullptr);
 }
 
 SweepPoint point(double rate, double accepted, double latency, std::uint64_t seed = 1) {
@@ -285,7 +309,7 @@ TEST(Sweep, PointsDoNotDependOnRunsAtOnceOrThreads) {
   std::vector<SweepJob> jobs;
   for (const char* spec : {"torus:4x4", "hypercube:4", "omega:4"})
     for (const char* traffic : {"uniform", "hotspot", "mesh"})
-      for (double r : {0.05, 0.3}) jobs.push_back({.network = spec, .topology = TopologyRegistry::parse(spec), .traffic = traffic, .rate = r, .seed = 3, .paced_mesh = true, .faults = ""});
+      for (double r : {0.05, 0.3}) jobs.push_back({.network = spec, .topology = TopologyRegistry::parse(spec), .traffic = traffic, .rate = r, .seed = 3, .paced = true, .faults = ""});
   EngineConfig cfg;
   cfg.cycles = 800;
   cfg.threads = 1;

@@ -125,7 +125,7 @@ std::vector<OptionDef> make_command_options() {
                   "delivered, latency, occupancy, per buffer class (CSV beside --csv or --json; docs/runtime.md)",
                   defaults::telemetry::async_min_window_us, defaults::telemetry::window,
                   defaults::telemetry::async_window_us),
-      runs);
+      {"run", "demo", "os"});
   telemetry.type_name = "W";
   telemetry.configuration = false;
   v.push_back(in(std::move(telemetry), OptionGroup::outputs));
@@ -133,7 +133,7 @@ std::vector<OptionDef> make_command_options() {
   OptionDef links;
   links.name = "telemetry-links";
   links.kind = OptionKind::flag;
-  links.commands = runs;
+  links.commands = {"run", "demo", "os"};
   links.configuration = false;
   links.help = "With --telemetry: also the per-link table (packets and words held per window and link; most of a "
                "window's cost)";

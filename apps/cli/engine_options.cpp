@@ -186,7 +186,7 @@ std::vector<OptionDef> make_builtin() {
   // No default shown: the key enters a run's configuration only when given (docs/distributed.md).
   OptionDef split = choice_field("rank-split", &EngineConfig::rank_split, &rank_split_by_name, "blocks|partition",
                                  "Under mpirun: nodes per rank as blocks of the node numbering (default) or a partition",
-                                 with(machines, {"bound"}));
+                                 machines);
   split.shows_default = false;
   v.push_back(std::move(split));
 
@@ -262,7 +262,7 @@ std::vector<OptionDef> make_builtin() {
   trace.type_name = "FILE";
   trace.commands = {"run", "demo"};
   trace.configuration = false;
-  trace.help = "CSV: one row per delivered packet (src,dst,seq,inject,deliver,hops) ('-' = standard output)";
+  trace.help = fmt::format("CSV: one row per delivered packet ({}) ('-' = standard output)", trace_header());
   trace.parse = [](EngineOptions& o, const std::string& s) {
     if (s != "-") check_output_file(s, "--trace");
     o.cfg.trace = s;

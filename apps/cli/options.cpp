@@ -295,23 +295,6 @@ CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>
       ->type_name("RATES");
 }
 
-CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target, bool& links) {
-  CLI::Option* w =
-      add_uint(c, "--telemetry", target, 1, defaults::limits::cycles,
-               fmt::format("Telemetry over time per window of W cycles (cycle engine) or W microseconds "
-                           "(async engine, at least {}; the world stops at each window's end), e.g. {} cycles "
-                           "or {} us: per window injected, delivered, latency, occupancy, per buffer class (CSV "
-                           "beside --csv or --json; docs/runtime.md)",
-                           defaults::telemetry::async_min_window_us, defaults::telemetry::window,
-                           defaults::telemetry::async_window_us))
-          ->type_name("W");
-  c->add_flag("--telemetry-links", links,
-              "With --telemetry: also the per-link table (packets and words held per window and link; "
-              "most of a window's cost)")
-      ->needs(w);
-  return w;
-}
-
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine) {
   request::check_telemetry(window, engine);
 }

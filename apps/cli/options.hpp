@@ -9,9 +9,9 @@
 // is accepted, exit 2) before any work starts. Unsigned options never wrap: "-1", "1e23", "" and
 // values above the documented bound (defaults::limits) are refused.
 //
-// --seeds, --source-queue, --burst, --traffic and run's --telemetry and --trace-events are option
-// table entries (command_options.cpp); add_telemetry() and add_trace_events() below serve the
-// commands not yet in the table (rica os).
+// --seeds, --source-queue, --burst, --traffic, --telemetry (run, demo, os) and run's
+// --trace-events are option table entries (command_options.cpp); add_trace_events() below serves
+// the command not yet in the table (rica os).
 //
 // The rest of the CLI's shared parts have their own headers, included here for the commands:
 // config_file.hpp (provenance, --config, the recorded configuration, the echo), statistics.hpp
@@ -100,11 +100,6 @@ CLI::Option* add_rate(CLI::App* c, double& target);
 /// the rates, rica sweep by the channel-load bound).
 CLI::Option* add_rates(CLI::App* c, const std::string& name, std::vector<double>& target, const std::string& help,
                        bool* auto_rates = nullptr);
-/// --telemetry W: telemetry over time per window of W cycles, or W microseconds on the async
-/// engine (rica/telemetry.hpp), [1, 2^31]; unset unless given. The owner checks it (check_telemetry).
-/// With it, --telemetry-links (needs --telemetry) sets `links`: the per-link table too
-/// (Telemetry::Options::links, off by default: most of a window's cost).
-CLI::Option* add_telemetry(CLI::App* c, std::optional<std::uint64_t>& target, bool& links);
 /// Refuses (usage_error, one line) an async window below defaults::telemetry::async_min_window_us.
 void check_telemetry(const std::optional<std::uint64_t>& window, EngineKind engine);
 /// --trace-events FILE and --trace-events-packets N (rica/trace_events.hpp), checked like every output file.

@@ -28,7 +28,7 @@ struct OsOptions {
 
 /// Refuses, before the first run, outputs that cannot be written or would collide.
 void check_outputs(const OsOptions& o, const std::vector<std::string>& files) {
-  if (o.request.telemetry && o.out.empty())
+  if (o.engine.values.telemetry && o.out.empty())
     throw usage_error("--telemetry: rica os writes the telemetry CSVs into --out DIR; give --out DIR");
   std::vector<Output> outputs = dir_outputs(o.out, files);
   outputs.push_back({"--json", o.json});
@@ -48,6 +48,8 @@ int run(const OsOptions& o) {
   r.engine = engine_config(eo);
   r.faults = o.engine.faults;
   r.trace_events = !o.trace_events.empty();
+  r.telemetry = o.engine.values.telemetry;  // the option table's --telemetry / --telemetry-links (as run's)
+  r.telemetry_links = o.engine.values.telemetry_links;
   const std::vector<std::string> tfiles = r.telemetry_files();
   std::vector<std::string> files = {"os.csv", "switches.csv", "os.json"};
   files.insert(files.end(), tfiles.begin(), tfiles.end());
@@ -104,7 +106,6 @@ void add_os_command(CLI::App& app, int& status) {
   add_engine_options(c, o->engine);
   add_request_options(c, o->request, fields, request::FieldPlace::after_machine);
   add_output_dir(c, "--out", o->out, "Directory for os.csv, switches.csv, os.json and the plots");
-  add_telemetry(c, o->request.telemetry, o->request.telemetry_links);
   add_trace_events(c, o->trace_events, o->request.trace_events_packets);
   add_json(c, o->json, "Write the JSON summary (with configuration and provenance) to FILE");
   c->add_flag("--no-plot", o->no_plot, "Write the CSV and JSON only");

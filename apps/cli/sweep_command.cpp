@@ -60,15 +60,15 @@ Plan jobs_of(SweepOptions& o, EngineConfig& cfg) {
   check_distinct_outputs(outputs);
   Plan plan;
   for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
-  const bool paced = v.traffic.substr(0, v.traffic.find(':')) == "mesh";
   for (const auto& s : o.topologies) {
     const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
     check_routing(t, cfg.routing);
-    // "mesh" is the paced mesh emulation (rate = round-start probability); refuse early what a
-    // network cannot carry.
+    // A pattern with its own schedule runs it (mesh: paced, rate = round-start probability);
+    // refuse early what a network cannot carry.
     experiments::SweepJob job{"", t, v.traffic, v.auto_rates ? 1.0 : v.rates.front(), cfg.seed, true,
                               v.source_queue, cfg.routing, o.engine.faults};
     (void)experiments::make_app(job, cfg);
+    const PacedSchedule* paced = TrafficRegistry::paced(v.traffic);
     ChannelLoad load;
     std::string note;
     try {

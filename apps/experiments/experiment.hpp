@@ -1,7 +1,8 @@
 #pragma once
 // The papers' dynamic experiments (`rica experiment`): their set-ups as data, the traffic
-// matrices behind each pattern (for the channel-load bound), the mesh emulation with a load knob,
-// the rate grid of each sweep, and the saturation figures taken from a sweep.
+// matrices behind each pattern (for the channel-load bound), the rate grid of each sweep, and the
+// saturation figures taken from a sweep. (The mesh emulation with a load knob is the traffic
+// registry's paced schedule of "mesh": PacedMeshEmulation, apps/traffic/traffic.hpp.)
 //
 // Definitions used throughout (docs/reproduction.md repeats them):
 //   offered     packets generated per PE per cycle while nothing throttles (Bernoulli per cycle);
@@ -28,49 +29,6 @@
 #include "traffic.hpp"
 
 namespace rica::experiments {
-
-// ---- The mesh emulation with a load knob ----------------------------------------------------------
-
-/// Mesh emulation as a latency-throughput curve (the papers' pattern 4). As traffic::MeshEmulation,
-/// each PE sends one packet to each of its d neighbours on the sqrt(N) x sqrt(N) logical mesh (d = 4
-/// wrapped; 2, 3 or 4 on a non-wrapping one, mesh:wrap=0) and starts its next round only once the d
-/// packets of its current round have arrived; here
-/// a PE whose rounds are all complete starts the next one at an injection opportunity (one per
-/// cycle) with probability `rate`: rate 1 is the closed loop (the next round one cycle after the
-/// last arrival), lower rates add a geometric think time of mean 1/rate cycles. Rounds start only
-/// while the cycle engine's window is open; every round started is delivered.
-/// Invariant: round i is complete when the neighbours' d packets of round i are in; a neighbour
-/// sends round i+1 only after receiving our round i, which we send only after completing round
-/// i-1, so completed <= started + 1 and arrivals belong to round `completed` or `completed + 1`.
-class PacedMeshEmulation : public App {
- public:
-  /// `max_rounds`: rounds per PE at most (the window in cycles bounds it).
-  PacedMeshEmulation(const traffic::MeshLayout& layout, double rate, std::uint64_t max_rounds);
-
-  void setup(Machine& m) override;
-  bool generate(Context& ctx) override;
-  std::uint64_t max_sends_per_pe() const override { return 4 * max_rounds_; }
-  bool verify(std::string& why) const override;
-  nlohmann::json summary() const override;
-
-  /// Rounds each PE started / completed (after a run).
-  std::vector<std::uint32_t> started() const;
-  std::vector<std::uint32_t> completed() const;
-
- private:
-  struct PeState {
-    std::uint32_t started = 0, completed = 0;
-    std::uint32_t arrived[2] = {0, 0};  ///< arrivals of rounds `completed` and `completed + 1`, by parity
-    std::uint64_t received = 0, stray = 0;
-  };
-  void on_packet(Context& ctx, const Packet& p);
-
-  traffic::MeshLayout layout_;
-  double rate_;
-  std::uint32_t max_rounds_;
-  handler_t handler_ = 0;
-  std::vector<PeState> pe_;
-};
 
 // ---- Traffic matrices -----------------------------------------------------------------------------
 
@@ -129,10 +87,10 @@ EngineConfig engine_config(const Setup& s);
 /// Rates of one sweep, ascending and distinct, placed by the pattern's channel-load bound:
 /// log-spaced from 3 % of the bound, dense from 40 % to 100 %, and past it to `reach` x the bound
 /// (the whole grid scales with reach / 1.6; quick: `quick_rates`, by default 5 %, 50 %, 90 %, 150 %
-/// at reach 1.6). Open
-/// loop: injection probabilities, capped at 1. Paced mesh: round-start probabilities (a round is
-/// 4 packets), and always 1 (the closed loop) last.
-std::vector<double> rate_grid(double bound, bool quick, bool paced_mesh, double reach = 1.6,
+/// at reach 1.6). Open loop: injection probabilities, capped at 1. `paced` (the pattern's own
+/// schedule, TrafficRegistry::paced; nullptr: open loop): round-start probabilities, the grid
+/// divided by its round_packets, and always 1 (the closed loop) last.
+std::vector<double> rate_grid(double bound, bool quick, const PacedSchedule* paced, double reach = 1.6,
                               const std::vector<double>& quick_rates = {});
 
 /// How far past its bound a pattern's grid reaches: 4 for the hot spot (its bound holds for the

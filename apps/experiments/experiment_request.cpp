@@ -24,6 +24,7 @@
 #include "rica/progress.hpp"
 #include "rica/io.hpp"
 #include "rica/registry.hpp"
+#include "rica/suggest.hpp"
 #include "rica/version.hpp"
 #include "sweep.hpp"
 #include "traffic.hpp"
@@ -56,10 +57,15 @@ std::vector<Network> pick_networks(const Setup& s, const std::vector<std::string
   for (const auto& want : filter) {
     auto it = std::find_if(s.networks.begin(), s.networks.end(),
                            [&](const Network& n) { return n.label == want || n.spec == want; });
-    if (it == s.networks.end()) {
+    if (it == s.networks.end()) {  // the nearest label or spec suggested, the labels listed
       std::string valid;
-      for (const auto& n : s.networks) valid += (valid.empty() ? "" : ", ") + n.label;
-      throw usage_error(fmt::format("--networks: '{}' is not a network of '{}'; valid: {}", want, s.name, valid));
+      std::vector<std::string> names;
+      for (const auto& n : s.networks) {
+        valid += (valid.empty() ? "" : ", ") + n.label;
+        names.push_back(n.label), names.push_back(n.spec);
+      }
+      throw usage_error(fmt::format("--networks: unknown network '{}' of experiment '{}'{}", want, s.name,
+                                    valid_names_tail(want, names, valid)));
     }
     out.push_back(*it);
   }
@@ -74,12 +80,14 @@ std::vector<std::string> pick_patterns(const Setup& s, const std::vector<std::st
     const bool exact = std::find(s.patterns.begin(), s.patterns.end(), want) != s.patterns.end();
     const bool variant = !exact && want.find(':') != std::string::npos &&
                          std::find(s.patterns.begin(), s.patterns.end(), pattern_base(want)) != s.patterns.end();
-    if (!exact && !variant) {
+    if (!exact && !variant) {  // the nearest set-up pattern suggested, with the parameters given
       std::string valid;
       for (const auto& p : s.patterns) valid += (valid.empty() ? "" : ", ") + p;
-      throw usage_error(fmt::format("--patterns: '{}' is not a pattern of '{}'; valid: {} (or one with parameters, "
-                                    "e.g. mesh:wrap=0)",
-                                    want, s.name, valid));
+      const std::string base = pattern_base(want), near = nearest_name(base, s.patterns);
+      const std::string hint = near.empty() ? "" : fmt::format("; did you mean '{}{}'?", near, want.substr(base.size()));
+      throw usage_error(fmt::format("--patterns: unknown pattern '{}' of experiment '{}'{} valid: {} (or one with "
+                                    "parameters, e.g. mesh:wrap=0)",
+                                    want, s.name, hint.empty() ? ";" : hint, valid));
     }
     if (variant) (void)TrafficRegistry::canonical(want);  // a bad parameter: usage_error naming it
     out.push_back(want);
@@ -185,9 +193,10 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
     const Topology t = faults ? with_faults(base, *faults, p.cfg.seed) : base;
     if (!failed_nodes(t).empty())
       for (const auto& pattern : s->patterns)
-        if (pattern_base(pattern) == "mesh")
-          throw usage_error("--faults: nodes= / node lines with the mesh pattern: the mesh emulation needs every PE; "
-                            "give failed links only or leave out mesh with --patterns");
+        if (TrafficRegistry::paced(pattern))  // its rounds wait on every PE (PacedSchedule)
+          throw usage_error(fmt::format("--faults: nodes= / node lines with the {0} pattern: the {0} emulation needs "
+                                        "every PE; give failed links only or leave out {0} with --patterns",
+                                        pattern_base(pattern)));
     topos.emplace(net.label, t);
   }
   if (!planned) return p;
@@ -207,7 +216,7 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       auto [known, fresh] = bounds.try_emplace({net.spec, pattern});
       if (fresh) known->second = channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt);
       Group g{pattern, net, known->second};
-      const bool paced = pattern_base(pattern) == "mesh";
+      const PacedSchedule* paced = TrafficRegistry::paced(pattern);
       // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);
       const auto rates = rate_grid(g.load.bound, r.quick, paced, reach, setup.quick_rates);
@@ -217,7 +226,7 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       for (unsigned k = 0; k < seeds; ++k)
         for (double rate : rates)
           p.jobs.push_back({.network = net.label, .topology = t, .traffic = pattern, .rate = rate,
-                            .seed = p.cfg.seed + k, .paced_mesh = paced, .routing = net.routing, .faults = r.faults});
+                            .seed = p.cfg.seed + k, .paced = paced != nullptr, .routing = net.routing, .faults = r.faults});
       g.count = p.jobs.size() - g.first;
       s->groups.push_back(std::move(g));
     }

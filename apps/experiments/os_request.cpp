@@ -88,6 +88,8 @@ Checked check(const Os& r) {
   for (const std::string& p : r.policies) policies.push_back(policy_by_name(p));
   (void)parse_uint(std::to_string(r.engine.threads), "--threads", 0, defaults::limits::threads);
   if (r.telemetry) (void)parse_uint(std::to_string(*r.telemetry), "--telemetry", 1, defaults::limits::cycles);
+  if (r.telemetry_links && !r.telemetry)  // the run request's words
+    throw usage_error("--telemetry-links: the per-link table of --telemetry W; give --telemetry W or drop --telemetry-links");
   (void)parse_uint(std::to_string(r.trace_events_packets), "--trace-events-packets", 1,
                    defaults::trace_events::max_packets);
   EngineConfig cfg = r.engine;

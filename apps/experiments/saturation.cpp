@@ -81,8 +81,8 @@ Knee find_knee(const std::vector<double>& accepted, const std::vector<double>& l
   return k;
 }
 
-std::vector<double> auto_rates(double bound, bool paced_mesh, double reach) {
-  return rate_grid(bound, false, paced_mesh, reach);
+std::vector<double> auto_rates(double bound, const PacedSchedule* paced, double reach) {
+  return rate_grid(bound, false, paced, reach);
 }
 
 SweepSummary summarize_sweep(const std::vector<SweepPoint>& points, const ChannelLoad* load) {

@@ -19,6 +19,10 @@
 #include "rica/channel_load.hpp"
 #include "sweep.hpp"
 
+namespace rica {
+struct PacedSchedule;  // traffic.hpp
+}  // namespace rica
+
 namespace rica::experiments {
 
 // The saturation test and the refinement, declared here only (rica sweep's docs quote them).
@@ -56,7 +60,8 @@ Knee find_knee(const std::vector<double>& accepted, const std::vector<double>& l
 
 /// The rates of `rica sweep --rate auto` for a network whose channel-load bound is `bound`: the
 /// papers' experiment grid (rate_grid: 3 % of the bound up to `reach` x the bound, dense from 40 %).
-std::vector<double> auto_rates(double bound, bool paced_mesh, double reach);
+/// `paced`: the pattern's own schedule (TrafficRegistry::paced), nullptr for open loop.
+std::vector<double> auto_rates(double bound, const PacedSchedule* paced, double reach);
 
 /// Summary of one network's points (every rate and seed; any order). `load` may be null (no bound).
 SweepSummary summarize_sweep(const std::vector<SweepPoint>& points, const ChannelLoad* load);

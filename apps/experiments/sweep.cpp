@@ -58,9 +58,9 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
-  if (job.paced_mesh)
-    if (const auto mesh = TrafficRegistry::mesh_layout(job.traffic, traffic::PeSpace::of(job.topology)))
-      return std::make_unique<PacedMeshEmulation>(*mesh, job.rate, cfg.cycles);
+  if (job.paced)
+    if (auto app = TrafficRegistry::make_paced(job.traffic, traffic::PeSpace::of(job.topology), job.rate, cfg.cycles))
+      return app;
   TrafficOptions to;
   to.rate = job.rate;
   to.packets = cfg.cycles;
@@ -89,9 +89,9 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   p.routing = to_string(job.routing);
   p.faults = job.faults.empty() ? "none" : job.faults;
   p.rate = job.rate;
-  // Paced mesh: a round is 4 packets per PE (fewer on a non-wrapping mesh's border).
-  const bool paced = job.paced_mesh && TrafficRegistry::mesh_layout(job.traffic, traffic::PeSpace::of(job.topology));
-  p.offered = paced ? std::min(1.0, 4 * job.rate) : job.rate;
+  // Paced: a round is round_packets packets per PE at most (mesh: 4, fewer on a non-wrapping border).
+  const PacedSchedule* paced = job.paced ? TrafficRegistry::paced(job.traffic) : nullptr;
+  p.offered = paced ? std::min(1.0, paced->round_packets * job.rate) : job.rate;
   p.seed = job.seed;
   p.accepted = st.throughput;
   const double window = static_cast<double>(cfg.cycles - cfg.warmup);

@@ -20,10 +20,12 @@ namespace rica::experiments {
 struct SweepJob {
   std::string network;  ///< label in tables and plots (the topology spec when empty)
   Topology topology;
-  std::string traffic;  ///< a TrafficRegistry spec ("mesh[:wrap=0]" = the paced mesh emulation if `paced_mesh`)
-  double rate = 0;      ///< open loop: injection probability per PE per cycle; paced mesh: round-start probability
+  std::string traffic;  ///< a TrafficRegistry spec
+  double rate = 0;      ///< open loop: injection probability per PE per cycle; paced: round-start probability
   std::uint64_t seed = 1;
-  bool paced_mesh = false;  ///< "mesh" as PacedMeshEmulation (a load knob) instead of the registry's closed loop
+  /// A pattern with its own schedule (TrafficEntry::paced, e.g. mesh) runs it, a load knob, instead
+  /// of the registry's App (mesh's closed loop); other patterns are unaffected.
+  bool paced = false;
   unsigned source_queue = defaults::traffic::backlog;  ///< open-loop sources: --source-queue (0 = unbounded)
   Routing routing = Routing::deterministic;            ///< the run's routing (the sweep's config is the base)
   std::string faults;  ///< the --faults spec `topology` was built with ("" = none), for the tables
@@ -35,7 +37,7 @@ struct SweepPoint {
   std::string routing;  ///< "deterministic" or "adaptive"
   std::string faults;   ///< the --faults spec, "none" without faults
   double rate = 0;
-  double offered = 0;          ///< packets per PE per cycle offered while nothing throttles (paced mesh: 4 x rate)
+  double offered = 0;          ///< packets per PE per cycle offered while nothing throttles (paced: round_packets x rate)
   std::uint64_t seed = 0;
   double generated = 0;        ///< packets generated per PE per cycle in [warm-up, window) (below `offered` when sources throttle)
   double accepted = 0;         ///< packets delivered per PE per cycle within [warm-up, window)
@@ -48,7 +50,7 @@ struct SweepPoint {
 };
 
 /// The App of a job: the registry's traffic with `packets` = the window (one packet per cycle at
-/// most), or the paced mesh emulation.
+/// most), or the pattern's own schedule (`paced`).
 std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg);
 
 /// Runs one job. Throws std::runtime_error with the deadlock report when the run deadlocks, and

@@ -57,7 +57,7 @@ std::vector<TrafficEntry> build_entries() {
        "mesh:wrap=0", "N = side^2, side >= 2 (a side x side mesh laid on the PEs by address)",
        {{"wrap", "0|1", "1",
          "1: wrapping, 4 neighbours each; 0: not, border PEs have 2 or 3 (4 side (side-1) packets a round)"}},
-       "wrap", true, nullptr},
+       "wrap", true, nullptr, PacedSchedule{4, PacedMeshEmulation::make}},
       {"localized", "per coordinate of range k: +-round(Exp(mean (k-1)/2)) mod k (no coordinates: address)",
        "localized", "", {}, "", false, plain<traffic::Localized>},
       {"transpose", "transpose: (x,y) -> (y,x) on a square 2D shape, else swap the address bit halves",
@@ -204,6 +204,19 @@ std::optional<traffic::MeshLayout> TrafficRegistry::mesh_layout(const std::strin
   const Parsed p = parse_spec(spec);
   if (!p.entry->closed_loop) return std::nullopt;
   return traffic::MeshLayout(space, p.args.choice("wrap", {"0", "1"}) == 1);
+}
+
+const PacedSchedule* TrafficRegistry::paced(const std::string& spec) {
+  if (file_traffic(spec, "matrix") || file_traffic(spec, "trace")) return nullptr;
+  const Parsed p = parse_spec(spec);
+  return p.entry->paced ? &*p.entry->paced : nullptr;
+}
+
+std::unique_ptr<App> TrafficRegistry::make_paced(const std::string& spec, const PeSpace& space, double rate,
+                                                 std::uint64_t max_rounds) {
+  if (file_traffic(spec, "matrix") || file_traffic(spec, "trace")) return nullptr;
+  const Parsed p = parse_spec(spec);
+  return p.entry->paced ? p.entry->paced->make(p.args, space, rate, max_rounds) : nullptr;
 }
 
 std::string TrafficRegistry::help_text() {

@@ -11,6 +11,8 @@
 //   MeshEmulation           closed loop: a sqrt(N) x sqrt(N) mesh laid on the PEs by address
 //                           (wrapping, or not: mesh:wrap=0); each iteration sends a packet to
 //                           each logical neighbour and waits for one from each.
+//   PacedMeshEmulation      the same with a load knob: mesh's own schedule under a sweep's rates
+//                           (PacedSchedule).
 //   TrafficRegistry         spec "name[:args]" -> App; docs for `rica list`.
 //
 // Self-mapped PEs: the deterministic patterns (transpose, bitcomp, bitrev, shuffle, tornado,
@@ -357,6 +359,50 @@ class MeshEmulation : public App {
   std::vector<PeState> pe_;
 };
 
+/// Mesh emulation as a latency-throughput curve (the papers' pattern 4). As MeshEmulation,
+/// each PE sends one packet to each of its d neighbours on the sqrt(N) x sqrt(N) logical mesh (d = 4
+/// wrapped; 2, 3 or 4 on a non-wrapping one, mesh:wrap=0) and starts its next round only once the d
+/// packets of its current round have arrived; here
+/// a PE whose rounds are all complete starts the next one at an injection opportunity (one per
+/// cycle) with probability `rate`: rate 1 is the closed loop (the next round one cycle after the
+/// last arrival), lower rates add a geometric think time of mean 1/rate cycles. Rounds start only
+/// while the cycle engine's window is open; every round started is delivered.
+/// Invariant: round i is complete when the neighbours' d packets of round i are in; a neighbour
+/// sends round i+1 only after receiving our round i, which we send only after completing round
+/// i-1, so completed <= started + 1 and arrivals belong to round `completed` or `completed + 1`.
+class PacedMeshEmulation : public App {
+ public:
+  /// `max_rounds`: rounds per PE at most (the window in cycles bounds it).
+  PacedMeshEmulation(const traffic::MeshLayout& layout, double rate, std::uint64_t max_rounds);
+  /// The "mesh" entry's paced schedule (PacedSchedule::make): the layout its `wrap` parameter says.
+  static std::unique_ptr<App> make(const SpecArgs& args, const traffic::PeSpace& space, double rate,
+                                   std::uint64_t max_rounds);
+
+  void setup(Machine& m) override;
+  bool generate(Context& ctx) override;
+  std::uint64_t max_sends_per_pe() const override { return 4 * max_rounds_; }
+  bool verify(std::string& why) const override;
+  nlohmann::json summary() const override;
+
+  /// Rounds each PE started / completed (after a run).
+  std::vector<std::uint32_t> started() const;
+  std::vector<std::uint32_t> completed() const;
+
+ private:
+  struct PeState {
+    std::uint32_t started = 0, completed = 0;
+    std::uint32_t arrived[2] = {0, 0};  ///< arrivals of rounds `completed` and `completed + 1`, by parity
+    std::uint64_t received = 0, stray = 0;
+  };
+  void on_packet(Context& ctx, const Packet& p);
+
+  traffic::MeshLayout layout_;
+  double rate_;
+  std::uint32_t max_rounds_;
+  handler_t handler_ = 0;
+  std::vector<PeState> pe_;
+};
+
 /// Traffic from a source/destination rate matrix (`--traffic matrix:FILE`, docs/traffic.md). A
 /// dense file has one row per PE of N rates (whitespace or commas); a sparse one starts with the
 /// line `src,dst,rate`. Rate (s, d) is packets per cycle from s to d; a row sums to at most 1 and
@@ -428,6 +474,19 @@ class TraceReplay : public App {
 /// nothing for any other App.
 std::optional<std::uint64_t> traffic_end(const App& app);
 
+/// A pattern's own schedule: a sweep (rica sweep, rica experiment) drives it by `rate`, the
+/// probability per cycle that a PE whose last round is complete starts its next one, instead of
+/// an open-loop injection probability. A round is at most `round_packets` packets a PE (the rate
+/// grid divides the channel-load bound by it; a point's offered load is round_packets x rate).
+/// Its rounds wait on other PEs: it needs every PE (failed PEs refused).
+struct PacedSchedule {
+  unsigned round_packets = 0;
+  /// The paced App on a PE space: (the spec's arguments, the space, rate in (0, 1], rounds per PE
+  /// at most). usage_error for what the space cannot carry.
+  std::function<std::unique_ptr<App>(const SpecArgs&, const traffic::PeSpace&, double rate, std::uint64_t max_rounds)>
+      make;
+};
+
 /// One traffic pattern of the registry, with its documentation.
 struct TrafficEntry {
   std::string name;
@@ -439,6 +498,9 @@ struct TrafficEntry {
   bool closed_loop = false;          ///< mesh: no destination function, its own App (parameter wrap)
   /// Builds the destination function (empty for closed-loop entries).
   std::function<traffic::Pattern(const SpecArgs&, const traffic::PeSpace&, std::uint64_t seed)> pattern;
+  /// The pattern's own schedule under a sweep's rates (mesh: PacedMeshEmulation); none: the sweep
+  /// runs make()'s App at each rate.
+  std::optional<PacedSchedule> paced = std::nullopt;
   bool user = false;                 ///< registered by register_traffic (parameters kept as text)
 };
 
@@ -485,6 +547,13 @@ class TrafficRegistry {
   /// The logical mesh of a mesh-emulation spec ("mesh", "mesh:wrap=0") on a PE space; nothing for
   /// any other spec. usage_error on a malformed spec or a non-square PE count.
   static std::optional<traffic::MeshLayout> mesh_layout(const std::string& spec, const traffic::PeSpace& space);
+  /// The own schedule (TrafficEntry::paced) of a spec's pattern; nullptr for one without (and
+  /// for file traffic). usage_error on a malformed spec.
+  static const PacedSchedule* paced(const std::string& spec);
+  /// The paced App of a spec whose pattern has its own schedule (PacedSchedule::make), nullptr for
+  /// any other spec.
+  static std::unique_ptr<App> make_paced(const std::string& spec, const traffic::PeSpace& space, double rate,
+                                         std::uint64_t max_rounds);
   /// The generated reference text (`rica list`).
   static std::string help_text();
 };

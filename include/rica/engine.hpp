@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -124,9 +125,17 @@ struct EngineConfig {
   /// Deterministic (default: the topology's route(), exactly as fast as without this option) or
   /// adaptive (refused with usage_error when the topology offers none).
   Routing routing = Routing::deterministic;
-  std::string trace;         ///< CSV file: one row per delivered packet (both engines)
+  std::string trace;         ///< CSV file: one row per delivered packet (both engines), trace_columns
   RankSplit rank_split = RankSplit::blocks;  ///< under mpirun: which rank owns which node
 };
+
+/// The columns of the packet trace (EngineConfig::trace), in file order: source, destination,
+/// sequence number, generation time, delivery time, hops, when the packet left its source queue,
+/// length in words. Declared once: the writer's header, --trace's help and Python's reader use it.
+inline constexpr std::array<std::string_view, 8> trace_columns{"src",     "dst",  "seq",   "inject",
+                                                               "deliver", "hops", "enter", "words"};
+/// trace_columns joined by commas: the trace file's header line (without its newline).
+std::string trace_header();
 
 /// The cycle engine's timing of a packet that never waits (docs/runtime.md): over a link of L
 /// cycles per packet its head moves on after h = ceil(L / words) cycles (virtual cut-through) or

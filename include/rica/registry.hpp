@@ -8,6 +8,7 @@
 // Composites take whole specs: "product:<a>*<b>", "hier:<cluster>/<global>[/iface=K]"; wrap a
 // component in parentheses when it contains '*', '/' or ',' itself: "hier:(file:net/a.txt)/(mesh:2x2)".
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,19 @@ struct TopologySize {
   class_t classes = 1;
 };
 
+/// How a family's link heat map is drawn (scripts/rica_heatmap.py; the run report's
+/// "topology_drawing"). Each kind relies on the node labels (Topology::label) it names:
+enum class Drawing : std::uint8_t {
+  graph,   ///< any network: node positions from Graphviz (the default)
+  grid,    ///< labels "(x,y[,z,w])": one panel per out-port, a node's link as a cell at its coordinates
+  ring,    ///< labels "(x0,x1,...)", x0 a position on a ring of stages: nodes at (x0, row), a link
+           ///< that wraps the ring drawn to a copy of its stage; one panel per out-port
+  stages,  ///< a multistage network: switches "s<stage>.<i>", PEs "pe<i>" as sources before the
+           ///< first stage and again as destinations after the last; one panel
+  levels,  ///< a tree: switches "L<level>.<i>", PEs "pe<i>" below level 0; one panel per out-port
+};
+const char* to_string(Drawing d) noexcept;
+
 struct TopologyEntry {
   std::string name;
   std::string summary;
@@ -93,6 +107,7 @@ struct TopologyEntry {
   /// The size without building: set by entries whose make() builds tables in proportion to the
   /// network (the rest are built in O(1) memory, or are bounded small, and measured built).
   TopologySize (*size)(const SpecArgs&) = nullptr;
+  Drawing drawing = Drawing::graph;  ///< the heat map's layout for this family
 };
 
 class TopologyRegistry {
@@ -106,6 +121,9 @@ class TopologyRegistry {
   /// The size of parse(spec) without allocating in proportion to it: the entry's size(), the
   /// composites' from their parts, else the built topology's counts. Throws as parse().
   static TopologySize size(std::string_view spec);
+  /// The drawing of a spec's family (its entry's `drawing`); Drawing::graph when no entry has
+  /// the spec's name. Never throws.
+  static Drawing drawing(std::string_view spec) noexcept;
   /// The generated reference text (`rica list`).
   static std::string help_text();
 };

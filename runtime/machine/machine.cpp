@@ -10,6 +10,8 @@
 #include "rica/io.hpp"
 #include "rica/suggest.hpp"
 
+#include <fmt/ranges.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -427,8 +429,9 @@ void Machine::write_trace(const std::string& path) {
   });
   // `enter`: when the packet left its source queue (network latency = deliver - enter); `words`:
   // its length.
+  static_assert(trace_columns.size() == 8, "a row below prints one field per trace column, in their order");
   auto fill = [&rows](std::FILE* f) {
-    bool ok = std::fprintf(f, "src,dst,seq,inject,deliver,hops,enter,words\n") > 0;
+    bool ok = std::fprintf(f, "%s\n", trace_header().c_str()) > 0;
     for (const auto& r : rows)
       ok = ok && std::fprintf(f, "%u,%u,%u,%llu,%llu,%u,%llu,%u\n", r.src, r.dst, r.seq,
                               static_cast<unsigned long long>(r.inject), static_cast<unsigned long long>(r.deliver),
@@ -772,6 +775,8 @@ RunStats run_prepared(Machine& m, Observers observers) {
   return st;
 }
 }  // namespace detail
+
+std::string trace_header() { return fmt::format("{}", fmt::join(trace_columns, ",")); }
 
 const char* to_string(Timing t) noexcept { return t == Timing::vct ? "vct" : "saf"; }
 const char* to_string(Arbitration a) noexcept { return a == Arbitration::round_robin ? "rr" : "oldest"; }

@@ -41,7 +41,7 @@ std::vector<TopologyEntry> CircularOmegaTopology::registry_entries() {
        "comega:n=7,S=8",
        {{"n", "2..24", "", "address bits: 2^n switch rows"},
         {"S", "n..64", "n", "stages (columns); the shuffle wiring repeats, so S > n needs no choice"}},
-       "n", make_comega},
+       "n", make_comega, nullptr, Drawing::ring},
   };
 }
 

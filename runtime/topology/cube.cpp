@@ -69,11 +69,13 @@ Topology make_kary(const SpecArgs& a) {
 std::vector<TopologyEntry> CubeTopology::registry_entries() {
   return {
       {"mesh", "mesh of any shape; dimension-order routing", "mesh:32x32",
-       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_mesh},
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_mesh, nullptr,
+       Drawing::grid},
       {"torus", "torus / k-ary n-cube of any shape; dimension order, dateline classes", "torus:8x8x16",
-       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_torus},
+       {{"shape", "AxB[xC...], each >= 2", "", "side per dimension, first fastest"}}, "shape", make_torus,
+       nullptr, Drawing::grid},
       {"kary", "k-ary n-cube (= torus:kxkx...)", "kary:k=4,n=3",
-       {{"k", "2..2^24", "", "ring size"}, {"n", "1..8", "", "dimensions"}}, "", make_kary},
+       {{"k", "2..2^24", "", "ring size"}, {"n", "1..8", "", "dimensions"}}, "", make_kary, nullptr, Drawing::grid},
   };
 }
 

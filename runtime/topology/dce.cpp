@@ -89,11 +89,12 @@ std::vector<TopologyEntry> DceTopology::registry_entries() {
                           "columns x >= n: cross link flips bit x mod n (flip), or is a 2nd parallel link"};
   return {
       {"cbanyan", "circular Banyan = DCE(n, 1, flip); 3 spiral buffer classes", "cbanyan:n=7,S=8",
-       {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan},
+       {p_n_dce, p_ring, p_wiring}, "n", make_cbanyan, nullptr, Drawing::ring},
       {"ccc", "cube-connected cycles, unidirectional rings = DCE(n, 0, flip)", "ccc:n=3", {p_n_dce, p_ring}, "n",
-       make_ccc},
+       make_ccc, nullptr, Drawing::ring},
       {"dce", "Directed Cycles Ensemble DCE(n, delta, flip)", "dce:n=4,delta=2",
-       {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce},
+       {p_n_dce, {"delta", "0..S-1", "1", "column step of the cross link"}, p_ring, p_wiring}, "n", make_dce, nullptr,
+       Drawing::ring},
   };
 }
 

@@ -23,7 +23,7 @@ Topology make_fattree(const SpecArgs& a) { return FatTreeTopology(a.uint("n")); 
 std::vector<TopologyEntry> FatTreeTopology::registry_entries() {
   return {
       {"fattree", "binary fat tree (2-ary n-tree, router-only switches)", "fattree:10",
-       {{"n", "1..22", "", "levels: 2^n PEs"}}, "n", make_fattree},
+       {{"n", "1..22", "", "levels: 2^n PEs"}}, "n", make_fattree, nullptr, Drawing::levels},
   };
 }
 

@@ -53,7 +53,7 @@ Topology make_omega(const SpecArgs& a) { return OmegaTopology(a.uint("n")); }
 std::vector<TopologyEntry> OmegaTopology::registry_entries() {
   return {
       {"omega", "Omega multistage network (router-only switches)", "omega:10",
-       {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega},
+       {{"n", "1..22", "", "stages: 2^n PEs"}}, "n", make_omega, nullptr, Drawing::stages},
   };
 }
 

@@ -132,10 +132,11 @@ std::vector<TopologyEntry> MdceTopology::registry_entries() {
         {"C", "0..8", "", "CCC-type dimensions (delta 0)"},
         {"P", "1..8", "1", "parallel (ring) link multiplicity"},
         p_n_mdce, p_ring_mdce, p_x_mdce, p_freed},
-       "", make_mdce},
+       "", make_mdce, nullptr, Drawing::ring},
       {"cccb", "cube-connected circular Banyans = (1,1,1)-MDCE (RWC-1)", "cccb:n=4",
-       {p_n_mdce, p_ring_mdce, p_x_mdce}, "n", make_cccb},
-      {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce, p_ring_mdce, p_x_mdce, p_freed}, "n", make_cb2},
+       {p_n_mdce, p_ring_mdce, p_x_mdce}, "n", make_cccb, nullptr, Drawing::ring},
+      {"cb2", "(CB)^2 = (2,0,1)-MDCE (RWC-1)", "cb2:n=4", {p_n_mdce, p_ring_mdce, p_x_mdce, p_freed}, "n", make_cb2,
+       nullptr, Drawing::ring},
   };
 }
 

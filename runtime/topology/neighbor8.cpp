@@ -42,12 +42,12 @@ Topology make_torus8(const SpecArgs& a) {
 std::vector<TopologyEntry> Neighbor8Topology::registry_entries() {
   return {
       {"mesh8", "eight-neighbour mesh, n x n; diagonal-then-straight routing", "mesh8:32",
-       {{"n", "2..8192", "", "side"}}, "n", make_mesh8},
+       {{"n", "2..8192", "", "side"}}, "n", make_mesh8, nullptr, Drawing::grid},
       {"torus8", "eight-neighbour torus, n x n; diagonal-then-straight routing", "torus8:32",
        {{"n", "3..8192", "", "side"},
         {"classes", "wrap|distance", "wrap",
          "wrap = wrap-arounds crossed so far (3 classes); distance = D - remaining distance (n/2 classes)"}},
-       "n", make_torus8},
+       "n", make_torus8, nullptr, Drawing::grid},
   };
 }
 

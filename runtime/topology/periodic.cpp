@@ -262,9 +262,9 @@ std::vector<TopologyEntry> PeriodicTopology::registry_entries() {
        {{"N", "multiple of 4, 8..4096", "", "side of the torus"},
         {"route", "minimal|paper", "minimal",
          "minimal = shortest paths; paper = the paper's own rule (its 2.2, generalised; N <= 1024)"}},
-       "N", make_mxx, size_mxx},
+       "N", make_mxx, size_mxx, Drawing::grid},
       {"msn", "Manhattan street network (unidirectional, alternating)", "msn:32x32",
-       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn, size_msn},
+       {{"shape", "RxC, both even, >= 4", "", "rows x columns"}}, "shape", make_msn, size_msn, Drawing::grid},
   };
 }
 

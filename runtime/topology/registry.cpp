@@ -96,6 +96,24 @@ void register_topology(TopologyEntry entry) {
 
 const TopologyEntry& TopologyRegistry::by_name(std::string_view name) { return find_entry(available(), name, "topology"); }
 
+Drawing TopologyRegistry::drawing(std::string_view spec) noexcept {
+  const std::string_view name = spec.substr(0, spec.find(':'));
+  for (const TopologyEntry& e : available())
+    if (e.name == name) return e.drawing;
+  return Drawing::graph;
+}
+
+const char* to_string(Drawing d) noexcept {
+  switch (d) {
+    case Drawing::grid: return "grid";
+    case Drawing::ring: return "ring";
+    case Drawing::stages: return "stages";
+    case Drawing::levels: return "levels";
+    case Drawing::graph: break;
+  }
+  return "graph";
+}
+
 Topology TopologyRegistry::parse(std::string_view spec_in) {
   // Bounds the recursion of nested product/hier specs and the work of strip_parens.
   constexpr std::size_t max_spec = 4096;
