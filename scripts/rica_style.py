@@ -196,12 +196,15 @@ def network_styles(names, specs=None):
         adaptive = re.search(r"(?i)adaptive", str(n)) is not None
         idx = order[fam].index(base)
         # Names sharing one spec (one network under several routings) keep its colour and differ
-        # in line style and marker, in the order of their names.
-        same = sorted(m for m in shared.get(str(specs.get(n, n)), [n]) if n in specs)
-        j = same.index(n) if len(same) > 1 else 0
+        # in line style and marker, in the order of their names with the adaptive ones last (so
+        # "CB" and "Adaptive CB" are solid and dashed, never drawn alike); a network alone under
+        # its spec is dashed with the next marker when adaptive.
+        same = sorted((m for m in shared.get(str(specs.get(n, n)), [n]) if n in specs),
+                      key=lambda m: (re.search(r"(?i)adaptive", str(m)) is not None, str(m)))
+        j = same.index(n) if len(same) > 1 else (1 if adaptive else 0)
         styles[n] = {"color": _shade(colour, [0.0, 0.45, 0.25, 0.6][idx % 4]) if idx else mcolors.to_hex(colour),
-                     "linestyle": "--" if adaptive else ["-", "--", "-.", ":"][j % 4],
-                     "marker": MARKERS[(idx * 3 + (1 if adaptive else 0) + j) % len(MARKERS)]}
+                     "linestyle": ["-", "--", "-.", ":"][j % 4],
+                     "marker": MARKERS[(idx * 3 + j) % len(MARKERS)]}
     return styles
 
 
