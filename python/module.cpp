@@ -364,6 +364,8 @@ PYBIND11_MODULE(_rica, m) {
       py::arg("command"),
       "The options of rica COMMAND (from the option table and the command's registration): keyword, option, "
       "type, default, help, engines");
+  m.def("telemetry_window_async_us", &rica::defaults::telemetry::async_window_for, py::arg("nodes"),
+        "The async engine's default telemetry window for a machine of NODES nodes: 5 ms per 1,024 nodes, at least 5 ms");
   m.def("describe", &describe, py::arg("spec"), "PEs, nodes, ports and buffer classes of a topology spec");
   m.def(
       "label", [](const std::string& spec, node_t v) {

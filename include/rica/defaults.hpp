@@ -62,6 +62,13 @@ inline constexpr std::uint64_t async_min_window_us = 100;
 /// by a worker, not the main thread, so no thread is woken by the OS for it; the run at 5 ms windows
 /// against none, measured: docs/runtime.md "Async windows: who stops the world".
 inline constexpr std::uint64_t async_window_us = 5000;
+/// The default async window for a machine of `nodes` nodes (Python's telemetry=True): 5 ms per
+/// 1,024 nodes, at least 5 ms. A stop's read grows with the nodes (~75 ns each, one worker reading
+/// while the others wait), so the window grows with them and the share of the run stopped stays
+/// about 1 % (docs/runtime.md: torus:128x128 at 5 ms windows stood still 20 % of its run).
+constexpr std::uint64_t async_window_for(std::uint64_t nodes) noexcept {
+  return async_window_us * (nodes / 1024 > 1 ? nodes / 1024 : 1);
+}
 /// The per-link table stops growing past this many rows (about 200 MB held; later windows left out).
 inline constexpr std::uint64_t max_link_rows = 10'000'000;
 }  // namespace telemetry

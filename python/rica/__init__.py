@@ -288,16 +288,17 @@ def run(topology, *, trace=False, **options):
     and keeps the CSV in FILE, as `rica run --trace FILE` writes it (the CLI's '-', standard output,
     is refused: the table is the result).
     telemetry=W (cycles, or microseconds on the async engine; True: the default window, 1000 cycles or
-    5000 us) records
+    on the async engine 5000 us per 1,024 nodes, at least 5000: each window stops the world for a read
+    that grows with the machine) records
     the run over time:
     `telemetry` maps windows and classes (and links, with telemetry_links=True) to column dicts of
     NumPy arrays (the CSVs of `rica run --telemetry W`, written too when csv= or json= names a
     file). The result keeps `spec` as
     given."""
     _no_quiet(options)
-    if options.get("telemetry") is True:  # the default window: 1000 cycles, or 5000 us on the async engine
+    if options.get("telemetry") is True:  # the default window: 1000 cycles, or on the async engine by the machine's size
         options = dict(options, telemetry=_rica.TELEMETRY_WINDOW if options.get("engine", "async") == "cycle"
-                       else _rica.TELEMETRY_WINDOW_ASYNC_US)
+                       else _rica.telemetry_window_async_us(_rica.describe(topology)["nodes"]))
     if trace == "-":
         raise RicaError("trace: '-' (standard output) is the CLI's; give trace=True for the table or "
                         "trace=\"FILE\" to keep the CSV as well")

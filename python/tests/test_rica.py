@@ -172,6 +172,9 @@ def test_telemetry_tables_match_the_cli(tmp_path):
     assert d.summary["telemetry"]["window"] == 1000
     assert "links" not in d.telemetry and not d.summary["telemetry"]["links"]  # only when asked
     assert rica.run("torus:4x4", rate=0.2, packets=50, threads=2, telemetry=True).summary["telemetry"]["window"] == 5000
+    # The async default grows with the machine (5 ms per 1,024 nodes): 4,096 nodes, 20 ms.
+    assert rica._rica.telemetry_window_async_us(4096) == 20000 and rica._rica.telemetry_window_async_us(16) == 5000
+    assert rica.run("torus:64x64", rate=0.01, packets=2, threads=2, telemetry=True).summary["telemetry"]["window"] == 20000
     # The CLI's CSV beside --csv holds the same rows.
     p = cli("run", "torus:4x4", "--engine", "cycle", "--rate", "0.2", "--cycles", "1500", "--quiet",
             "--telemetry", "250", "--csv", str(tmp_path / "r.csv"))
