@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package rica needs to build, test and benchmark (chromium: the headless
-# browser the report-page test opens `rica report` pages in, tests/report_tests.sh).
+# browser the report-page test opens `rica report` pages in, tests/report_tests.sh; OTF2: the
+# archives `rica record` writes and `rica replay` reads; clang and its runtime: the libFuzzer targets).
 # Idempotent: quiet and fast when everything is present. Needs root (or sudo) only when
 # something is missing. Works on a fresh Debian 12.
 set -euo pipefail
@@ -14,6 +15,8 @@ PACKAGES=(
   python3 python3-matplotlib valgrind graphviz
   python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
   chromium
+  libotf2-trace-dev otf2-tools
+  clang libclang-rt-14-dev
 )
 
 missing=()
