@@ -3,10 +3,10 @@
 # 200-job Poisson stream on cccb:n=4 under gang scheduling with drain switches, every job uniform
 # traffic packet by packet. Prints the wall time and packet-hops per second (wall-clock figures
 # need a quiet host); results and plots in OUT_DIR.
-# Usage: scripts/bench_os_stream.sh [OUT_DIR]   (default bench-os-stream/)
+# Usage: scripts/bench_os_stream.sh [OUT_DIR]   (default out/bench-os-stream/)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:-bench-os-stream}"
+out="${1:-out/bench-os-stream}"
 rica="$here/build/rica"
 [ -x "$rica" ] || bash "$here/scripts/build.sh"
 jobs="poisson:jobs=200,rate=0.25,size=16:256,length=60,seed=1"

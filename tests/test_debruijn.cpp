@@ -1,5 +1,5 @@
 // De Bruijn networks B(2, n), UB(2, n) and improved UB(2, n): links, routings, buffer classes,
-// symmetry, and the de Bruijn paper's figures (spec/reference.md), each checked against an
+// symmetry, and the de Bruijn paper's figures (docs/reproduction.md), each checked against an
 // independent computation (BFS over the explicit graph, brute-force enumeration).
 
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ DeBruijnTopology undirected(unsigned n, R r = R::table, bool improved = false) {
   return DeBruijnTopology(n, false, r, improved);
 }
 
-/// Independent adjacency of the networks, from the definitions in spec/topologies.md §6.
+/// Independent adjacency of the networks, from the definitions in docs/topologies.md.
 std::vector<std::set<node_t>> reference_adjacency(unsigned n, bool is_directed, bool improved) {
   const node_t N = node_t{1} << n, mask = N - 1;
   std::vector<std::set<node_t>> adj(N);
@@ -285,7 +285,7 @@ TEST(DeBruijnUndirected, LinksDegreesAndDiameter) {
         ++hist[static_cast<unsigned>(peers.size())];
       }
       const node_t N = t.nodes();
-      // spec/reference.md: degree histogram {2: 2, 3: 2, 4: N - 4}.
+      // docs/reproduction.md: degree histogram {2: 2, 3: 2, 4: N - 4}.
       std::map<unsigned, node_t> expect{{2, 2}, {3, 2}};
       if (N > 4) expect[4] = N - 4;
       EXPECT_EQ(hist, expect) << "n=" << n;
@@ -460,7 +460,7 @@ TEST(DeBruijnUndirected, ImprovedHasDegreeFourEverywhere) {
 }
 
 TEST(DeBruijnPaper, MeanDistancesAtN8) {
-  // The paper prints 1.5 (undirected) and 2.04 (directed) for N = 8; spec/reference.md: they
+  // The paper prints 1.5 (undirected) and 2.04 (directed) for N = 8; docs/reproduction.md: they
   // match no convention for the networks as defined; 1.5 appears with the improved variant.
   auto means = [](const auto& t) {
     const auto dist = all_pairs_bfs(t);

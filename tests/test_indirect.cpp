@@ -1,4 +1,4 @@
-// Omega network and binary fat tree (spec/topologies.md §7; reference.md: fat tree mean 17.00 /
+// Omega network and binary fat tree (docs/topologies.md; docs/reproduction.md: fat tree mean 17.00 /
 // 35.00 switches traversed, Omega 10 / 19 stages).
 
 #include <gtest/gtest.h>
@@ -262,7 +262,7 @@ TEST(Omega, PathsAreUnique) {
 }
 
 TEST(Omega, MeanStagesIsN) {
-  // reference.md: Omega 10 / 19 = the stage count; every distinct pair crosses n switches.
+  // docs/reproduction.md: Omega 10 / 19 = the stage count; every distinct pair crosses n switches.
   for (unsigned n : {10u}) {
     const OmegaTopology t(n);
     std::uint64_t sum = 0, pairs = 0;
@@ -410,7 +410,7 @@ double fat_tree_mean_closed(unsigned n) {
 }
 
 TEST(FatTree, MeanSwitchesTraversedReference) {
-  // reference.md: binary fat tree 17.00 (1024 PEs) and 35.00 (2^19 PEs), all N^2 ordered pairs,
+  // docs/reproduction.md: binary fat tree 17.00 (1024 PEs) and 35.00 (2^19 PEs), all N^2 ordered pairs,
   // self pairs counting 0, measured in switches traversed (2h - 1).
   const FatTreeTopology t(10);
   std::uint64_t sum = 0;

@@ -1,5 +1,5 @@
-// Eight-neighbour mesh and torus (spec/topologies.md §5): links, diagonal-then-straight routing,
-// buffer classes, and the paper's closed forms (reference.md) computed independently by BFS.
+// Eight-neighbour mesh and torus (docs/topologies.md): links, diagonal-then-straight routing,
+// buffer classes, and the paper's closed forms (docs/reproduction.md) computed independently by BFS.
 #include "rica/topology/neighbor8.hpp"
 
 #include <gtest/gtest.h>
@@ -241,7 +241,7 @@ TEST(Neighbor8, TorusRoutingCommutesWithTranslations) {
 // Paper closed forms by BFS over the explicit graph, ordered pairs src != dst (the paper's
 // convention, interpretation note 5):
 // mesh: D = n - 1, d = (7n^2 + 2) / (15n);
-// torus: D = floor(n/2), d = n/3 for odd n, n(2n^2 + 1) / (6(n^2 - 1)) for even n (reference.md;
+// torus: D = floor(n/2), d = n/3 for odd n, n(2n^2 + 1) / (6(n^2 - 1)) for even n (docs/reproduction.md;
 // the paper's eq. 38 gives n/3 for every n). Over all n^2 pairs with self = 0 the odd-n torus mean
 // is (n^2 - 1) / (3n) instead, so n/3 is the src != dst convention.
 TEST(Neighbor8, ClosedForms) {

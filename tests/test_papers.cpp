@@ -1,4 +1,4 @@
-// The papers' numbers that reproduce (spec/reference.md), pinned through compute_metrics — the
+// The papers' numbers that reproduce (docs/reproduction.md), pinned through compute_metrics — the
 // code `rica topo` runs. Expected values are closed forms from the papers, evaluated here.
 #include <gtest/gtest.h>
 
@@ -90,7 +90,7 @@ TEST(MdcePaper, Eq6IsExactWithoutCccDimensions) {
     EXPECT_NEAR(m.mean_distance_incl_self, mdce_eq6(n, b, 0), 1e-9) << m.spec;
     EXPECT_NEAR(m.routed_mean_distance_incl_self, mdce_eq6(n, b, 0), 1e-9) << m.spec;
   }
-  // With a CCC dimension eq. (6) underestimates (reference.md): CCCB 4x16x16 is 6.44 by eq. (6).
+  // With a CCC dimension eq. (6) underestimates (docs/reproduction.md): CCCB 4x16x16 is 6.44 by eq. (6).
   const auto cccb = metrics("cccb:n=4");
   EXPECT_NEAR(mdce_eq6(4, 1, 1), 6.44, 0.005);
   EXPECT_GT(cccb.mean_distance_incl_self, mdce_eq6(4, 1, 1) + 0.01);
@@ -129,7 +129,7 @@ TEST(MxxPaper, ShortestPathValuesNeverAboveThePapers) {
   struct Row { unsigned side, paper_d; double paper_mean; };
   for (Row r : {Row{16, 7, 4.076}, {32, 8, 5.244}, {64, 9, 6.445}, {256, 15, 10.768}}) {
     const auto m = metrics(fmt::format("mxx:{}", r.side));
-    EXPECT_EQ(m.diameter, r.paper_d - 1) << "N=" << r.side << " (reference.md: one less at every size)";
+    EXPECT_EQ(m.diameter, r.paper_d - 1) << "N=" << r.side << " (docs/reproduction.md: one less at every size)";
     EXPECT_LE(m.mean_distance, r.paper_mean) << "N=" << r.side;
     EXPECT_EQ(m.routed_diameter, m.diameter);  // table routing is minimal
     EXPECT_NEAR(m.routed_mean_distance, m.mean_distance, 1e-12);
@@ -153,7 +153,7 @@ TEST(EightNeighbourPaper, MeshClosedForms) {
     } else {
       const double mm = n / 2.0;  // eq 29: total relay over all PEs
       EXPECT_NEAR(m.avg_relay * N, 4 * mm * (56 * std::pow(mm, 4) - 60 * std::pow(mm, 3) - 10 * mm * mm + 15 * mm - 1) / 15, 1e-6);
-      // eq 31 is a misprint; eq 27 at (m, m) gives this (reference.md).
+      // eq 31 is a misprint; eq 27 at (m, m) gives this (docs/reproduction.md).
       EXPECT_NEAR(m.max_relay, N * sq - 1.25 * N - 2.5 * sq + 2, 1e-9) << "eq 27 at (m,m), n=" << n;
     }
     EXPECT_EQ(m.fault_tolerance, 3u) << "eq 33";

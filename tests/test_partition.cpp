@@ -1,4 +1,4 @@
-// Partitions (include/rica/partition.hpp, spec/topologies.md §8): the rules give closed
+// Partitions (include/rica/partition.hpp, docs/topologies.md): the rules give closed
 // partitions, the verification agrees with a naive all-pairs walk, torus blocks are closed exactly
 // when the shorter way between any two of their coordinates runs inside them, open partitions
 // are named open with real offending hops, and bad requests are refused.

@@ -1,6 +1,6 @@
-// M_{x+x} (spec/topologies.md §4) and the Manhattan street network (§6): links against an
+// M_{x+x} (docs/topologies.md) and the Manhattan street network: links against an
 // independent construction, routing against BFS over the explicit graph, classes, orbits, and
-// the papers' figures (reference.md).
+// the papers' figures (docs/reproduction.md).
 #include "rica/topology/periodic.hpp"
 
 #include <gtest/gtest.h>
@@ -295,7 +295,7 @@ TEST(Mxx, PaperTable1) {
     EXPECT_EQ(tb.sum * r.n * r.n / t.orbit_count(), bf.sum);
     EXPECT_EQ(t.buffer_classes(), bf.diameter);
     EXPECT_LE(bf.diameter, r.paper_diameter);
-    EXPECT_EQ(bf.diameter, r.paper_diameter - 1);  // reference.md: one less at every size
+    EXPECT_EQ(bf.diameter, r.paper_diameter - 1);  // docs/reproduction.md: one less at every size
     EXPECT_LE(bf.mean, r.paper_mean);
     std::printf("mxx:N=%u  %u nodes: diameter %u (paper %u), mean %.4f (paper %.3f), incl. self %.4f\n", r.n,
                 r.n * r.n, bf.diameter, r.paper_diameter, bf.mean, r.paper_mean,

@@ -222,7 +222,7 @@ const char* pattern_name(const Pattern& p);
 bool is_random(const Pattern& p);
 
 /// The logical mesh of the mesh emulation: side x side, laid on the PEs by address (x = PE mod
-/// side, y = PE / side). Needs N = side^2 with side >= 2. Wrapping (the default, spec/runtime.md):
+/// side, y = PE / side). Needs N = side^2 with side >= 2. Wrapping (the default, docs/runtime.md):
 /// every PE has 4 neighbours (mod side); with side 2, x+1 and x-1 are the same PE, which then
 /// simply gets two of the four packets (every PE still waits for 4). Non-wrapping: a border PE
 /// has only the neighbours inside the mesh (corners 2, edges 3, interior 4) and waits for that

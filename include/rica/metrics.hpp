@@ -1,5 +1,5 @@
 #pragma once
-// Static measures of a topology (spec/topologies.md §5, the eight-neighbour paper's ten
+// Static measures of a topology (docs/topologies.md, the eight-neighbour paper's ten
 // measures) plus routed figures, computed exactly by decomposition for meshes and Cartesian
 // products (distances add over the factors), else from one source per orbit of a routing-
 // preserving symmetry when the topology declares one, else from all sources, else from a

@@ -1,5 +1,5 @@
 #pragma once
-// OS-level policies on the cycle engine (spec/runtime.md "Time sharing"; docs/os.md): jobs on
+// OS-level policies on the cycle engine (docs/runtime.md "Time sharing"; docs/os.md): jobs on
 // partitions, space sharing, and time sharing with the two context-switch policies for packets
 // floating in the network.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Space partitioning (spec/topologies.md §8): cut a machine into K partitions by its topology's
+// Space partitioning (docs/topologies.md): cut a machine into K partitions by its topology's
 // rule and verify, by following the topology's own route() hop by hop for every ordered pair of
 // PEs inside each partition, whether each partition is *closed* (its internal traffic never uses
 // a node or link outside it, so partitions cannot interfere) or *open*.

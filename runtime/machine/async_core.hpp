@@ -3,7 +3,7 @@
 // MPI ranks (runtime/machine/driver_mpi_async.cpp). It decides only order; every packet moves through
 // Machine's hop kernel. The drivers add how a run starts and ends (and, over ranks, the bridge).
 //
-// Scheduling (spec/performance-notes.md): nodes are grouped in blocks of `block` consecutive
+// Scheduling (docs/runtime.md): nodes are grouped in blocks of `block` consecutive
 // nodes. A block has an atomic pending mask (bit i: node i of the block has work) and a scheduled
 // flag; a scheduled block is posted to the block scheduler (runtime/machine/block_scheduler.hpp: one
 // long-running oneTBB task per worker, each owning a contiguous range of blocks and stealing when

@@ -1,4 +1,4 @@
-// Eight-neighbour mesh and torus (spec/topologies.md §5). out_link() and route() are inline in
+// Eight-neighbour mesh and torus (docs/topologies.md). out_link() and route() are inline in
 #include "rica/registry.hpp"
 // the header (per-hop path).
 #include "rica/topology/neighbor8.hpp"

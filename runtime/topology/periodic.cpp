@@ -1,4 +1,4 @@
-// Periodic tori: M_{x+x} (spec/topologies.md §4) and the Manhattan street network (§6), with
+// Periodic tori: M_{x+x} (docs/topologies.md) and the Manhattan street network, with
 #include "family_util.hpp"
 // table-driven minimal routing built by BFS from one node per residue class.
 #include "rica/topology/periodic.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Circular Omega — EM-4's network (RWC-1 §3.1, MDCE §2; spec/topologies.md §1): the Omega
+// Circular Omega — EM-4's network (RWC-1 §3.1, MDCE §2; docs/topologies.md): the Omega
 // network with a PE at every switch position and the last stage's outputs wrapped round to the
 // first stage. The ancestor of c-Banyan and of the spiral-buffer scheme.
 

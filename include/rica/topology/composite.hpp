@@ -1,5 +1,5 @@
 #pragma once
-// Topologies built from others (spec/topologies.md §6): the Cartesian product G1 x G2 and the
+// Topologies built from others (docs/topologies.md): the Cartesian product G1 x G2 and the
 // two-level hierarchy (cluster network + inter-cluster network). Both require direct networks
 // (every node a PE). Their per-hop route() visits the child topologies' variant (a switch, not a
 // virtual call); their member functions are defined inline in rica/topology.hpp.

@@ -1,6 +1,6 @@
 #pragma once
 // Orthogonal baselines: 2D mesh and torus, k-ary n-cube of any shape, binary hypercube
-// (spec/topologies.md §7). Dimension-order routing.
+// (docs/topologies.md). Dimension-order routing.
 
 #include <array>
 #include <optional>

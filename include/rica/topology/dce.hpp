@@ -1,5 +1,5 @@
 #pragma once
-// DCE(n, delta, flip) — Directed Cycles Ensemble (spec/topologies.md §1), with c-Banyan
+// DCE(n, delta, flip) — Directed Cycles Ensemble (docs/topologies.md), with c-Banyan
 // (delta = 1) and CCC (delta = 0) as special cases and ring length S >= n.
 
 #include <optional>
@@ -11,7 +11,7 @@
 namespace rica {
 
 /// How the columns x >= n of a ring longer than the address (S > n) are wired
-/// (spec/topologies.md interpretation note 2).
+/// (docs/topologies.md, the DCE row).
 enum class DceWiring : std::uint8_t {
   flip_mod,  ///< column x's cross link flips bit x mod n (default; RWC-1's "two c-Banyans end to end")
   parallel,  ///< columns x >= n carry a second parallel link instead (only for delta = 1)

@@ -1,5 +1,5 @@
 #pragma once
-// De Bruijn networks (spec/topologies.md §6): directed B(2, n), undirected UB(2, n) and the
+// De Bruijn networks (docs/topologies.md): directed B(2, n), undirected UB(2, n) and the
 // paper's improved UB(2, n).
 
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// Indirect networks with router-only switch nodes (spec/topologies.md §7): the Omega multistage
+// Indirect networks with router-only switch nodes (docs/topologies.md): the Omega multistage
 // network and the binary fat tree. PEs are nodes [0, N); switches follow.
 //
 // out_link() and route() are inline: they run once per packet hop (no allocation, no virtual

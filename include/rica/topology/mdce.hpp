@@ -1,5 +1,5 @@
 #pragma once
-// (B, C, P)-MDCE (spec/topologies.md §2): the product of DCE networks sharing their rings.
+// (B, C, P)-MDCE (docs/topologies.md): the product of DCE networks sharing their rings.
 // Aliases: (CB)^2 = (2,0,1), CCCB = (1,1,1). With the RWC-1 §3.5 variants: a ring longer than
 // the address (S > n, e.g. two c-Banyans joined end to end, S = 2n), fewer cluster-address bits
 // (X < n: half the clusters for X = n - 1) and the cluster links this frees reused as parallel

@@ -1,5 +1,5 @@
 #pragma once
-// Eight-neighbour mesh and torus (spec/topologies.md §5).
+// Eight-neighbour mesh and torus (docs/topologies.md).
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 // Tori whose link pattern repeats with a period (px, py): M_{x+x} (torus with recursive bypass
-// tori, spec/topologies.md §4) and the Manhattan street network (§6). Table-driven minimal
+// tori, docs/topologies.md) and the Manhattan street network. Table-driven minimal
 // routing that uses the translation symmetry: the table has one row per residue class.
 
 #include <cstdint>
