@@ -148,9 +148,23 @@ void Machine::place_job(std::size_t j, const std::vector<node_t>& pes) {
 
 void Machine::rebind_job(std::size_t j, JobRt rt) {
   RICA_ASSERT(j < jobs_.size() && rt.app && rt.placed_later, "rebind_job: no such id, no application, or not placed later");
-  for (node_t v = 0; v < nodes_; ++v)
-    RICA_ASSERT(os_.job_at(v) != j && ledger_.net_in(j, v) == ledger_.net_out(j, v),
-                "rebind_job: the id still runs somewhere or has packets in the network");
+#ifndef NDEBUG
+  // None of j's packets is in the network: every one that entered it (at its source node) has
+  // left it (at its destination, or into an OS save area): the sums over the nodes agree. Per
+  // node they need not (a packet enters at one node and leaves at another). None waits in a
+  // source queue to enter it, and no node runs j.
+  std::uint64_t in = 0, out = 0;
+  for (node_t v = 0; v < nodes_; ++v) {
+    RICA_ASSERT(os_.job_at(v) != j, "rebind_job: the id still runs on a node");
+    if (!holds(v)) continue;
+    in += ledger_.net_in(j, v);
+    out += ledger_.net_out(j, v);
+    const PeState& s = pe_[v];
+    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i)
+      RICA_ASSERT(s.injq[i].job != j, "rebind_job: a packet of the id waits in a source queue");
+  }
+  RICA_ASSERT(in == out, "rebind_job: the id has packets in the network (entered != left)");
+#endif
   jobs_[j] = std::move(rt);
   ledger_.reset_job(j, [&](node_t v) { return holds(v); });
 }
