@@ -74,6 +74,7 @@ void Machine::app_turn_slow(PeState& s, node_t v, bool window_open) {
   const std::uint8_t jid = os_.job_at(v);
   if (jid == no_job) return;
   const JobRt& j = jobs_[jid];
+  RICA_ASSERT(j.local(v) != no_node, "app_turn: a PE runs the application of a job it is not a PE of");
   Context ctx(*this, s, j.local(v), v, jid);
   if (!s.started) {
     s.started = true;
@@ -127,10 +128,19 @@ void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t
   os_.set_job(v, j);
   if (v >= pes_) return;
   PeState& s = pe_[v];
-  s.started = st.started;
-  s.generating = st.generating;
-  s.gen_skip = st.gen_skip;
-  s.rng = st.rng;
+  if (jobs_[j].local(v) == no_node) {
+    // A PE that is not one of j's but that j's routes cross (time sharing: a job owns the routers
+    // of its closed partition, other rows' PEs among them). It runs no application of j: a
+    // started PE that generates nothing; what it holds of j (requeue) only passes through.
+    s.started = true;
+    s.generating = false;
+    s.gen_skip = 0;
+  } else {
+    s.started = st.started;
+    s.generating = st.generating;
+    s.gen_skip = st.gen_skip;
+    s.rng = st.rng;
+  }
   requeue(v, st.injq, now);
 }
 

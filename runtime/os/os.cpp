@@ -169,7 +169,9 @@ void OsDriver::update_done(std::uint64_t now) {
       in += m_.net_in(j, v);
       out += m_.net_out(j, v);
       if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
-      if (v >= m_.pes() && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
+      // A router of j's (a switch, or another job's PE its routes cross) re-injects what it
+      // restored from its source queue: those packets are j's, not the node's own.
+      if ((v >= m_.pes() || job.local(v) == no_node) && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
     }
     if (!idle || in != out) continue;
     done_[j] = 1;
