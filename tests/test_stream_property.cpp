@@ -58,7 +58,9 @@ std::vector<std::string> job_kinds() {
 /// Whether `kind` runs on a job of k PEs (a pattern may need a power of two or a shape).
 bool takes(const std::string& kind, const Topology& t, node_t k) {
   try {
-    (void)experiments::make_job(kind, t, {k}, 0.1, 4, 1);
+    auto app = experiments::make_job(kind, t, {k}, 0.1, 4, 1);
+    Machine m(t, 1, k);  // a job's PEs: some applications refuse to run on a part of the machine
+    app->setup(m);
     return true;
   } catch (const usage_error&) {
     return false;
@@ -173,7 +175,8 @@ void check_run(const Case& c, const Topology& t, const StreamStats& st, Totals& 
     }
   EXPECT_GE(st.utilisation_mean, 0);
   EXPECT_LE(st.utilisation_mean, 1 + 1e-12);
-  EXPECT_LE(st.fragmentation_internal, 1 + 1e-12);
+  EXPECT_GE(st.fragmentation_internal, 0);
+  EXPECT_LE(st.fragmentation_internal, c.sc.rows + 1e-12);  // held over every row of the matrix
   EXPECT_LE(st.fragmentation_external, 1 + 1e-12);
   for (const UtilisationPoint& u : st.utilisation) EXPECT_LE(u.busy, P);
   for (std::size_t i = 1; i < st.utilisation.size(); ++i) EXPECT_LE(st.utilisation[i - 1].cycle, st.utilisation[i].cycle);
@@ -195,10 +198,11 @@ TEST(StreamProperty, RandomStreamsOverEveryPolicyCombination) {
   for (std::uint64_t n = 0; n < cases; ++n) {
     Rng r(mix64(seed0 * 0x9e3779b97f4a7c15ULL + n));
     Case c;
-    c.topology = tops[n % tops.size()];
+    // Allocator x scheduler cycle through the product, the topology through direct and
+    // indirect networks at another pace; policy and kinds drawn.
+    const std::size_t pair = n % (allocs.size() * scheds.size());
+    c.topology = tops[(n / 2 + n / (allocs.size() * scheds.size())) % tops.size()];
     const Topology t = TopologyRegistry::parse(c.topology);
-    // Allocator x scheduler cycle through the product; policy and kinds drawn.
-    const std::size_t pair = (n / tops.size()) % (allocs.size() * scheds.size());
     c.alloc = allocs[pair % allocs.size()].first;
     c.sched = scheds[pair / allocs.size()].first;
     c.policy = policy_by_name(policies[r.below(policies.size())].first);
@@ -250,7 +254,7 @@ TEST(StreamProperty, RandomStreamsOverEveryPolicyCombination) {
     check_run(c, t, one, tot);
     if (twice) {
       const StreamStats two = run_stream(t, c.stream, make, config(2, n), c.sc);
-      EXPECT_EQ(one.to_json().dump(), two.to_json().dump()) << "1 and 2 threads differ: " << c.text;
+      EXPECT_TRUE(one.to_json() == two.to_json()) << "1 and 2 threads differ: " << c.text;
     }
     ++tot.streams;
     if (HasFailure()) break;  // the first failing case, in full
@@ -316,7 +320,9 @@ TEST(StreamProperty, RandomOsRequests) {
     if (n % 3 == 0) {
       q.engine.threads = 2;
       const request::OsOutcome two = request::run(q);
-      EXPECT_EQ(one->to_json().dump(), two.to_json().dump()) << "1 and 2 threads differ";
+      nlohmann::json a = one->to_json(), b = two.to_json();
+      a["model"].erase("threads"), b["model"].erase("threads");  // the one field that names them
+      EXPECT_TRUE(a == b) << "1 and 2 threads differ";
     }
     if (HasFailure()) break;
   }
