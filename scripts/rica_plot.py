@@ -478,14 +478,15 @@ def os_stream(src, out, title=None):
         ax.legend()
         save(fig, out, "interference")
     timed = [r for r in runs if int(r["switches"]) > 0]
-    if not timed:  # nothing to draw: no figure (and none left from an earlier run), said so
+    why = ("no run switched (space sharing, or a gang run whose rows never took turns)" if not timed else
+           "every switch took 0 cycles and saved no packet (each found the network empty)"
+           if all(float(r["switch_cycles_mean"]) == 0 and int(r["packets_saved"]) == 0 for r in timed) else "")
+    if why:  # nothing to draw: no figure (and none left from an earlier run), said so
+        timed = []
         for ext in (".png", ".svg"):
             if os.path.exists(os.path.join(out, "switch_cost" + ext)):
                 os.remove(os.path.join(out, "switch_cost" + ext))
-        print("rica_plot: no switch_cost figure: no run switched (space sharing, or a gang run whose rows "
-              "never took turns)", file=sys.stderr)
-    elif all(float(r["switch_cycles_mean"]) == 0 and int(r["packets_saved"]) == 0 for r in timed):
-        print("rica_plot: switch_cost: every switch took 0 cycles and saved no packet", file=sys.stderr)
+        print(f"rica_plot: no switch_cost figure: {why}", file=sys.stderr)
     if timed:
         fig, ax = figure()
         xs = range(len(timed))
