@@ -304,6 +304,9 @@ TEST(StreamProperty, RandomOsRequests) {
     try {
       one.emplace(request::run(q));
     } catch (const usage_error& e) {
+      // A pattern that needs a shape the partition does not have (tornado on 2x2x2): refused in
+      // one line naming it, as designed; anything else is a failure.
+      if (std::string(e.what()).rfind("traffic '", 0) == 0) continue;
       ADD_FAILURE() << "refused: " << e.what();
       break;
     }
