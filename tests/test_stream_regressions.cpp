@@ -76,7 +76,7 @@ TEST(StreamRegression, ThreeJobGangStreamRunsForEveryKind) {
   for (const std::string spec : {"torus:8x8", "hypercube:6"}) {
     const Topology t = TopologyRegistry::parse(spec);
     for (const std::string alloc : {"buddy", "first-fit"})
-      for (const std::string kind : {"uniform", "hotspot", "sort", "stencil", "reduce"}) {
+      for (const std::string kind : {"uniform", "hotspot", "sort:keys=2048", "stencil:iterations=3", "reduce"}) {
         StreamConfig sc;
         sc.allocator = alloc;
         sc.scheduler = "gang";
@@ -105,7 +105,7 @@ TEST(StreamRegression, OnePeJobsRun) {
   const JobStream s = swf("1 0 -1 10 1 -1 -1 1 -1 -1 1 1 1 1 1 1 -1 -1\n"
                           "2 0 -1 20 1 -1 -1 1 -1 -1 1 1 1 1 1 1 -1 -1\n"
                           "3 5 -1 10 16 -1 -1 16 -1 -1 1 1 1 1 1 1 -1 -1\n");
-  for (const std::string kind : {"uniform", "transpose", "reduce", "sort", "stencil"})
+  for (const std::string kind : {"uniform", "transpose", "reduce", "sort:keys=256", "stencil:iterations=3"})
     for (const std::string sched : {"fcfs", "gang"}) {
       StreamConfig sc;
       sc.scheduler = sched;
