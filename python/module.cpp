@@ -345,12 +345,7 @@ PYBIND11_MODULE(_rica, m) {
   m.def(
       "os_stream",
       [](const std::vector<std::string>& args) {
-        nlohmann::json j;
-        {
-          py::gil_scoped_release nogil;
-          j = rica::cli::os_stream_json(args);
-        }
-        return to_python(j);
+        return to_python(interruptible([&] { return rica::cli::os_stream_json(args); }));
       },
       py::arg("args"), "rica os-stream ARGS --json: the runs' measures, per job");
   // The analysis commands as typed library requests (rica/request/): the CLI's parsers and checks.

@@ -356,6 +356,29 @@ def os_plots(csv_path, out, title=None):
         save(fig, out, name)
 
 
+def _placement_runs(text):
+    """jobs.csv's placement ("0-5 8 10-11") as (first PE, count) runs; [] when absent."""
+    out = []
+    for part in (text or "").split():
+        a, _, b = part.partition("-")
+        out.append((int(a), int(b or a) - int(a) + 1))
+    return out
+
+
+def _merge_identical(series):
+    """Series [((xs, ys), label)] with identical data drawn once, labelled "A = B" (identical
+    drain and flush runs would otherwise hide each other's lines)."""
+    merged = []
+    for data, name in series:
+        for m in merged:
+            if m[0] == data:
+                m[1].append(name)
+                break
+        else:
+            merged.append((data, [name]))
+    return [(data, " = ".join(names)) for data, names in merged]
+
+
 def os_stream(src, out, title=None):
     """rica os-stream: a Gantt chart per run (jobs on PEs over time), utilisation over time,
     bounded-slowdown CDFs, switch cost per run (allocator, scheduler, policy) and, with --alone,
@@ -381,25 +404,35 @@ def os_stream(src, out, title=None):
         fig, ax = figure()
         rows_used = sorted({int(j["row"]) for j in jobs[k]})
         colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        pes_max = 1
         for j in jobs[k]:
-            start, end, first = int(j["start"]), int(j["end"]), int(j["first_pe"] or 0)
-            ax.broken_barh([(start, max(1, end - start))], (first, int(j["pes"])), alpha=0.6,
-                           facecolor=colours[rows_used.index(int(j["row"])) % len(colours)], edgecolor="black", linewidth=0.3)
+            start, end = int(j["start"]), int(j["end"])
+            # One bar per run of consecutive PE ids of the placement (a buddy block on a torus, a
+            # random placement: never one block from the first PE); older jobs.csv: first_pe on.
+            runs_of = _placement_runs(j.get("placement")) or [(int(j["first_pe"] or 0), int(j["pes"]))]
+            pes_max = max([pes_max] + [a + n for a, n in runs_of])
+            for first, n in runs_of:
+                ax.broken_barh([(start, max(1, end - start))], (first, n), alpha=0.6,
+                               facecolor=colours[rows_used.index(int(j["row"])) % len(colours)], edgecolor="black",
+                               linewidth=0.3)
+        ax.set_ylim(0, pes_max)
         ax.set_xlabel("cycle")
-        ax.set_ylabel("PEs (from the placement's first PE)")
+        ax.set_ylabel("PE")
         ax.set_title(f"jobs on PEs over time: {label(k)}" + (f" (colour: gang row)" if len(rows_used) > 1 else "") + suffix)
         ax.grid(True, alpha=0.3)
         save(fig, out, "gantt_" + "_".join(k))
     fig, ax = figure()
+    series = []
     for run in runs:
         k = key(run)
         pts = util[k]
         if not pts:
             continue
-        pes_total = max(1, max(int(p["held"]) for p in pts), max(int(p["busy"]) for p in pts))
         xs = [int(p["cycle"]) for p in pts] + [int(run["makespan"])]
         ys = [int(p["busy"]) for p in pts] + [int(pts[-1]["busy"])]
-        ax.step(xs, ys, where="post", label=f"{label(k)} (mean {float(run['utilisation']):.2f})")
+        series.append(((xs, ys), label(k) + f" (mean {float(run['utilisation']):.2f})"))
+    for (xs, ys), name in _merge_identical(series):
+        ax.step(xs, ys, where="post", label=name)
     ax.set_xlabel("cycle")
     ax.set_ylabel("busy PEs (jobs running)")
     ax.set_title("utilisation over time" + suffix)
@@ -407,11 +440,14 @@ def os_stream(src, out, title=None):
     ax.legend()
     save(fig, out, "utilisation")
     fig, ax = figure()
+    series = []
     for run in runs:
         k = key(run)
         v = sorted(float(j["bounded_slowdown"]) for j in jobs[k])
         if v:
-            ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=label(k))
+            series.append(((v, [(i + 1) / len(v) for i in range(len(v))]), label(k)))
+    for (xs, ys), name in _merge_identical(series):
+        ax.step(xs, ys, where="post", label=name)
     ax.set_xscale("log")
     ax.set_xlabel("bounded slowdown")
     ax.set_ylabel("share of jobs")
@@ -442,6 +478,15 @@ def os_stream(src, out, title=None):
         ax.legend()
         save(fig, out, "interference")
     timed = [r for r in runs if int(r["switches"]) > 0]
+    why = ("no run switched (space sharing, or a gang run whose rows never took turns)" if not timed else
+           "every switch took 0 cycles and saved no packet (each found the network empty)"
+           if all(float(r["switch_cycles_mean"]) == 0 and int(r["packets_saved"]) == 0 for r in timed) else "")
+    if why:  # nothing to draw: no figure (and none left from an earlier run), said so
+        timed = []
+        for ext in (".png", ".svg"):
+            if os.path.exists(os.path.join(out, "switch_cost" + ext)):
+                os.remove(os.path.join(out, "switch_cost" + ext))
+        print(f"rica_plot: no switch_cost figure: {why}", file=sys.stderr)
     if timed:
         fig, ax = figure()
         xs = range(len(timed))

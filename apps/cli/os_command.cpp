@@ -40,7 +40,8 @@ void check_outputs(const OsOptions& o, const std::vector<std::string>& files) {
 }
 
 /// Runs the request and presents it; returns the exit status: 0, 1 (a run lost, duplicated or
-/// misdelivered packets, or broke the drain bound), 3 (a run got stuck: its report on stderr).
+/// misdelivered packets, broke the drain bound, or a job failed verification: why on stderr), 3
+/// (a run got stuck: its report on stderr).
 int run(const OsOptions& o) {
   request::Os r = o.request;
   EngineOptions eo = o.engine;
@@ -91,7 +92,7 @@ int run(const OsOptions& o) {
   }
   std::string stuck;
   const int status = out.status(&stuck);
-  if (status == 3) fmt::print(stderr, "rica: {}", stuck);
+  if (status != 0) fmt::print(stderr, "rica: {}", stuck);
   return status;
 }
 

@@ -4,6 +4,7 @@
 // plots (scripts/plot_os_stream.py); the same request and JSON for Python (os_stream_json).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -52,12 +53,17 @@ std::pair<request::OsStreamOutcome, nlohmann::json> execute(const StreamOptions&
   r.engine = engine_config(eo);
   std::optional<Progress> progress;
   request::OsStreamHooks hooks;
+  bool made_out = false;  // --out did not exist: a run that fails or is stopped leaves none behind
   hooks.started = [&](const request::OsStreamOutcome& out) {
+    if (!o.quiet)
+      for (const std::string& note : out.skipped) fmt::print(stderr, "rica: os-stream: skipped {}\n", note);
     std::vector<Output> outputs = dir_outputs(o.out, stream_files);
     outputs.push_back({"--json", o.json});
     check_distinct_outputs(outputs);
     if (!o.json.empty() && o.json != "-") check_output_file(o.json, "--json");
     if (!o.out.empty()) {
+      std::error_code ec;
+      made_out = !std::filesystem::exists(o.out, ec);
       prepare_output_dir(o.out, "--out");
       for (const std::string& f : stream_files) check_output_file(o.out + "/" + f, "--out");
     }
@@ -68,7 +74,17 @@ std::pair<request::OsStreamOutcome, nlohmann::json> execute(const StreamOptions&
   hooks.ran = [](const request::OsStreamOutcome::Run& run) {
     if (run.stats.machine.deadlock) fmt::print(stderr, "rica: {}", request::OsStreamOutcome::stuck_report(run));
   };
-  request::OsStreamOutcome out = request::run(r, hooks);
+  std::optional<request::OsStreamOutcome> ran;
+  try {
+    ran.emplace(request::run(r, hooks));
+  } catch (...) {
+    if (made_out) {
+      std::error_code ec;
+      if (std::filesystem::is_empty(o.out, ec) && !ec) std::filesystem::remove(o.out, ec);
+    }
+    throw;
+  }
+  request::OsStreamOutcome out = std::move(*ran);
   progress->finish();
   nlohmann::json config = option_config(o.cmd);
   config["threads"] = out.engine.threads;
@@ -90,7 +106,10 @@ int run(const StreamOptions& o) {
       fmt::print("wrote {}/stream.csv, jobs.csv, switches.csv, utilisation.csv, stream.json{}\n", o.out,
                  o.no_plot ? "" : ", plots");
   }
-  return out.status();
+  std::string why;
+  const int status = out.status(&why);
+  if (status == 1) fmt::print(stderr, "rica: {}", why);
+  return status;
 }
 
 }  // namespace

@@ -49,9 +49,18 @@ void TreeReduce::setup(Machine& m) {
 void TreeReduce::start(Context& ctx) { begin_round(ctx, pe_[ctx.pe()]); }
 
 void TreeReduce::begin_round(Context& ctx, PeState& s) {
-  s.partial = value(seed_, ctx.pe(), s.round);
-  if (s.children.empty())  // a leaf: nothing to wait for (the root always has PE 1 as a child)
-    ctx.send(parent(ctx.pe()), up_, s.partial, s.round);
+  for (;;) {
+    s.partial = value(seed_, ctx.pe(), s.round);
+    if (!s.children.empty()) return;  // partial sums to wait for
+    if (ctx.pe() != 0) {              // a leaf: nothing to wait for
+      ctx.send(parent(ctx.pe()), up_, s.partial, s.round);
+      return;
+    }
+    // One PE: the root is a leaf and its value the total (nothing sent, not to itself either:
+    // that added its value twice). Every round at once, in a loop (no recursion per round).
+    s.totals[s.round] = s.partial;
+    if (++s.round == rounds_) return;
+  }
 }
 
 // Handler "up": payload = (a child's partial sum, round).

@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "app_registry.hpp"
+#include "solo_job.hpp"
 #include "rica/suggest.hpp"
 #include "traffic.hpp"
 
@@ -44,6 +47,8 @@ void check_job_name(const std::string& spec, const std::string& option) {
 std::unique_ptr<App> make_job(const std::string& spec, const Topology& topology, const Shape& shape, double rate,
                               std::uint64_t packets, std::uint64_t seed) {
   if (!is_pattern(spec.substr(0, spec.find(':')))) return AppRegistry::make(spec, topology);
+  if (shape_size(shape) == 1)  // no other PE to send to: the job holds its PE for its traffic's cycles
+    return make_solo_job(spec, static_cast<std::uint64_t>(std::llround(static_cast<double>(packets) / rate)));
   TrafficOptions opt;
   opt.rate = rate;
   opt.packets = packets;

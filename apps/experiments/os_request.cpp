@@ -424,6 +424,20 @@ int OsOutcome::status(std::string* stuck) const {
                              p.stats.machine.deadlock_report.c_str());
       return 3;
     }
+  // Each job's own verdict (its application's check, or "never finished"): a run whose jobs
+  // computed a wrong result failed, however well the network carried their packets.
+  for (const Run& p : runs)
+    for (const JobResult& jr : p.stats.jobs)
+      if (!jr.ok) {
+        std::size_t failed = 0;
+        for (const JobResult& k : p.stats.jobs) failed += !k.ok;
+        if (stuck)
+          *stuck = fmt::format("os: {} at rate {:g}, slice {}: {} of {} jobs failed verification; first: {} ({} PEs): {}\n",
+                               p.policy, p.rate, p.slice ? std::to_string(p.slice) : "- (baseline)", failed,
+                               p.stats.jobs.size(), jr.name, jr.pes,
+                               jr.message.empty() ? "its application's check failed" : jr.message);
+        return 1;
+      }
   return 0;
 }
 

@@ -73,12 +73,19 @@ const std::vector<Field<OsStream>>& OsStream::fields() {
 
 namespace {
 
+/// One run of the cross product: an allocator, a scheduler and its switch policy ("none").
+struct Point {
+  std::string alloc, sched, policy;
+};
+
 /// Everything validate() works out, in the order the CLI always checked it; run() uses it.
 struct Checked {
   EngineConfig cfg;
   std::vector<SwitchPolicy> policies;
   Topology topology;
   JobStream stream;
+  std::vector<Point> points;       ///< the runs to make
+  std::vector<std::string> skipped;  ///< pairs of the cross product that cannot run, and why
 };
 
 Checked check(const OsStream& r) {
@@ -100,11 +107,42 @@ Checked check(const OsStream& r) {
   check_routing(topology, cfg.routing);
   JobStream stream = job_stream(r.jobs, "--jobs");
   assign_apps(stream, mix, cfg.seed);
-  for (const std::string& a : r.allocs) (void)make_allocator(a, topology, cfg.seed);  // names and structure
-  return Checked{cfg, std::move(policies), std::move(topology), std::move(stream)};
+  check_stream(stream, topology, r.cycles_per_second);  // sizes, run and submit times: before any output
+  std::vector<Point> points;
+  std::vector<std::string> skipped;
+  for (const std::string& a : r.allocs) {
+    const bool closed = make_allocator(a, topology, cfg.seed)->closed();  // names and structure
+    for (const std::string& s : r.scheds) {
+      if (!make_scheduler(s)->time_sharing()) {
+        points.push_back({a, s, "none"});  // space sharing: no switch
+      } else if (!closed) {  // refused alone; in a cross product the other pairs still run
+        skipped.push_back(fmt::format("--alloc {} x --sched {}: '{}' places jobs on open partitions; '{}' time-shares "
+                                      "and needs closed ones (buddy, first-fit, best-fit)",
+                                      a, s, a, s));
+      } else {
+        for (SwitchPolicy p : policies) points.push_back({a, s, policy_name(p)});
+      }
+    }
+  }
+  if (points.empty()) throw usage_error(skipped.size() == 1 ? skipped[0] : "os-stream: no allocator x scheduler pair can run: " + skipped[0]);
+  return Checked{cfg, std::move(policies), std::move(topology), std::move(stream), std::move(points), std::move(skipped)};
 }
 
 std::string g(double x) { return fmt::format("{:.6g}", x); }
+
+/// A placement as runs of consecutive PE ids in ascending order: "0-5 8 10-11" (jobs.csv; the
+/// Gantt chart draws one bar per run, so a scattered placement is never drawn as one block).
+std::string placement_text(std::vector<node_t> pes) {
+  std::sort(pes.begin(), pes.end());
+  std::string s;
+  for (std::size_t i = 0; i < pes.size();) {
+    std::size_t e = i;
+    while (e + 1 < pes.size() && pes[e + 1] == pes[e] + 1) ++e;
+    s += (s.empty() ? "" : " ") + (e == i ? std::to_string(pes[i]) : fmt::format("{}-{}", pes[i], pes[e]));
+    i = e + 1;
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -112,18 +150,9 @@ void validate(const OsStream& r) { (void)check(r); }
 
 OsStreamOutcome run(const OsStream& r, const OsStreamHooks& hooks) {
   Checked c = check(r);
-  struct Point {
-    std::string alloc, sched, policy;
-  };
-  std::vector<Point> points;
-  for (const std::string& a : r.allocs)
-    for (const std::string& s : r.scheds) {
-      if (make_scheduler(s)->time_sharing())
-        for (SwitchPolicy p : c.policies) points.push_back({a, s, policy_name(p)});
-      else
-        points.push_back({a, s, "none"});  // space sharing: no switch
-    }
+  const std::vector<Point>& points = c.points;
   OsStreamOutcome out{r, c.topology, c.cfg, c.stream.source, c.stream.jobs.size(), points.size(), {}};
+  out.skipped = c.skipped;
   if (hooks.started) hooks.started(out);
   StreamConfig base;
   base.cycles_per_second = r.cycles_per_second;
@@ -180,6 +209,7 @@ nlohmann::json OsStreamOutcome::to_json() const {
                  defaults::os_stream::bounded_slowdown_seconds * request.cycles_per_second}};
   j["runs"] = nlohmann::json::array();
   for (const Run& r : runs) j["runs"].push_back(r.json);
+  if (!skipped.empty()) j["skipped"] = skipped;
   return j;
 }
 
@@ -227,7 +257,8 @@ std::string OsStreamOutcome::jobs_csv() const {
   using report::csv_row;
   std::string s = csv_row({"alloc", "sched", "policy", "job", "pes", "held", "row", "arrival", "start", "end", "work",
                            "wait", "response", "slowdown", "bounded_slowdown", "slices", "delivered", "latency_mean",
-                           "latency_alone", "foreign_link_packets", "first_pe", "ok", "app"});
+                           "latency_alone", "foreign_link_packets", "first_pe", "ok", "app", "service",
+                           "placement"});
   for (const Run& run : runs)
     for (const StreamJobResult& j : run.stats.jobs)
       s += csv_row({run.alloc, run.sched, run.policy, std::to_string(j.job.id), std::to_string(j.job.pes),
@@ -235,7 +266,8 @@ std::string OsStreamOutcome::jobs_csv() const {
                     std::to_string(j.end), std::to_string(j.work), g(j.wait), g(j.response), g(j.slowdown),
                     g(j.bounded_slowdown), std::to_string(j.figures.slices), std::to_string(j.figures.delivered),
                     g(j.figures.latency_mean), g(j.latency_alone), std::to_string(j.figures.foreign_link_packets),
-                    j.pes.empty() ? "" : std::to_string(j.pes.front()), j.figures.ok ? "true" : "false", j.job.app});
+                    j.pes.empty() ? "" : std::to_string(j.pes.front()), j.figures.ok ? "true" : "false", j.job.app,
+                    std::to_string(j.service), placement_text(j.pes)});
   return s;
 }
 
@@ -271,11 +303,29 @@ std::string OsStreamOutcome::stuck_report(const Run& run) {
   return fmt::format("os-stream: {} {} {}: {}", run.alloc, run.sched, run.policy, run.stats.machine.deadlock_report);
 }
 
-int OsStreamOutcome::status() const {
+int OsStreamOutcome::status(std::string* why) const {
   int status = 0;
   for (const Run& run : runs) {
-    if (run.stats.machine.deadlock) status = 3;
-    else if (!run.stats.ok && status == 0) status = 1;
+    const StreamStats& st = run.stats;
+    if (st.machine.deadlock) status = 3;
+    else if (!st.ok && status == 0) status = 1;
+    if (!why || st.ok || st.machine.deadlock) continue;  // a stuck run is reported as it ends (stuck_report)
+    std::string what;
+    if (!st.machine.conservation_ok || st.machine.lost || st.machine.duplicates)
+      what = fmt::format("{} packets lost, {} duplicated", st.machine.lost, st.machine.duplicates);
+    else if (st.misdelivered)
+      what = fmt::format("{} packets misdelivered", st.misdelivered);
+    else
+      for (const StreamJobResult& j : st.jobs)
+        if (!j.figures.ok) {
+          std::size_t failed = 0;
+          for (const StreamJobResult& k : st.jobs) failed += !k.figures.ok;
+          what = fmt::format("{} of {} jobs failed; first: {} ({}): {}", failed, st.jobs.size(), j.figures.name,
+                             j.job.app.empty() ? request.job : j.job.app,
+                             j.figures.message.empty() ? "its application's check failed" : j.figures.message);
+          break;
+        }
+    *why += fmt::format("os-stream: {} {} {}: {}\n", run.alloc, run.sched, run.policy, what);
   }
   return status;
 }

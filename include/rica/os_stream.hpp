@@ -44,6 +44,14 @@ inline constexpr std::size_t max_jobs = 1000000;  ///< jobs per stream (each kee
 /// so a stream runs its jobs under at most this many ids, recycled as jobs finish.
 inline constexpr unsigned max_resident = 255;
 inline constexpr std::uint64_t max_swf_bytes = std::uint64_t{64} << 20;  ///< largest SWF file read
+/// SWF times (submit, run and requested time) at most this many seconds (31,700 years; the
+/// archive's longest traces span a few years): a larger one is refused, never run for ever.
+inline constexpr double max_seconds = 1e12;
+/// The machine runs a stream's busy periods within 2^31 cycles (packets stamp cycles in 32 bits);
+/// the idle gaps between them cost nothing (the stream's clock skips them). One job's work (run
+/// time x cycles per second) is at most max_job_cycles, its submit at most max_stream_cycles.
+inline constexpr std::uint64_t max_job_cycles = std::uint64_t{1} << 30;
+inline constexpr double max_stream_cycles = 1e18;
 }  // namespace defaults::os_stream
 
 /// One job of a stream (times in trace seconds, relative to the stream's first submit).
@@ -55,6 +63,7 @@ struct StreamJob {
   node_t pes = 1;                ///< PEs requested (>= 1)
   std::int64_t executable = -1;  ///< SWF field 14, the application (executable) number; -1: unknown
   std::string app;               ///< the application it runs (assign_apps); empty: the caller's one
+  std::uint64_t line = 0;        ///< its line in the SWF file (errors name it); 0: a synthetic stream
 };
 
 struct JobStream {
@@ -210,9 +219,17 @@ struct StreamJobResult {
   StreamJob job;
   std::uint64_t arrival = 0, start = 0, end = 0;  ///< cycles: arrived, first ran, finished
   std::uint64_t work = 0;                         ///< run time x cycles per second
+  /// Cycles it ran on its nodes (in the running set: from its start or the end of the switch that
+  /// brought it in to the start of the one that took it out, or to its end); >= 1 once finished.
+  std::uint64_t service = 0;
   unsigned row = 0;
   std::vector<node_t> pes;                        ///< its placement
   node_t held = 0;                                ///< PEs its placement held
+  /// wait = start - arrival; response = end - arrival; slowdown = response / service (>= 1: a
+  /// job's response is its service plus its waits, before it starts and while switched out);
+  /// bounded slowdown = max(1, response / max(work, tau)), the archive's measure against the
+  /// trace's run time. response / work itself is not reported as slowdown: an application job's
+  /// own duration (a reduce, a sort) has nothing to do with its trace run time, so it may be < 1.
   double wait = 0, response = 0, slowdown = 0, bounded_slowdown = 0;
   JobResult figures;                              ///< packets, latency, foreign link packets, verdict
   double latency_alone = 0;                       ///< StreamConfig::alone: mean latency run alone (0: not run)
@@ -242,6 +259,12 @@ struct StreamStats {
   bool ok = true;                     ///< no loss, duplicate, misdelivery or deadlock; every job verified
   nlohmann::json to_json() const;
 };
+
+/// Refuses (usage_error, one line naming the job and, for SWF, its file and line) a job larger
+/// than the machine or of no PE, a run time <= 0, a job whose work exceeds max_job_cycles or whose
+/// arrival exceeds max_stream_cycles at `cycles_per_second`. run_stream calls it; so does a
+/// request's validation, before any output is prepared.
+void check_stream(const JobStream& stream, const Topology& topology, double cycles_per_second);
 
 /// Runs the stream. Throws usage_error for an invalid configuration: an unknown allocator or
 /// scheduler, time sharing on an open allocator, a job larger than the machine, too many jobs.

@@ -74,6 +74,7 @@ void Machine::app_turn_slow(PeState& s, node_t v, bool window_open) {
   const std::uint8_t jid = os_.job_at(v);
   if (jid == no_job) return;
   const JobRt& j = jobs_[jid];
+  RICA_ASSERT(j.local(v) != no_node, "app_turn: a PE runs the application of a job it is not a PE of");
   Context ctx(*this, s, j.local(v), v, jid);
   if (!s.started) {
     s.started = true;
@@ -127,10 +128,19 @@ void Machine::switch_in(node_t v, std::uint8_t j, PeAppState&& st, std::uint64_t
   os_.set_job(v, j);
   if (v >= pes_) return;
   PeState& s = pe_[v];
-  s.started = st.started;
-  s.generating = st.generating;
-  s.gen_skip = st.gen_skip;
-  s.rng = st.rng;
+  if (jobs_[j].local(v) == no_node) {
+    // A PE that is not one of j's but that j's routes cross (time sharing: a job owns the routers
+    // of its closed partition, other rows' PEs among them). It runs no application of j: a
+    // started PE that generates nothing; what it holds of j (requeue) only passes through.
+    s.started = true;
+    s.generating = false;
+    s.gen_skip = 0;
+  } else {
+    s.started = st.started;
+    s.generating = st.generating;
+    s.gen_skip = st.gen_skip;
+    s.rng = st.rng;
+  }
   requeue(v, st.injq, now);
 }
 
@@ -148,9 +158,23 @@ void Machine::place_job(std::size_t j, const std::vector<node_t>& pes) {
 
 void Machine::rebind_job(std::size_t j, JobRt rt) {
   RICA_ASSERT(j < jobs_.size() && rt.app && rt.placed_later, "rebind_job: no such id, no application, or not placed later");
-  for (node_t v = 0; v < nodes_; ++v)
-    RICA_ASSERT(os_.job_at(v) != j && ledger_.net_in(j, v) == ledger_.net_out(j, v),
-                "rebind_job: the id still runs somewhere or has packets in the network");
+#ifndef NDEBUG
+  // None of j's packets is in the network: every one that entered it (at its source node) has
+  // left it (at its destination, or into an OS save area): the sums over the nodes agree. Per
+  // node they need not (a packet enters at one node and leaves at another). None waits in a
+  // source queue to enter it, and no node runs j.
+  std::uint64_t in = 0, out = 0;
+  for (node_t v = 0; v < nodes_; ++v) {
+    RICA_ASSERT(os_.job_at(v) != j, "rebind_job: the id still runs on a node");
+    if (!holds(v)) continue;
+    in += ledger_.net_in(j, v);
+    out += ledger_.net_out(j, v);
+    const PeState& s = pe_[v];
+    for (std::size_t i = s.injq_head; i < s.injq.size(); ++i)
+      RICA_ASSERT(s.injq[i].job != j, "rebind_job: a packet of the id waits in a source queue");
+  }
+  RICA_ASSERT(in == out, "rebind_job: the id has packets in the network (entered != left)");
+#endif
   jobs_[j] = std::move(rt);
   ledger_.reset_job(j, [&](node_t v) { return holds(v); });
 }

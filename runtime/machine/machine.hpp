@@ -243,8 +243,8 @@ class Machine {
   void place_job(std::size_t j, const std::vector<node_t>& pes);
   /// Job id j now names another job (job streams recycle ids): `rt` replaces its application,
   /// handlers and size, and the ledger's counters of j start from zero (Ledger::reset_job).
-  /// Precondition: j runs on no node and none of its packets is in the network (entered == left
-  /// at every node); the caller has read j's figures first.
+  /// Precondition: j runs on no node, no packet of j waits in a source queue or is in the network
+  /// (entered == left summed over the nodes); the caller has read j's figures first.
   void rebind_job(std::size_t j, JobRt rt);
   /// The exactly-once record holds `per_pe` packets from every PE (jobs bound later by
   /// rebind_job send from the same per-PE sequence); before the run. 0 or over 1 GB: checksums.

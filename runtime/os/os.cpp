@@ -45,6 +45,8 @@ OsDriver::OsDriver(Machine& m, const OsConfig& os, std::vector<JobResult>& resul
   queue_.assign(J, std::vector<std::vector<Packet>>(m_.nodes()));
   done_.assign(J, 0);
   first_ran_.assign(J, no_cycle);
+  in_since_.assign(J, no_cycle);
+  ran_.assign(J, 0);
   index_.resize(J);
   // Every node starts with no job; planners start the first ones (start_direct).
   for (node_t v = 0; v < m_.nodes(); ++v) m_.switch_out(v);
@@ -72,6 +74,8 @@ void OsDriver::release(unsigned j) {
   placed_[j] = 0;
   done_[j] = 0;
   first_ran_[j] = no_cycle;
+  in_since_[j] = no_cycle;
+  ran_[j] = 0;
   nodes_of_[j].clear();
   index_[j].clear();
   ctx_[j].clear();
@@ -96,6 +100,7 @@ void OsDriver::start_direct(unsigned j, std::uint64_t now) {
   running_.push_back(j);
   ++results_[j].slices;
   first_ran_[j] = std::min(first_ran_[j], now);
+  in_since_[j] = now;
 }
 
 void OsDriver::stop_direct(unsigned j) {
@@ -164,12 +169,15 @@ void OsDriver::update_done(std::uint64_t now) {
       in += m_.net_in(j, v);
       out += m_.net_out(j, v);
       if (!save_[j][v].empty() || !queue_[j][v].empty()) idle = false;
-      if (v >= m_.pes() && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
+      // A router of j's (a switch, or another job's PE its routes cross) re-injects what it
+      // restored from its source queue: those packets are j's, not the node's own.
+      if ((v >= m_.pes() || job.local(v) == no_node) && m_.job_at(v) == j && m_.source_queue(v)) idle = false;
     }
     if (!idle || in != out) continue;
     done_[j] = 1;
     finished_now_.push_back(static_cast<unsigned>(j));
     results_[j].completion_cycle = now;
+    leave(static_cast<unsigned>(j), now);
   }
 }
 
@@ -193,6 +201,7 @@ void OsDriver::begin_switch(std::uint64_t now, std::vector<unsigned> next, unsig
   outgoing_.clear();
   for (unsigned j : running_)
     if (std::find(next_.begin(), next_.end(), j) == next_.end()) outgoing_.push_back(j);
+  for (unsigned j : outgoing_) leave(j, now);  // it ran until the switch began
   for (node_t v = 0; v < m_.nodes(); ++v) {
     const std::uint8_t out = owner_cur_[v], in = owner_next_[v];
     if (out == in) continue;
@@ -278,6 +287,8 @@ void OsDriver::advance_switch(std::uint64_t now) {
   rec_.cycles = now - rec_.at;
   switches.push_back(rec_);
   switching_ = false;
+  for (unsigned j : next_)  // brought in: it runs from the switch's end (a finished one stays out)
+    if (std::find(running_.begin(), running_.end(), j) == running_.end() && !done_[j]) in_since_[j] = now;
   running_ = next_;
   owner_cur_ = owner_next_;
   slot_start_ = now;

@@ -67,6 +67,10 @@ class OsDriver final : public CycleHook, public SwitchState {
   bool finished(unsigned j) const noexcept { return done_[j] != 0; }
   /// The first cycle at which job j ran on a node (started directly, or restored by a switch).
   std::uint64_t first_ran(unsigned j) const noexcept { return first_ran_[j]; }
+  /// Cycles job j has been in the running set (from a direct start or the end of the switch that
+  /// brought it in, until the start of the switch that took it out, or its completion): its
+  /// service, never more than its completion minus its first run. Read before release().
+  std::uint64_t ran_cycles(unsigned j) const noexcept { return ran_[j]; }
   std::uint64_t slot_start() const noexcept { return slot_start_; }
   /// Jobs that finished since the last call, in job order per cycle.
   std::vector<unsigned> take_finished() { return std::exchange(finished_now_, {}); }
@@ -115,6 +119,14 @@ class OsDriver final : public CycleHook, public SwitchState {
   std::vector<std::vector<std::vector<Packet>>> queue_;  // [job][switch]: restored, not yet re-injected
   std::vector<std::uint8_t> done_;
   std::vector<std::uint64_t> first_ran_;  // [job]: first cycle on a node (no_cycle: not yet)
+  std::vector<std::uint64_t> in_since_;   // [job]: joined the running set at (no_cycle: not in it)
+  std::vector<std::uint64_t> ran_;        // [job]: cycles in the running set, closed intervals so far
+  /// Job j leaves the running set at `now` (it finished, or a switch took it out).
+  void leave(unsigned j, std::uint64_t now) {
+    if (in_since_[j] == no_cycle) return;
+    ran_[j] += now - in_since_[j];
+    in_since_[j] = no_cycle;
+  }
   static constexpr std::uint64_t no_cycle = ~std::uint64_t{0};
   std::vector<unsigned> finished_now_;
   std::vector<JobResult>& results_;

@@ -98,9 +98,11 @@ struct OsOutcome {
   [[nodiscard]] nlohmann::json to_json() const;
   /// The plots' title (scripts/plot_os.py --title).
   [[nodiscard]] std::string plot_title() const;
-  /// The exit status: 0, or 3 when a run got stuck (deadlock or livelock; `stuck` gets its report,
-  /// "os: <run>: <evidence>"). Throws std::runtime_error when a run lost, duplicated or misdelivered
-  /// packets or a switch broke the drain bound (an internal failure, exit 1).
+  /// The exit status: 0; 3 when a run got stuck (deadlock or livelock; `stuck` gets its report,
+  /// "os: <run>: <evidence>"); else 1 when a job of a run failed its verification (its
+  /// application's own check, or it never finished; `stuck` gets one line naming the run, how many
+  /// jobs failed and the first one's reason). Throws std::runtime_error when a run lost,
+  /// duplicated or misdelivered packets or a switch broke the drain bound (an internal failure, exit 1).
   int status(std::string* stuck = nullptr) const;
 };
 

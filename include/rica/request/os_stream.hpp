@@ -66,6 +66,9 @@ struct OsStreamOutcome {
   std::size_t jobs = 0;   ///< jobs in the stream
   std::size_t planned = 0;  ///< runs to make: allocators x schedulers (x policies when time sharing)
   std::vector<Run> runs;
+  /// Pairs of the cross product skipped, each with why (a time-sharing scheduler with an open
+  /// allocator); the other pairs run. JSON "skipped" when any; the CLI prints each on stderr.
+  std::vector<std::string> skipped;
 
   /// The report without provenance: topology, stream, model, runs.
   [[nodiscard]] nlohmann::json to_json() const;
@@ -80,8 +83,9 @@ struct OsStreamOutcome {
   /// "os-stream: ALLOC SCHED POLICY: <the deadlock or livelock report>" of a stuck run.
   [[nodiscard]] static std::string stuck_report(const Run& run);
   /// The exit status: 0; 3 when a run got stuck (deadlock or livelock); else 1 when a run failed
-  /// its checks (loss, duplicate, misdelivery, a job unverified).
-  [[nodiscard]] int status() const;
+  /// its checks (loss, duplicate, misdelivery, a job unverified). `why` (if given) gets one line
+  /// per failed run naming it and what failed (the CLI prints them on stderr).
+  [[nodiscard]] int status(std::string* why = nullptr) const;
 };
 
 /// What run() reports while it works (each may be empty); called on the calling thread.
@@ -100,8 +104,10 @@ struct OsStreamHooks {
 /// malformed mix or map (the nearest name suggested), --threads or an engine setting out of
 /// range, an unknown policy or scheduler, a topology too large for memory or unknown, a routing
 /// it does not offer, a malformed or unreadable stream, an unknown allocator or one the topology
-/// cannot serve. What only a run finds (time sharing on an open allocator, a job larger than the
-/// machine, too many jobs resident) is refused by run() when that run starts.
+/// cannot serve, a job larger than the machine or with times beyond the limits (check_stream), a
+/// cross product in which no allocator x scheduler pair can run (a pair that cannot is skipped
+/// with a note: OsStreamOutcome::skipped). What only a run finds (too many jobs resident, a
+/// stream busy for more than 2^31 machine cycles) is refused by run() during that run.
 void validate(const OsStream& request);
 /// validate(), then every run in order. Stops with rica::interrupted on Ctrl-C.
 [[nodiscard]] OsStreamOutcome run(const OsStream& request, const OsStreamHooks& hooks = {});

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "rica/io.hpp"
 #include "rica/os_stream.hpp"
@@ -57,6 +58,7 @@ JobStream parse_swf(std::istream& in, const std::string& name) {
   s.source = name;
   std::string line;
   std::uint64_t number = 0;
+  std::unordered_map<std::uint64_t, std::uint64_t> line_of;  // job number -> its line
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -76,11 +78,20 @@ JobStream parse_swf(std::istream& in, const std::string& name) {
     if (exec != std::floor(exec) || exec > 9e15)
       throw usage_error(fmt::format("{}: field 14 (executable number): {} is not an integer >= 0 (or -1, unknown)", where,
                                     quote_input(fields[13])));
-    if (id < 0 || id != std::floor(id))
-      throw usage_error(fmt::format("{}: field 1 (job number): {} is not an integer >= 0", where, quote_input(fields[0])));
+    if (id < 0 || id != std::floor(id) || id > 9e15)
+      throw usage_error(fmt::format("{}: field 1 (job number): {} is not an integer in [0, 9e15]", where,
+                                    quote_input(fields[0])));
     if (submit < 0)
       throw usage_error(fmt::format("{}: field 2 (submit time): -1; every job needs its submit time", where));
+    for (const auto& [f, x] : {std::pair{f_submit, submit}, std::pair{f_run, run}, std::pair{f_req_time, req_time}})
+      if (x > defaults::os_stream::max_seconds)
+        throw usage_error(fmt::format("{}: field {} ({}): {} s is beyond {:g} s (31,700 years)", where, f.number, f.name,
+                                      quote_input(fields[f.number - 1]), defaults::os_stream::max_seconds));
     const double pes = alloc > 0 ? alloc : req_pes;
+    // Job numbers name jobs (results, errors): each once, skipped jobs included.
+    if (const auto [it, fresh] = line_of.emplace(static_cast<std::uint64_t>(id), number); !fresh)
+      throw usage_error(fmt::format("{}: field 1 (job number): job {} is already on line {}; job numbers are unique",
+                                    where, quote_input(fields[0]), it->second));
     if (run <= 0 || pes <= 0) continue;  // unknown run time or size (a cancelled job): skipped
     if (pes != std::floor(pes) || pes > double(max_nodes))
       throw usage_error(fmt::format("{}: field {} ({}): {} is not a processor count in [1, {}]", where,
@@ -93,6 +104,7 @@ JobStream parse_swf(std::istream& in, const std::string& name) {
     j.requested_time = req_time > 0 ? req_time : 0;
     j.pes = static_cast<node_t>(pes);
     j.executable = static_cast<std::int64_t>(exec);
+    j.line = number;
     s.jobs.push_back(j);
   }
   if (s.jobs.empty()) throw usage_error(fmt::format("{}: no job with a known run time and size (SWF)", name));
@@ -277,13 +289,17 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& name) {
 
 namespace {
 
-/// Splits at ';' (entries of --job and --job-map), dropping empty entries.
-std::vector<std::string> entries(const std::string& text) {
+/// Splits at ';' (entries of --job and --job-map). An empty entry ("a;;b", a leading or trailing
+/// ';') is refused naming `what`, as the CLI's comma lists refuse one; "" is no entry at all.
+std::vector<std::string> entries(const std::string& text, const std::string& what, const char* accepted) {
   std::vector<std::string> out;
+  if (text.empty()) return out;
   std::size_t at = 0;
   while (at <= text.size()) {
     const std::size_t semi = std::min(text.find(';', at), text.size());
-    if (semi > at) out.push_back(text.substr(at, semi - at));
+    if (semi == at || text.substr(at, semi - at).find_first_not_of(" \t") == std::string::npos)
+      throw usage_error(fmt::format("{}: {} has an empty entry; give {}", what, quote_input(text), accepted));
+    out.push_back(text.substr(at, semi - at));
     at = semi + 1;
   }
   return out;
@@ -303,7 +319,7 @@ void check_spec(const std::string& spec, const std::vector<std::string>& known, 
 
 JobMix parse_job_mix(const std::string& job, const std::string& map, const std::vector<std::string>& known, bool swf) {
   JobMix mix;
-  for (const std::string& e : entries(job.empty() ? std::string("uniform") : job)) {
+  for (const std::string& e : entries(job.empty() ? std::string("uniform") : job, "--job", "SPEC or SPEC@W;SPEC@W;...")) {
     const std::size_t at = e.rfind('@');
     const std::string spec = e.substr(0, at);
     const double w = at == std::string::npos ? 1.0 : parse_real(e.substr(at + 1), "--job weight of '" + spec + "'", 0, 1e12, true);
@@ -313,7 +329,7 @@ JobMix parse_job_mix(const std::string& job, const std::string& map, const std::
   if (mix.apps.empty()) throw usage_error("--job: no application given (SPEC or SPEC@W;SPEC@W;...)");
   if (!map.empty() && !swf)
     throw usage_error("--job-map: maps SWF executable numbers (field 14); a poisson stream has none (use --job with weights)");
-  for (const std::string& e : entries(map)) {
+  for (const std::string& e : entries(map, "--job-map", "N=SPEC;N=SPEC;...")) {
     const std::size_t eq = e.find('=');
     if (eq == std::string::npos)
       throw usage_error(fmt::format("--job-map: {} must be N=SPEC (N an SWF executable number)", quote_input(e)));

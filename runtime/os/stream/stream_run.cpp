@@ -24,6 +24,14 @@ using BindFn = std::function<void(unsigned id, unsigned job)>;
 /// Takes the figures of stream job `job` off id `id` when the job has finished (before release).
 using FoldFn = std::function<void(unsigned id, unsigned job)>;
 
+/// Clocks: the machine's (what the driver's calls take and give) and the stream's (every figure
+/// the planner records: arrivals, starts, ends, utilisation points, switch times). They differ by
+/// offset_, which grows only when nothing is placed or waiting and the network is empty (every
+/// job so far has finished): the idle gap until the next arrival is then skipped in one step, as
+/// stepping its empty cycles would leave the machine exactly as it is. A stream whose jobs are
+/// 10^8 s apart runs as fast as one whose jobs are adjacent, and the machine's cycles stay within
+/// its 32-bit packet stamps however long the stream.
+///
 /// Job ids: a packet names its job in 8 bits, so a stream of any length runs on at most
 /// StreamConfig::job_ids ids at once. A job takes the lowest free id when it is placed and gives
 /// it back when it has finished (the driver's done: nothing of it left to send, in the network,
@@ -55,15 +63,27 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
   unsigned id_of(unsigned j) const { return id_of_[j]; }
   /// The stream job id i carries now (no_stream_job: none).
   unsigned job_on(unsigned i) const { return job_of_[i]; }
+  /// Stream cycles minus machine cycles now (grows only while nothing is resident).
+  std::uint64_t offset() const { return offset_; }
+  /// The driver's switch records (machine cycles) in stream cycles.
+  void to_stream_time(std::vector<SwitchRecord>& switches) const {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < switches.size(); ++i) {
+      while (k + 1 < offsets_.size() && offsets_[k + 1].first <= i) ++k;
+      if (!offsets_.empty() && offsets_[k].first <= i) switches[i].at += offsets_[k].second;
+    }
+  }
 
   // ---- OsPlanner ----
   bool pending() const override { return next_ < arrival_.size() || !waiting_.empty(); }
-  void step(OsDriver& d, std::uint64_t now) override {
+  void step(OsDriver& d, std::uint64_t mnow) override {
     d_ = &d;
+    mnow_ = mnow;
+    const std::uint64_t now = mnow + offset_;
     now_ = now;
     for (unsigned id : d.running()) {
       const unsigned j = job_of_[id];
-      if (!started_.count(j)) started_[j] = d.slot_start(), out_[j].start = d.slot_start();
+      if (!started_.count(j)) started_[j] = d.slot_start() + offset_, out_[j].start = d.slot_start() + offset_;
     }
     bool changed = false;
     std::vector<std::pair<unsigned, unsigned>> done;  // (stream job, id), in stream order
@@ -71,7 +91,8 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
     std::sort(done.begin(), done.end());
     for (const auto& [j, id] : done) {
       out_[j].end = now;
-      out_[j].start = d.first_ran(id);  // a job may finish within the switch that brought it in
+      out_[j].start = d.first_ran(id) + offset_;  // a job may finish within the switch that brought it in
+      out_[j].service = std::max<std::uint64_t>(1, d.ran_cycles(id));
       if (std::find(d.running().begin(), d.running().end(), id) != d.running().end()) d.stop_direct(id);
       const unsigned r = out_[j].row;
       rows_[r]->release(out_[j].pes);
@@ -90,7 +111,7 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
     if (changed) sched_.schedule(*this);
     if (ts_ && !row_jobs_.empty()) {
       const bool empty = row_jobs_[cur_].empty();
-      if (empty || now - d.slot_start() >= sc_.os.slice) {
+      if (empty || mnow - d.slot_start() >= sc_.os.slice) {
         std::size_t next = cur_;
         for (std::size_t k = 1; k <= row_jobs_.size(); ++k) {
           const std::size_t r = (cur_ + k) % row_jobs_.size();
@@ -104,14 +125,21 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
           cur_ = next;
           std::vector<unsigned> ids;
           for (unsigned j : row_jobs_[next]) ids.push_back(id_of_[j]);
-          d.begin_switch(now, std::move(ids), static_cast<unsigned>(from), static_cast<unsigned>(next));
+          d.begin_switch(mnow, std::move(ids), static_cast<unsigned>(from), static_cast<unsigned>(next));
           sample(now, true);
           return;
         }
-        if (!empty) d.restart_slot(now);
+        if (!empty) d.restart_slot(mnow);
       }
     }
     sample(now, false);
+    // Nothing resident, nothing waiting, nothing in the network (every job placed so far has
+    // finished): the next arrival comes in the next machine cycle, whatever its gap.
+    if (running_.empty() && waiting_.empty() && d.running().empty() && next_ < arrival_.size() &&
+        arrival_[next_] > now + 1) {
+      offset_ += arrival_[next_] - (now + 1);
+      offsets_.emplace_back(d.switches.size(), offset_);
+    }
   }
 
   // ---- SchedulerContext ----
@@ -171,7 +199,7 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
     running_.push_back(job);
     row_jobs_[r].push_back(job);
     if (!ts_ || r == cur_) {
-      d_->start_direct(id, now_);
+      d_->start_direct(id, mnow_);
       started_[job] = now_;
       o.start = now_;
     }
@@ -213,7 +241,10 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
   bool ts_;
   unsigned max_rows_ = 1;
   OsDriver* d_ = nullptr;
-  std::uint64_t now_ = 0;
+  std::uint64_t now_ = 0;     ///< stream cycles (what the planner records)
+  std::uint64_t mnow_ = 0;    ///< machine cycles (what the driver takes)
+  std::uint64_t offset_ = 0;  ///< now_ - mnow_
+  std::vector<std::pair<std::size_t, std::uint64_t>> offsets_;  ///< (first switch record, offset) per change
   std::vector<std::uint64_t> arrival_;  ///< [job]: cycle of arrival (jobs in submit order)
   std::size_t next_ = 0;                ///< the next job to arrive
   std::vector<unsigned> waiting_, running_;
@@ -232,6 +263,31 @@ class StreamPlanner final : public OsPlanner, public SchedulerContext {
 
 }  // namespace
 }  // namespace detail
+
+namespace {
+/// "FILE:LINE: job N" (SWF) or "job N" (synthetic): where a refused job came from.
+std::string job_where(const JobStream& s, const StreamJob& j) {
+  return j.line ? fmt::format("{}:{}: job {}", s.source, j.line, j.id) : fmt::format("job {}", j.id);
+}
+}  // namespace
+
+void check_stream(const JobStream& stream, const Topology& topology, double cycles_per_second) {
+  for (const StreamJob& j : stream.jobs) {
+    if (j.pes < 1 || j.pes > topology.pes())
+      throw usage_error(fmt::format("--jobs: {} asks for {} PEs; {} has {}", job_where(stream, j), j.pes,
+                                    topology.spec(), topology.pes()));
+    if (!(j.run_time > 0))
+      throw usage_error(fmt::format("--jobs: {} has run time {}; it must be > 0", job_where(stream, j), j.run_time));
+    if (j.run_time * cycles_per_second > static_cast<double>(defaults::os_stream::max_job_cycles))
+      throw usage_error(fmt::format("--jobs: {} runs {:g} s, {:g} cycles at {:g} cycles per second; a job's work is at "
+                                    "most 2^30 cycles: lower --cycles-per-second",
+                                    job_where(stream, j), j.run_time, j.run_time * cycles_per_second, cycles_per_second));
+    if (!(j.submit >= 0) || j.submit * cycles_per_second > defaults::os_stream::max_stream_cycles)
+      throw usage_error(fmt::format("--jobs: {} arrives at {:g} s, {:g} cycles at {:g} cycles per second; a stream "
+                                    "spans at most 1e18 cycles",
+                                    job_where(stream, j), j.submit, j.submit * cycles_per_second, cycles_per_second));
+  }
+}
 
 StreamStats run_stream(const Topology& topology, const JobStream& stream, const JobAppFactory& make_app,
                        const EngineConfig& cfg, const StreamConfig& sc, Observers observers) {
@@ -255,12 +311,7 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
                                     "ones (buddy, first-fit, best-fit)",
                                     sc.allocator, sc.scheduler));
   }
-  for (const StreamJob& j : stream.jobs) {
-    if (j.pes > topology.pes())
-      throw usage_error(fmt::format("--jobs: job {} asks for {} PEs; {} has {}", j.id, j.pes, topology.spec(),
-                                    topology.pes()));
-    if (!(j.run_time > 0)) throw usage_error(fmt::format("--jobs: job {} has run time {}; it must be > 0", j.id, j.run_time));
-  }
+  check_stream(stream, topology, sc.cycles_per_second);
   StreamStats out;
   out.jobs.resize(J);
   std::vector<std::unique_ptr<App>> apps;
@@ -272,10 +323,15 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     r.job = stream.jobs[j];
     r.work = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(r.job.run_time * sc.cycles_per_second)));
     const auto packets = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(r.work) * sc.rate)));
-    apps.push_back(make_app(r.job, packets));
-    if (!apps.back()) throw usage_error(fmt::format("--jobs: job {}: no application", r.job.id));
     Machine m(topology, cfg.seed + j, r.job.pes);
-    apps.back()->setup(m);
+    try {  // a job its application cannot run (a pattern that needs a power of two, ...): named
+      apps.push_back(make_app(r.job, packets));
+      if (!apps.back()) throw usage_error("no application");
+      apps.back()->setup(m);
+    } catch (const usage_error& e) {
+      throw usage_error(fmt::format("--jobs: {} ({} PEs{}): {}", job_where(stream, r.job), r.job.pes,
+                                    r.job.app.empty() ? "" : ", " + r.job.app, e.what()));
+    }
     proto[j].app = apps.back().get();
     proto[j].handlers = m.handlers();
     proto[j].size = r.job.pes;
@@ -294,10 +350,12 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
   // measures, packets, latency, interference (packets over links outside its home: its PEs and
   // the switch nodes its own routes use, as run_jobs counts them).
   std::vector<std::uint8_t> home(m.nodes()), folded(J, 0);
+  const detail::StreamPlanner* planner = nullptr;  // set below; fold runs only once it is
   const auto fold = [&](unsigned id, unsigned j) {
     StreamJobResult& r = out.jobs[j];
     JobResult& f = r.figures;
     f = results[id];
+    if (f.completion_cycle) f.completion_cycle += planner->offset();  // the stream's clock
     f.name = fmt::format("job {}", r.job.id);
     f.pes = r.job.pes;
     put_job_figures(f, m, id);
@@ -321,11 +379,18 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
   };
   const auto bind = [&](unsigned id, unsigned j) { m.rebind_job(id, proto[j]); };
   detail::StreamPlanner plan(topology, stream, sc, *sched, cfg.seed, out.jobs, ids, bind, fold);
+  planner = &plan;
   detail::OsDriver driver(m, sc.os, results, plan);
   plan.step(driver, 0);  // the jobs that arrive at cycle 0 start at cycle 0, as in a plain run
   m.set_hook(&driver);
   out.machine = detail::run_prepared(m, observers);
+  if (out.machine.cycles_run >= ccfg.cycles)  // the window closed: the jobs' generators stopped early
+    throw usage_error(fmt::format("--jobs: the stream keeps the machine busy for more than {} cycles at {} cycles per "
+                                  "second (packets stamp cycles in 32 bits); lower --cycles-per-second",
+                                  ccfg.cycles, sc.cycles_per_second));
+  out.machine.cycles_run += plan.offset();  // the stream's cycles, idle gaps included
   out.switches = driver.switches;
+  plan.to_stream_time(out.switches);
   out.utilisation = plan.utilisation;
   out.peak_resident = plan.peak_resident;
   for (unsigned id = 0; id < ids; ++id)  // jobs still on their ids: they never finished
@@ -340,7 +405,9 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     r.end = f.completion_cycle;  // the driver's: a job may finish while a switch is under way
     r.wait = static_cast<double>(r.start) - static_cast<double>(r.arrival);
     r.response = static_cast<double>(r.end) - static_cast<double>(r.arrival);
-    r.slowdown = r.response / static_cast<double>(r.work);
+    if (!folded[j] || !r.figures.completion_cycle) r.service = 0;
+    const double service = static_cast<double>(std::max<std::uint64_t>(1, r.service));
+    r.slowdown = r.end ? r.response / service : 0;
     r.bounded_slowdown = std::max(1.0, r.response / std::max(static_cast<double>(r.work), tau));
     f.ok = f.ok && !out.machine.deadlock;
     out.misdelivered += f.misdelivered;
@@ -409,7 +476,7 @@ nlohmann::json StreamStats::to_json() const {
   for (const StreamJobResult& r : jobs)
     j["jobs"].push_back({{"id", r.job.id}, {"app", r.job.app}, {"pes", r.job.pes}, {"held", r.held}, {"row", r.row},
                          {"submit", r.job.submit}, {"run_time", r.job.run_time}, {"work", r.work},
-                         {"arrival", r.arrival}, {"start", r.start}, {"end", r.end}, {"wait", r.wait},
+                         {"arrival", r.arrival}, {"start", r.start}, {"end", r.end}, {"service", r.service}, {"wait", r.wait},
                          {"response", r.response}, {"slowdown", r.slowdown}, {"bounded_slowdown", r.bounded_slowdown},
                          {"slices", r.figures.slices}, {"delivered", r.figures.delivered},
                          {"latency_mean", r.figures.latency_mean}, {"latency_max", r.figures.latency_max},
