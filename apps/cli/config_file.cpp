@@ -265,11 +265,6 @@ std::string command_line() {
 
 std::string start_time() { return invocation_time(); }
 
-std::string& config_file_path() {
-  static std::string path;
-  return path;
-}
-
 CLI::Option* add_config(CLI::App* c) {
   c->add_flag("--strict-config")->description(
       "With --config: refuse keys this command does not take (by default they are listed on stderr and "

@@ -175,6 +175,11 @@ CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& 
       ->type_name("FILE");
 }
 
+std::string& config_file_path() {  // config_path.hpp; here, beside its reader, for the builds without config_file.cpp
+  static std::string path;
+  return path;
+}
+
 void check_distinct_outputs(const std::vector<Output>& outputs) {
   // Every file the command writes (its caller lists the derived ones too), and its --config file,
   // read and never to be written (rica/output_plan.hpp).
