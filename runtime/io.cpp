@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "rica/core.hpp"
+#include "rica/interrupt.hpp"
 
 namespace rica {
 namespace {
@@ -77,6 +78,9 @@ std::string read_text_file(const std::string& path, const std::string& what, con
     }
     text.append(buf, static_cast<std::size_t>(n));
   }
+  // A UTF-8 byte order mark (what some editors on Windows save first) is not content: every reader
+  // (topologies, traces, matrices, SWF, --config) sees the text after it.
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   return text;
 }
 
@@ -90,6 +94,9 @@ void write_file_streamed(const std::string& path, const std::function<bool(std::
                          const std::string& what) {
   if (path.empty()) throw usage_error(fmt::format("{}: empty file name", what));
   if (dist::rank() != 0) return;  // under mpirun, rank 0 writes every output (rica/distributed.hpp)
+  // After Ctrl-C (or SIGTERM) nothing more is written: the command stops with what it had, and
+  // a file finished after the request is not left behind (checked again before the rename).
+  check_interrupt();
   // A regular file (or a new one) is written whole to a hidden sibling and renamed over `path`, so
   // an interrupted or failed write never leaves a half-written file; anything else (a device such
   // as /dev/stdout, a pipe, a symbolic link) is written in place.
@@ -113,6 +120,10 @@ void write_file_streamed(const std::string& path, const std::function<bool(std::
   int err = ok ? 0 : errno;
   if (std::fflush(f) != 0 && !err) err = errno;
   if (std::fclose(f) != 0 && !err) err = errno;
+  if (!err && ok && !in_place && interrupt_requested()) {
+    ::unlink(tmp.c_str());
+    throw interrupted();
+  }
   if (!err && ok && !in_place && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err || !ok) {
     if (!in_place) ::unlink(tmp.c_str());

@@ -3,7 +3,10 @@
 #   scripts/sanitize.sh tsan            ThreadSanitizer build (build-tsan/) and the whole ctest suite.
 #                                       Suppressions: tests/tsan.supp (oneTBB's own frames, and one
 #                                       lock order inside OpenMPI).
-#   scripts/sanitize.sh asan            ASan + UBSan build (build-asan/) and the whole ctest suite.
+#   scripts/sanitize.sh asan            ASan + UBSan build (build-asan/) and the whole ctest suite
+#                                       (UBSan halts on the first report: the asan test preset).
+#   scripts/sanitize.sh debug           the debug build (build-debug/: every assertion on) and the
+#                                       whole ctest suite.
 #   scripts/sanitize.sh                 both, TSan first.
 #   scripts/sanitize.sh tsan --subset   only the tests labelled `sanitize` less their slow cases
 #                                       (tests/CMakeLists.txt: the threaded suites and the TSan
@@ -15,9 +18,9 @@ cd "$(dirname "$0")/.."
 what=all subset=0
 for a in "$@"; do
   case "$a" in
-    tsan|asan|all) what=$a ;;
+    tsan|asan|debug|all) what=$a ;;
     --subset) subset=1 ;;
-    *) echo "usage: $0 [tsan|asan|all] [--subset]" >&2; exit 2 ;;
+    *) echo "usage: $0 [tsan|asan|debug|all] [--subset]" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh
@@ -34,5 +37,6 @@ run() {
   ctest --preset "$preset" -j "$jobs" "${label[@]}" || return
   echo "sanitize.sh $preset: build $((built - start)) s, tests $((SECONDS - built)) s" >&2
 }
+if [ "$what" = debug ]; then run debug; exit; fi
 if [ "$what" != asan ]; then run tsan; fi
 if [ "$what" != tsan ]; then run asan; fi

@@ -193,6 +193,13 @@ nlohmann::json runs_json(const Kernel& k, const std::vector<Row>& rows, const En
   return runs;
 }
 
+/// The per-PE CSV --csv PATH writes beside it for a run on `t` ("r.csv" -> "r.<spec>.csv"; its
+/// links table report::link_csv_path of that).
+std::string per_pe_csv(const std::string& path, const Topology& t) {
+  const std::string stem = path.ends_with(".csv") ? path.substr(0, path.size() - 4) : path;
+  return fmt::format("{}.{}.csv", stem, sanitized(t.spec()));
+}
+
 /// --csv FILE: one row per topology; each run's per-PE and per-link CSVs beside it.
 void write_csv(const std::string& path, const Kernel& k, const std::vector<Row>& rows, const nlohmann::json& runs,
                const EngineConfig& cfg) {
@@ -204,7 +211,6 @@ void write_csv(const std::string& path, const Kernel& k, const std::vector<Row>&
       "completion_unit,finish,wall_s,packets_per_s,packet_hops_per_s,link_load_max,link_load_mean,"
       "conservation_ok,verified,hop_histogram\n";
   std::vector<std::pair<std::string, const Row*>> per_pe;
-  const std::string stem = path.ends_with(".csv") ? path.substr(0, path.size() - 4) : path;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const auto& j = runs[i];
@@ -221,7 +227,7 @@ void write_csv(const std::string& path, const Kernel& k, const std::vector<Row>&
          std::to_string(r.st.link_load_max), fmt::format("{:.2f}", r.st.link_load_mean),
          r.st.conservation_ok ? "true" : "false", r.st.app_ok ? "true" : "false",
          fmt::format("{}", fmt::join(r.st.hop_histogram, ";"))});
-    per_pe.emplace_back(fmt::format("{}.{}.csv", stem, sanitized(r.topology.spec())), &r);
+    per_pe.emplace_back(per_pe_csv(path, r.topology), &r);
   }
   write_text_file(path, f, "--csv");
   for (const auto& [file, r] : per_pe) report::write_run_csv(file, r->topology, r->st);
@@ -278,6 +284,15 @@ int run_kernel(const AppOptions& o, const Kernel& k) {
   EngineConfig cfg = engine_config(o.engine);
   check_distinct_outputs({{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}});
   const std::vector<Topology> topos = topologies_of(o, k, cfg);
+  if (!o.csv.empty()) {  // every file --csv writes, each run's tables beside it included
+    std::vector<Output> outputs = {{"--json", o.json}, {"--csv", o.csv}, {"--trace", cfg.trace}};
+    for (const Topology& t : topos) {
+      const std::string pe = per_pe_csv(o.csv, t), links = report::link_csv_path(pe);
+      outputs.push_back({fmt::format("--csv ({})", pe), pe});
+      outputs.push_back({fmt::format("--csv ({})", links), links});
+    }
+    check_distinct_outputs(outputs);
+  }
   cfg.progress = !o.quiet;
   cfg.cycles = 1;  // kernels send from start() and handlers only: the run ends when the kernel does
   const std::string header = fmt::format("rica app {}: {}; {} engine, {} thread{}, seed {}", k.name, k.description,

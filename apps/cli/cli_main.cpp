@@ -1,6 +1,7 @@
 // rica::cli::main (include/rica/cli.hpp): the subcommands on one CLI11 app, and the mapping of
 // failures to exit statuses: 0 success, 1 internal failure, 2 bad input (one line on stderr).
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cerrno>
 #include <cstdio>
@@ -32,17 +33,34 @@ std::atomic<std::size_t>& failed_allocation_size() noexcept {
 
 namespace {
 
-/// Ctrl-C in one process: the first SIGINT asks the running engine or analysis to stop
-/// (rica/interrupt.hpp; it then throws rica::interrupted before writing its outputs), the second
-/// ends the process at once (SA_RESETHAND restores the default action). Under mpirun the default
-/// action stays: one rank cannot stop alone.
+/// The signal that asked rica to stop (SIGINT or SIGTERM), 0 before one came; the exit status is
+/// 128 + it (130, 143), as the shell reports a process the signal ended.
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);  // stored from the signal handler
+
+/// Ctrl-C (SIGINT) or SIGTERM in one process: the first asks the running engine or analysis to
+/// stop (rica/interrupt.hpp; it then throws rica::interrupted, and no file is written after it:
+/// rica/io.hpp), the second ends the process at once (SA_RESETHAND restores the default action).
+/// Under mpirun the default action stays: one rank cannot stop alone.
 void install_sigint_handler() {
   if (dist::size() > 1) return;
   struct sigaction sa {};
-  sa.sa_handler = [](int) { request_interrupt(); };
+  sa.sa_handler = [](int sig) {
+    int none = 0;
+    stop_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed);
+    request_interrupt();
+  };
   sa.sa_flags = SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+/// The exit status of a stopped command: 128 + the signal (130 for SIGINT, also when the stop was
+/// requested some other way).
+int stopped_status() {
+  const int sig = stop_signal.load(std::memory_order_relaxed);
+  return 128 + (sig == 0 ? SIGINT : sig);
 }
 
 /// The subcommand CLI11 chose (the innermost), or `app` itself when none was recognised.
@@ -266,7 +284,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
     return 2;
   } catch (const rica::interrupted&) {
     std::fprintf(stderr, "rica: interrupted (nothing written)\n");
-    return 130;  // the shell's status for a SIGINT
+    return stopped_status();  // the shell's status for SIGINT (130) or SIGTERM (143)
   } catch (const std::bad_alloc&) {
     const std::size_t n = failed_allocation_size().load();
     // Under mpirun a failure of one rank ends them all (the others may wait in a collective).
@@ -285,7 +303,7 @@ int main(int argc, char** argv, const char* scripts_dir) {
   // Ctrl-C came after the last check of the flag: what was written is whole, but the run was asked to stop.
   if (interrupt_requested()) {
     std::fprintf(stderr, "rica: interrupted\n");
-    return 130;
+    return stopped_status();
   }
   // Standard output is a report too: a full device or a closed pipe is an error, not exit 0.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

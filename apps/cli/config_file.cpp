@@ -5,11 +5,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <cstdio>
 #include <ctime>
 #include <map>
 #include <sstream>
 
+#include "config_path.hpp"
 #include "option_table.hpp"
 #include "rica/core.hpp"
 #include "rica/io.hpp"
@@ -63,6 +66,152 @@ std::string word_of(const nlohmann::json& v, const std::string& key) {
   if (v.is_number_float()) return v.dump();
   throw usage_error(fmt::format("--config: key '{}' has a {} value; give a string, a number, a boolean or an array",
                                 key, v.type_name()));
+}
+
+/// A --config file's TOML (the subset rica's options need, read strictly): `key = value` lines at the
+/// top level, '#' comments and blank lines; a key bare ([A-Za-z0-9_-]+) or quoted; a value a string
+/// ("..." with TOML's escapes, or '...'), an integer or decimal (underscores between digits
+/// allowed), true/false, or an array of those on one line. Anything else is refused with one line
+/// naming the file, the line and what is wrong: an unquoted word (`engine = cycle`), a section, a
+/// key given twice. Numbers are kept as their text (the option parses them).
+nlohmann::json parse_toml(const std::string& text, const std::string& file) {
+  nlohmann::json j = nlohmann::json::object();
+  std::size_t lineno = 0, start = 0;
+  auto fail = [&](const std::string& why) {
+    throw usage_error(fmt::format("--config: '{}' line {}: {} (TOML: key = \"text\", number, true/false or [a, b])",
+                                  file, lineno, why));
+  };
+  while (start <= text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
+    start = nl + 1;
+    ++lineno;
+    std::size_t i = 0;
+    auto blank = [&] {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    };
+    auto at_end = [&] {
+      blank();
+      return i >= line.size() || line[i] == '#';
+    };
+    if (at_end()) {
+      if (nl == text.size()) break;
+      continue;
+    }
+    if (line[i] == '[') fail("sections are not accepted; give top-level keys");
+    auto quoted = [&](char q) {  // line[i] == q
+      std::string out;
+      for (++i; i < line.size() && line[i] != q; ++i) {
+        if (q == '"' && line[i] == '\\') {
+          if (++i >= line.size()) fail("a string ends in a backslash");
+          switch (line[i]) {
+            case 'n': out += '\n'; break;
+            case 't': out += '\t'; break;
+            case '"': case '\\': out += line[i]; break;
+            default: fail(fmt::format("unknown escape \\{} in a string", line[i]));
+          }
+        } else if (static_cast<unsigned char>(line[i]) < 0x20 && line[i] != '\t') {
+          fail("a control character in a string");
+        } else {
+          out += line[i];
+        }
+      }
+      if (i >= line.size()) fail("a string is not closed on its line");
+      ++i;
+      return out;
+    };
+    std::string key;
+    if (line[i] == '"' || line[i] == '\'') {
+      key = quoted(line[i]);
+    } else {
+      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '-'))
+        key += line[i++];
+    }
+    if (key.empty()) fail(fmt::format("expected a key, got {}", quote_input(line.substr(i, 20))));
+    blank();
+    if (i >= line.size() || line[i] != '=') fail(fmt::format("expected '=' after the key '{}'", key));
+    ++i;
+    std::function<nlohmann::json()> value = [&]() -> nlohmann::json {
+      blank();
+      if (i >= line.size()) fail(fmt::format("key '{}' has no value", key));
+      const char c = line[i];
+      if (c == '"' || c == '\'') return quoted(c);
+      if (c == '[') {
+        nlohmann::json a = nlohmann::json::array();
+        ++i;
+        blank();
+        if (i < line.size() && line[i] == ']') return ++i, a;
+        for (;;) {
+          nlohmann::json v = value();
+          if (v.is_array()) fail(fmt::format("key '{}': nested arrays are not accepted", key));
+          a.push_back(std::move(v));
+          blank();
+          if (i < line.size() && line[i] == ',') {
+            ++i;
+            blank();
+            if (i < line.size() && line[i] == ']') return ++i, a;  // a trailing comma
+            continue;
+          }
+          if (i < line.size() && line[i] == ']') return ++i, a;
+          fail(fmt::format("key '{}': an array is not closed on its line (expected ',' or ']')", key));
+        }
+      }
+      std::string word;
+      while (i < line.size() && line[i] != ',' && line[i] != ']' && line[i] != '#' && line[i] != ' ' && line[i] != '\t' &&
+             line[i] != '\r')
+        word += line[i++];
+      if (word == "true" || word == "false") return word == "true";
+      // An integer or decimal: [+-]digits[.digits][e[+-]digits], '_' only between two digits.
+      bool digit = false, ok = !word.empty();
+      std::string number;
+      for (std::size_t k = 0; k < word.size() && ok; ++k) {
+        const char ch = word[k];
+        if (ch == '_') {
+          ok = k > 0 && k + 1 < word.size() && std::isdigit(static_cast<unsigned char>(word[k - 1])) &&
+               std::isdigit(static_cast<unsigned char>(word[k + 1]));
+          continue;
+        }
+        digit = digit || std::isdigit(static_cast<unsigned char>(ch));
+        ok = std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' || ch == '-';
+        number += ch;
+      }
+      if (!ok || !digit)
+        fail(fmt::format("key '{}': {} is not a TOML value; quote text (\"{}\")", key, quote_input(word), word));
+      return number;
+    };
+    nlohmann::json v = value();
+    if (!at_end()) fail(fmt::format("key '{}': unexpected {} after the value", key, quote_input(line.substr(i, 20))));
+    if (j.contains(key)) fail(fmt::format("key '{}' is given twice; give each key once", key));
+    j[key] = std::move(v);
+    if (nl == text.size()) break;
+  }
+  return j;
+}
+
+/// A --config file's JSON; a key repeated in one object (which nlohmann::json would silently take the
+/// last of) is refused naming it.
+nlohmann::json parse_json_config(const std::string& text, const std::string& file) {
+  std::vector<std::vector<std::string>> keys;  // per open object, the keys seen
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    else if (event == E::object_end && !keys.empty()) keys.pop_back();
+    else if (event == E::key && !keys.empty()) {
+      const std::string k = parsed.get<std::string>();
+      if (std::find(keys.back().begin(), keys.back().end(), k) != keys.back().end())
+        throw usage_error(fmt::format("--config: '{}': key '{}' is given twice in one object; give each key once",
+                                      file, k));
+      keys.back().push_back(k);
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, check);
+  } catch (const nlohmann::json::exception& e) {
+    std::string why = e.what();
+    throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
+  }
 }
 
 /// The subcommand an argument list selects (nested: "app sort"), and where its arguments start.
@@ -177,38 +326,9 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
   if (!found) return args;
   if (sub == &app) throw usage_error("--config: name a subcommand first, e.g. rica run --config FILE");
   if (file.empty()) throw usage_error("--config: empty file name; give a JSON file of options");
+  config_file_path() = file;
   const std::string text = read_text_file(file, "--config", {std::uint64_t{64} << 20, std::uint64_t{64} << 20});
-  nlohmann::json j;
-  if (file.ends_with(".toml")) {
-    // TOML (CLI11's reader): top-level `key = value` lines; arrays as [a, b]; sections refused.
-    std::istringstream in(text);
-    std::vector<CLI::ConfigItem> items;
-    try {
-      items = CLI::ConfigTOML().from_config(in);
-    } catch (const CLI::Error& e) {
-      throw usage_error(fmt::format("--config: '{}' is not TOML ({})", file, e.what()));
-    }
-    j = nlohmann::json::object();
-    for (const auto& item : items) {
-      if (item.name == "++" || item.name == "--") continue;
-      if (!item.parents.empty())
-        throw usage_error(fmt::format("--config: '{}': section [{}] is not accepted; give top-level keys", file,
-                                      fmt::join(item.parents, ".")));
-      if (item.inputs.size() == 1 && (item.inputs[0] == "true" || item.inputs[0] == "false"))
-        j[item.name] = item.inputs[0] == "true";
-      else if (item.inputs.size() == 1)
-        j[item.name] = item.inputs[0];
-      else
-        j[item.name] = item.inputs;
-    }
-  } else {
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      std::string why = e.what();
-      throw usage_error(fmt::format("--config: '{}' is not JSON ({})", file, why.substr(0, why.find('\n'))));
-    }
-  }
+  nlohmann::json j = file.ends_with(".toml") ? parse_toml(text, file) : parse_json_config(text, file);
   if (j.is_object() && j.contains("config") && j.contains("rica_version")) {
     // A report of a command without --engine (sweep: the cycle engine always) names its engine in
     // "model": it seeds --engine of a command that has one.
@@ -253,11 +373,15 @@ std::vector<std::string> apply_config(CLI::App& app, std::vector<std::string> ar
   const bool strict = std::find(tail.begin(), tail.end(), "--strict-config") != tail.end();
   std::vector<std::string> positional, named, skipped;
   std::map<const CLI::Option*, std::vector<std::string>> positional_of;  // the config's, per positional
+  std::map<std::string, std::string> spelled;  // dashed key -> the key as the file spells it
   for (const auto& [key, value] : j.items()) {
     if (value.is_null()) continue;
     // Dashed and snake_case keys alike: "buffer_words" is --buffer-words.
     std::string dashed = key;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
+    if (const auto [it, fresh] = spelled.emplace(dashed, key); !fresh)
+      throw usage_error(fmt::format("--config: '{}': keys '{}' and '{}' are one option; give it once", file,
+                                    it->second, key));
     const CLI::Option* o = sub->get_option_no_throw("--" + dashed);
     // A positional topology ("spec", "host") seeds the option --topology (app sort, stencil, run).
     if (o == nullptr && (dashed == "spec" || dashed == "host")) o = sub->get_option_no_throw("--topology");

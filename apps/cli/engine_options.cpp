@@ -12,6 +12,7 @@
 #include "rica/io.hpp"
 #include "rica/request/run.hpp"
 #include "rica/routing.hpp"
+#include "rica/routing_names.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -169,11 +170,9 @@ std::vector<OptionDef> make_builtin() {
 
   // Whether the topology offers it is checked when the machine is built (usage_error naming the
   // routings it offers).
-  OptionDef routing = choice_field("routing", &EngineConfig::routing, &routing_by_name,
-                                   "deterministic|adaptive|valiant|ugal-l",
-                                   "Routing: deterministic (the topology's route), adaptive (candidates + escape), or "
-                                   "the dragonfly's valiant and ugal-l; `rica list` names the topologies that offer each",
-                                   machines);
+  // Names and help generated from the routing declarations (all_routings, rica/engine.hpp).
+  OptionDef routing = choice_field("routing", &EngineConfig::routing, &routing_by_name, routing_choices(),
+                                   routing_help(), machines);
   routing.model = [](const EngineConfig& c, const ModelContext&) {
     return c.routing != Routing::deterministic ? fmt::format("routing {}", to_string(c.routing)) : std::string();
   };
@@ -248,7 +247,8 @@ std::vector<OptionDef> make_builtin() {
   faults.type_name = "TEXT";
   faults.commands = with({"run", "demo", "sweep", "os", "embed", "experiment"}, apps);
   faults.help = "Failed links and nodes (docs/faults.md): links=K, nodes=K (drawn from --seed), file:PATH, at=CYCLE "
-                "(cycle engine: they fail during the run); comma-separated, e.g. links=4,nodes=1";
+                "(cycle engine: they fail during the run); comma-separated, e.g. links=4,nodes=1. An indirect "
+                "network's links=K are drawn among switch-to-switch links (a fault file may name a terminal link)";
   faults.parse = [](EngineOptions& o, const std::string& s) {
     o.fault_spec = parse_fault_spec(s);  // usage_error naming --faults and what it accepts
     o.faults = s;

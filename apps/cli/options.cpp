@@ -1,6 +1,8 @@
 // The generic option kinds, the option concepts shared by several subcommands outside the option
 // table (option_table.hpp), and the shared presentation options (options.hpp).
 #include "options.hpp"
+#include "config_path.hpp"
+#include "rica/output_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +18,7 @@
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
 #include "rica/request/run.hpp"
+#include "rica/routing_names.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -172,28 +175,18 @@ CLI::Option* add_output_file(CLI::App* c, const std::string& name, std::string& 
       ->type_name("FILE");
 }
 
+std::string& config_file_path() {  // config_path.hpp; here, beside its reader, for the builds without config_file.cpp
+  static std::string path;
+  return path;
+}
+
 void check_distinct_outputs(const std::vector<Output>& outputs) {
-  namespace fs = std::filesystem;
-  // Each output's identity: "-" for standard output, else its resolved path; devices have none.
-  std::vector<std::pair<const Output*, fs::path>> seen;
-  for (const Output& out : outputs) {
-    if (out.path.empty()) continue;
-    std::error_code ec;
-    if (out.path != "-" && fs::exists(out.path, ec) && !fs::is_regular_file(out.path, ec)) continue;
-    fs::path id = out.path == "-" ? fs::path("-") : fs::weakly_canonical(fs::absolute(out.path, ec), ec);
-    if (ec) id = fs::absolute(out.path, ec).lexically_normal();
-    for (const auto& [other, other_id] : seen) {
-      std::error_code eq;
-      const bool same = id == other_id || (id != "-" && other_id != "-" && fs::equivalent(id, other_id, eq));
-      if (!same) continue;
-      if (id == "-")
-        throw usage_error(fmt::format("{} and {} both write to standard output ('-'); give one of them a file",
-                                      other->option, out.option));
-      throw usage_error(fmt::format("{} and {} both name the file '{}'; give each output its own file",
-                                    other->option, out.option, out.path));
-    }
-    seen.emplace_back(&out, id);
-  }
+  // Every file the command writes (its caller lists the derived ones too), and its --config file,
+  // read and never to be written (rica/output_plan.hpp).
+  OutputPlan plan;
+  plan.input("--config", config_file_path());
+  for (const Output& out : outputs) plan.add(out.option, out.path);
+  plan.check();
 }
 
 std::vector<Output> dir_outputs(const std::string& dir, const std::vector<std::string>& files) {
@@ -235,10 +228,7 @@ CLI::Option* add_selector(CLI::App* c, const std::string& name, T& target, Parse
 }
 
 CLI::Option* add_routing(CLI::App* c, Routing& target) {
-  return add_selector(c, "--routing", target, routing_by_name,
-                      "Routing: deterministic (the topology's route), adaptive (candidates + escape), or the "
-                      "dragonfly's valiant, ugal-l, ugal-g and par; `rica list` names the topologies that offer each",
-                      "deterministic|adaptive|valiant|ugal-l|ugal-g|par");
+  return add_selector(c, "--routing", target, routing_by_name, routing_help(), routing_choices());
 }
 
 CLI::Option* add_threads(CLI::App* c, unsigned& target, const std::string& help) {

@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
 #include "options.hpp"
 #include "rica/core.hpp"
 #include "rica/io.hpp"
+#include "rica/output_plan.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -32,6 +35,38 @@ std::string default_page(const std::string& input) {
   return (p.parent_path() / (p.stem().string() + ".report.html")).string();
 }
 
+/// The files a page is drawn from, which --out and --json must not overwrite: the input itself; for
+/// a run's JSON the files its "outputs" and telemetry name; for a directory every file in it but
+/// the pages (*.html) a report writes there.
+std::vector<Output> report_inputs(const std::string& input) {
+  namespace fs = std::filesystem;
+  std::vector<Output> in = {{"report <path>", input}};
+  std::error_code ec;
+  if (fs::is_directory(input, ec)) {
+    for (const auto& e : fs::directory_iterator(input, ec))
+      if (e.is_regular_file(ec) && e.path().extension() != ".html")
+        in.push_back({fmt::format("report <path> ({})", e.path().filename().string()), e.path().string()});
+    return in;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text_file(input, "report <path>", {std::uint64_t{1} << 30, std::uint64_t{1} << 30}));
+  } catch (const nlohmann::json::exception&) {
+    return in;  // not JSON: the script says what it is not
+  }
+  auto named = [&](const nlohmann::json& v, const std::string& what) {
+    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>() != "-")
+      in.push_back({fmt::format("report <path> ({})", what), v.get<std::string>()});
+  };
+  if (j.is_object() && j.contains("outputs") && j["outputs"].is_object())
+    for (const auto& [key, v] : j["outputs"].items())
+      if (key != "json") named(v, key);
+  if (j.is_object() && j.contains("telemetry") && j["telemetry"].is_object() && j["telemetry"].contains("files") &&
+      j["telemetry"]["files"].is_array())
+    for (const auto& v : j["telemetry"]["files"]) named(v, "telemetry");
+  return in;
+}
+
 void report(const ReportOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -46,7 +81,10 @@ void report(const ReportOptions& o) {
     throw usage_error(fmt::format("report <path>: {} is neither a regular file nor a directory", quote_input(o.input)));
   const std::string page = o.out.empty() ? default_page(o.input) : o.out;
   check_output_file(page, "--out");  // before any work: an unwritable page is refused now
-  check_distinct_outputs({{"--out", page}, {"--json", o.json}});
+  // The page and the JSON, never over a file the page is drawn from (rica/output_plan.hpp).
+  OutputPlan plan;
+  for (const Output& in : report_inputs(o.input)) plan.input(in.option, in.path);
+  plan.add("--out", page).add("--json", o.json).check();
   std::string bad_input;
   if (!experiments::run_plot_script("rica_report.py", {o.input, "--out", page}, &bad_input))
     throw usage_error(bad_input.empty() ? fmt::format("report: could not write '{}' (see the message above)", page)

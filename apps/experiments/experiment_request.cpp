@@ -406,8 +406,20 @@ ExperimentOutcome run(const Experiment& r, const ExperimentProgress& progress) {
                    : nlohmann::json{{"rica_version", version_string()}, {"seed", plan.cfg.seed},
                                     {"threads", plan.cfg.threads}, {"config", request_config(r)}};
   Made m = plan.make(points, o.wall_s, out, provenance);
-  write_text_file(points_csv, m.points, "--out");
-  for (const auto& [name, text] : m.files) write_text_file(out + "/" + name, text, "--out");
+  std::vector<std::string> written;  // Ctrl-C among the writes (write_text_file then throws): none kept
+  try {
+    write_text_file(points_csv, m.points, "--out");
+    written.push_back(points_csv);
+    for (const auto& [name, text] : m.files) {
+      write_text_file(out + "/" + name, text, "--out");
+      written.push_back(out + "/" + name);
+    }
+  } catch (const interrupted&) {
+    std::error_code ec;
+    std::filesystem::remove(points_csv, ec);
+    for (const std::string& f : written) std::filesystem::remove(f, ec);
+    throw;
+  }
   o.config = std::move(m.config);
   o.table = std::move(m.table);
   o.report = std::move(m.report);

@@ -201,6 +201,11 @@ TraceReplay TraceReplay::load(const std::string& path, node_t pes, const Traffic
   const auto rows = report::csv_parse(text, what);
   if (rows.empty()) throw usage_error(fmt::format("{}: empty; the first line names the columns (time,src,dst,words)", what));
   const auto& head = rows.front();
+  // A column named twice would make which one holds the value a guess: refused, as a repeated option is.
+  for (std::size_t i = 0; i < head.size(); ++i)
+    if (std::find(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(i), head[i]) != head.begin() + static_cast<std::ptrdiff_t>(i))
+      throw usage_error(fmt::format("{}: the header names column {} twice; name each column once (time,src,dst[,words])",
+                                    what, quote_input(head[i])));
   auto column = [&](const char* name) -> std::ptrdiff_t {
     const auto it = std::find(head.begin(), head.end(), name);
     return it == head.end() ? -1 : it - head.begin();

@@ -8,6 +8,7 @@
 #include "rica/footprint.hpp"
 #include "rica/interrupt.hpp"
 #include "rica/io.hpp"
+#include "rica/routing_names.hpp"
 #include "rica/suggest.hpp"
 
 #include <fmt/ranges.h>
@@ -816,13 +817,41 @@ const char* to_string(Routing r) noexcept {
   return "?";
 }
 Routing routing_by_name(const std::string& name, const std::string& option) {
-  for (Routing r : {Routing::deterministic, Routing::adaptive, Routing::valiant, Routing::ugal_l, Routing::ugal_g,
-                    Routing::par})
+  std::vector<std::string> names;
+  for (Routing r : all_routings) {
     if (name == to_string(r)) return r;
-  throw usage_error(
-      fmt::format("{}: unknown routing '{}'{}", option, name,
-                  valid_names_tail(name, {"deterministic", "adaptive", "valiant", "ugal-l", "ugal-g", "par"},
-                                   "deterministic, adaptive, valiant, ugal-l, ugal-g, par")));
+    names.emplace_back(to_string(r));
+  }
+  throw usage_error(fmt::format("{}: unknown routing '{}'{}", option, name,
+                                valid_names_tail(name, names, routing_choices(", "))));
+}
+std::string routing_choices(std::string_view sep) {
+  std::string s;
+  for (Routing r : all_routings) s += fmt::format("{}{}", s.empty() ? "" : sep, to_string(r));
+  return s;
+}
+std::string routing_help() {
+  // The non-minimal routings (every one after adaptive), each with the topologies its docs name.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_topologies;
+  for (Routing r : all_routings) {
+    if (r == Routing::deterministic || r == Routing::adaptive) continue;
+    std::string where = "the topologies `rica list` names";
+    for (const RoutingDoc& d : adaptive_routing_docs())
+      if (d.name == to_string(r)) where = "the " + d.topologies + "'s";
+    auto it = std::find_if(by_topologies.begin(), by_topologies.end(), [&](const auto& e) { return e.first == where; });
+    if (it == by_topologies.end()) it = by_topologies.insert(by_topologies.end(), {where, {}});
+    it->second.emplace_back(to_string(r));
+  }
+  std::string extra;
+  for (const auto& [where, names] : by_topologies) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    extra += fmt::format("{}{} {}", extra.empty() ? "" : "; ", where, list);
+  }
+  return fmt::format("Routing: deterministic (the topology's route), adaptive (candidates + escape){}{}; `rica list` "
+                     "names the topologies that offer each",
+                     extra.empty() ? "" : ", or ", extra);
 }
 void check_routing(const Topology& t, Routing r, const std::string& option) {
   if (offers(t, r)) {

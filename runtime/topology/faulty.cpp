@@ -162,15 +162,22 @@ FaultSet resolve_faults(const Topology& t, const FaultSpec& spec, std::uint64_t 
   // first (among links between surviving nodes, not already failed), then PEs.
   Rng rng(seed ^ 0x6661756c7473ULL);  // "faults"
   if (spec.links) {
+    // An indirect network (switches numbered after the PEs): links between two switches only. A
+    // terminal's link is its PE's only way in or out (fat trees, Omega, dragonfly, HyperX, Slim
+    // Fly), so drawing it would disconnect the network, refused every time; a fault file may still
+    // name it. A direct network's nodes are PEs and routers at once: every link is drawn.
+    const bool routers_only = t.pes() < t.nodes();
     std::vector<std::pair<node_t, node_t>> cand;
     for (const auto& k : link_pairs(t))
-      if (!std::binary_search(fs.links.begin(), fs.links.end(), k) &&
+      if ((!routers_only || (k.first >= t.pes() && k.second >= t.pes())) &&
+          !std::binary_search(fs.links.begin(), fs.links.end(), k) &&
           !std::binary_search(fs.nodes.begin(), fs.nodes.end(), k.first) &&
           !std::binary_search(fs.nodes.begin(), fs.nodes.end(), k.second))
         cand.push_back(k);
     if (spec.links > cand.size())
-      throw usage_error(fmt::format("--faults: links={} but '{}' has only {} links that can still fail", spec.links,
-                                    t.spec(), cand.size()));
+      throw usage_error(fmt::format("--faults: links={} but '{}' has only {} {}links that can still fail{}", spec.links,
+                                    t.spec(), cand.size(), routers_only ? "switch-to-switch " : "",
+                                    routers_only ? " (terminal links are drawn never; a fault file may name them)" : ""));
     for (std::uint64_t i = 0; i < spec.links; ++i) {
       std::swap(cand[i], cand[i + rng.below(cand.size() - i)]);
       fs.links.push_back(cand[i]);
