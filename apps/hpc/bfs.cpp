@@ -60,9 +60,9 @@ void Bfs::setup(Machine& m) {
   }
   std::vector<node_t> members(p);
   for (node_t r = 0; r < p; ++r) members[r] = r;
-  ar_ = std::make_unique<CollExec>(coll::Spec{.kind = coll::Kind::allreduce, .algorithm = cfg_.allreduce, .p = p, .bytes = 8},
+  ar_ = std::make_unique<CollExec>(spec_of(coll::Kind::allreduce, cfg_.allreduce, p, 8),
                                    members);
-  a2a_ = std::make_unique<CollExec>(coll::Spec{.kind = coll::Kind::alltoall, .algorithm = cfg_.alltoall, .p = p, .bytes = 8},
+  a2a_ = std::make_unique<CollExec>(spec_of(coll::Kind::alltoall, cfg_.alltoall, p, 8),
                                     members);
   steps_ = std::max<std::uint32_t>(1, ar_->steps());
   a_steps_ = std::max<std::uint32_t>(1, a2a_->steps());

@@ -103,7 +103,7 @@ CgResult cg_reference(const CgConfig& c, std::uint64_t seed, std::uint32_t px, s
   const std::uint32_t p = px * py;
   std::vector<node_t> members(p);
   for (std::uint32_t r = 0; r < p; ++r) members[r] = r;
-  const CollExec ar(coll::Spec{.kind = coll::Kind::allreduce, .algorithm = c.allreduce, .p = p, .bytes = 8}, members);
+  const CollExec ar(spec_of(coll::Kind::allreduce, c.allreduce, p, 8), members);
   return run_serial(c, seed, tiles_of(c.m, px, py), [&](const std::vector<double>& parts) {
     std::vector<Blocks> data;
     for (std::uint32_t r = 0; r < p; ++r) data.push_back(ar.scalar(r, word_of(parts[r])));
@@ -129,7 +129,7 @@ void Cg::setup(Machine& m) {
   const node_t p = m.pes();
   std::vector<node_t> members(p);
   for (node_t r = 0; r < p; ++r) members[r] = r;
-  ar_ = std::make_unique<CollExec>(coll::Spec{.kind = coll::Kind::allreduce, .algorithm = cfg_.allreduce, .p = p, .bytes = 8},
+  ar_ = std::make_unique<CollExec>(spec_of(coll::Kind::allreduce, cfg_.allreduce, p, 8),
                                    members);
   steps_ = std::max<std::uint32_t>(1, ar_->steps());  // a round even when there is nothing to reduce (p = 1)
   rounds_ = steps_ + std::uint64_t{cfg_.iterations} * (1 + 2 * steps_);

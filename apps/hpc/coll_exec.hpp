@@ -69,6 +69,13 @@ class CollExec {
   std::vector<std::vector<std::vector<std::uint32_t>>> by_step_;
 };
 
+/// A spec of `kind` with `algorithm` over p ranks, `bytes` as coll::Spec says.
+inline coll::Spec spec_of(coll::Kind kind, coll::Algorithm algorithm, std::uint32_t p, std::uint64_t bytes) {
+  coll::Spec s;
+  s.kind = kind, s.algorithm = algorithm, s.p = p, s.bytes = bytes;
+  return s;
+}
+
 /// A double as a word and back (the kernels' reductions of doubles).
 inline std::uint64_t word_of(double d) noexcept { return std::bit_cast<std::uint64_t>(d); }
 inline double double_of(std::uint64_t w) noexcept { return std::bit_cast<double>(w); }

@@ -97,13 +97,13 @@ void Fft::setup(Machine& m) {
   for (std::uint32_t b = 0; b < pc_; ++b) {
     std::vector<node_t> members;
     for (std::uint32_t a = 0; a < pr_; ++a) members.push_back(a + pr_ * b);
-    rows_.emplace_back(coll::Spec{.kind = coll::Kind::alltoall, .algorithm = cfg_.alltoall, .p = pr_, .bytes = row_bytes},
+    rows_.emplace_back(spec_of(coll::Kind::alltoall, cfg_.alltoall, pr_, row_bytes),
                        members);
   }
   for (std::uint32_t a = 0; a < pr_; ++a) {
     std::vector<node_t> members;
     for (std::uint32_t b = 0; b < pc_; ++b) members.push_back(a + pr_ * b);
-    cols_.emplace_back(coll::Spec{.kind = coll::Kind::alltoall, .algorithm = cfg_.alltoall, .p = pc_, .bytes = col_bytes},
+    cols_.emplace_back(spec_of(coll::Kind::alltoall, cfg_.alltoall, pc_, col_bytes),
                        members);
   }
   s1_ = rows_[0].steps(), s2_ = cols_[0].steps();

@@ -142,7 +142,7 @@ nlohmann::json Matmul::summary() const {
   j["q"] = q_;
   j["block"] = bs_;
   j["n"] = q_ * bs_;
-  j["messages_closed_form"] = 2ull * q_ * q_ * (q_ - 1);
+  j["messages_closed_form"] = 2ull * q_ * (std::uint64_t{q_} * q_ - 1);  // skew 2 q (q - 1), shifts 2 q^2 (q - 1)
   const double flops = 2.0 * std::pow(static_cast<double>(q_ * bs_), 3);
   j["flops"] = flops;
   return j;

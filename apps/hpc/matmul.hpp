@@ -14,8 +14,8 @@
 //             (cannon_reference), and agrees with the plain serial product C = A B to 1e-12
 //             relative (the same sums in another order).
 //
-// Messages: 2 q (q - 1) per shift round over the grid, (q - 1) shift rounds, plus the skew's
-// 2 q (q - 1): 2 q^2 (q - 1) in all.
+// Messages: 2 q^2 per shift round, (q - 1) shift rounds, plus the skew's 2 q (q - 1) (row 0's A
+// and column 0's B stay): 2 q (q^2 - 1) in all.
 
 #include <cstdint>
 #include <vector>
