@@ -420,7 +420,10 @@ ExperimentOutcome run(const Experiment& r, const ExperimentProgress& progress) {
   return o;
 }
 
-bool plot(const ExperimentOutcome& outcome) { return run_plot_script(outcome.plot_script, outcome.plot_args); }
+bool plot(const ExperimentOutcome& outcome) {
+  if (outcome.plot_script.empty()) return true;  // tables only (the kernels experiment)
+  return run_plot_script(outcome.plot_script, outcome.plot_args);
+}
 
 }  // namespace request
 }  // namespace rica
