@@ -47,14 +47,24 @@ std::vector<Program> programs() {
   };
   // The collectives, where their applications are registered (apps/coll): one run per algorithm
   // at a message size in the bandwidth-bound range and one in the latency-bound range.
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> coll = {};
+  // Each is taken when an application of that name is registered (the collectives' apps take
+  // `algorithm` and `bytes`; barrier no bytes), so the kernels run alone without them.
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> coll = {
+      {"allreduce", {"ring", "recursive-doubling", "rabenseifner", "binomial"}},
+      {"bcast", {"binomial", "scatter-allgather", "pipeline"}},
+      {"reduce", {"binomial"}}, {"gather", {"binomial"}}, {"scatter", {"binomial"}},
+      {"allgather", {"ring", "recursive-doubling", "bruck"}},
+      {"alltoall", {"pairwise", "bruck", "linear"}},
+      {"reduce-scatter", {"ring", "recursive-halving"}},
+      {"barrier", {"dissemination", "tree"}}};
   for (const auto& [name, algos] : coll) {
     bool known = false;
     for (const auto& e : AppRegistry::available()) known = known || e.name == name;
     if (!known) continue;
     for (const auto& a : algos)
-      p.push_back({fmt::format("{} {}", name, a), fmt::format("{}:algorithm={},bytes=4096", name, a),
-                   fmt::format("{}:algorithm={},bytes=64", name, a)});
+      p.push_back({fmt::format("{} {}", name, a),
+                   name == "barrier" ? fmt::format("{}:algorithm={}", name, a) : fmt::format("{}:algorithm={},bytes=4096", name, a),
+                   name == "barrier" ? fmt::format("{}:algorithm={}", name, a) : fmt::format("{}:algorithm={},bytes=64", name, a)});
   }
   return p;
 }
