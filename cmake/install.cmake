@@ -10,7 +10,7 @@
 # Nothing installed refers to the source or build tree.
 include(CMakePackageConfigHelpers)
 
-set(RICA_EXPORTED rica_runtime rica_traffic rica_kernels rica_examples rica_experiments rica_cli)
+set(RICA_EXPORTED rica_runtime rica_traffic rica_kernels rica_hpc rica_examples rica_experiments rica_cli)
 foreach(t ${RICA_EXPORTED})
   string(REPLACE "rica_" "" short ${t})
   set_target_properties(${t} PROPERTIES EXPORT_NAME ${short})

@@ -276,6 +276,15 @@ check_exit 2 "experiment unknown" experiment mdce --out /tmp/rica-never
 check_exit 2 "experiment no name" experiment
 check_exit 2 "experiment bad out" experiment mdce-1024 --quick --out /dev/null/x
 check_exit 2 "experiment bad network" experiment mdce-1024 --networks CCCB,XY
+# issue 42: the kernels experiment (docs/apps.md §10): refusals, and one quick verified run
+expect_in "kernels" "experiment list kernels" experiment --list
+check_exit 2 "experiment kernels seeds" experiment kernels --quick --seeds 2 --out /tmp/rica-never
+check_exit 2 "experiment kernels cycles" experiment kernels --quick --cycles 5 --out /tmp/rica-never
+check_exit 2 "experiment kernels bad program" experiment kernels --quick --patterns ffx --out /tmp/rica-never
+check_exit 2 "experiment kernels bad network" experiment kernels --quick --networks XY --out /tmp/rica-never
+expect_in "| HC | 1024 |" "experiment kernels quick" experiment kernels --quick --networks HC --patterns matmul --out /tmp/rica-cli-kernels
+check_exit 2 "app fft bad dims" run torus:4x4 --app fft:dims=12x8
+check_exit 2 "app cg bad allreduce" run torus:4x4 --app cg:allreduce=tree
 check_exit 2 "experiment pattern not in set-up" experiment rwc1 --patterns localized
 expect_in "unknown experiment 'mdce'; valid: mdce-1024, rwc1, mdce-delta" "experiment lists names" experiment mdce
 expect_in "exact-symmetry" "bound" bound torus:8x8 cccb:n=3

@@ -10,6 +10,12 @@
 #include "traffic.hpp"
 
 namespace rica {
+
+// The built-in groups of cmake/apps.cmake (apps/hpc): each defines builtin_apps_<id>().
+#define RICA_APP_GROUP(id) std::vector<AppEntry> builtin_apps_##id();
+#include "rica_builtin_apps.inc"
+#undef RICA_APP_GROUP
+
 namespace {
 
 std::unique_ptr<App> make_reduce(const SpecArgs& a, const Topology&) {
@@ -93,8 +99,21 @@ std::vector<AppEntry> build() {
   };
 }
 
+/// build()'s entries, then every built-in group's, in the order of its CMake line.
+std::vector<AppEntry> build_all() {
+  std::vector<AppEntry> e = build();
+#define RICA_APP_GROUP(id)                                  \
+  for (AppEntry& entry : builtin_apps_##id()) {             \
+    if (entry.example.empty()) entry.example = entry.name;  \
+    e.push_back(std::move(entry));                          \
+  }
+#include "rica_builtin_apps.inc"
+#undef RICA_APP_GROUP
+  return e;
+}
+
 std::vector<AppEntry>& entries() {
-  static std::vector<AppEntry> e = build();
+  static std::vector<AppEntry> e = build_all();
   return e;
 }
 

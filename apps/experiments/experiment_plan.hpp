@@ -61,4 +61,16 @@ std::vector<std::string> files();
 Plan prepare(const request::Experiment& r, bool planned);
 }  // namespace faults
 
+namespace kernels {
+/// The kernels experiment (kernels_experiment.cpp): the HPC kernels and the collectives on ~1,024-PE
+/// networks, one run each until the program is done.
+inline constexpr const char* name = "kernels";
+std::string list_entry();
+std::vector<std::string> files();
+/// Its checks: --seeds, --faults and --cycles do not apply; --networks picks networks, --patterns
+/// programs (a label, or every algorithm of a collective by its name); every program must fit every
+/// network. With `planned`, its runs and files.
+Plan prepare(const request::Experiment& r, bool planned);
+}  // namespace kernels
+
 }  // namespace rica::experiments

@@ -243,6 +243,7 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
 /// The experiment's checks and, when planned, its runs: the faults experiment or a set-up's.
 Plan prepare(const request::Experiment& r, bool planned) {
   if (r.name.empty()) throw usage_error("experiment: give a name (see rica experiment --list)");
+  if (r.name == kernels::name) return kernels::prepare(r, planned);
   return r.name == faults::name ? faults::prepare(r, planned) : prepare_setup(r, planned);
 }
 
@@ -309,6 +310,7 @@ const std::vector<ExperimentOption>& experiment_options() {
     std::string names;  // from the set-ups, so a new one is listed without an edit here
     for (const Setup& s : setups()) names += s.name + ", ";
     names += faults::name;
+    names += std::string(", ") + kernels::name;
     return std::vector<ExperimentOption>{
         {"name", &Experiment::name, 0, 0, fmt::format("Experiment: {} (see --list)", names), names + " (see --list)"},
         {"--out", &Experiment::out, 0, 0, "Output directory [default: out/experiments/<name>]", ""},
@@ -339,13 +341,14 @@ std::string experiment_list() {
     for (const auto& p : s.patterns) text += " " + p;
     text += "\n";
   }
-  return text + faults::list_entry();
+  return text + faults::list_entry() + kernels::list_entry();
 }
 
 std::string output_dir(const Experiment& r) { return r.out.empty() ? "out/experiments/" + r.name : r.out; }
 
 std::vector<std::string> output_files(const Experiment& r) {
   if (r.name == faults::name) return faults::files();
+  if (r.name == kernels::name) return kernels::files();
   return {"points.csv", "table.csv", "table.json", "table.md", "config.json"};
 }
 
@@ -429,7 +432,10 @@ ExperimentOutcome run(const Experiment& r, const ExperimentProgress& progress) {
   return o;
 }
 
-bool plot(const ExperimentOutcome& outcome) { return run_plot_script(outcome.plot_script, outcome.plot_args); }
+bool plot(const ExperimentOutcome& outcome) {
+  if (outcome.plot_script.empty()) return true;  // tables only (the kernels experiment)
+  return run_plot_script(outcome.plot_script, outcome.plot_args);
+}
 
 }  // namespace request
 }  // namespace rica

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "app_registry.hpp"
 #include "experiment.hpp"
 #include "run_statistics.hpp"
 #include "rica/defaults.hpp"
@@ -58,6 +59,7 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::unique_ptr<App> make_app(const SweepJob& job, const EngineConfig& cfg) {
+  if (!job.app.empty()) return AppRegistry::make(job.app, job.topology);
   if (job.paced)
     if (auto app = TrafficRegistry::make_paced(job.traffic, traffic::PeSpace::of(job.topology), job.rate, cfg.cycles))
       return app;
@@ -80,8 +82,11 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   const RunStats st = run_cycles(job.topology, *app, cfg);
   if (st.deadlock) throw std::runtime_error(st.deadlock_report);
   if (!st.conservation_ok || !st.app_ok)
-    throw std::runtime_error(fmt::format("{} under {} at rate {}: packets not accounted for ({})", job.topology.spec(),
-                                         job.traffic, job.rate, st.app_message));
+    throw std::runtime_error(job.app.empty()
+                                 ? fmt::format("{} under {} at rate {}: packets not accounted for ({})",
+                                               job.topology.spec(), job.traffic, job.rate, st.app_message)
+                                 : fmt::format("{} on {}: not verified ({})", job.app, job.topology.spec(),
+                                               st.app_message));
   SweepPoint p;
   p.network = job.network.empty() ? job.topology.spec() : job.network;
   p.topology = job.topology.spec();
@@ -105,6 +110,13 @@ SweepPoint run_point(const SweepJob& job, const EngineConfig& base) {
   p.cycles = cfg.cycles;
   p.cycles_run = st.cycles_run;
   p.wall_s = st.wall_s;
+  if (!job.app.empty()) {
+    p.app = job.app;
+    p.injected = st.injected;
+    p.link_load_max = st.link_load_max;
+    p.link_load_mean = st.link_load_mean;
+    p.app_summary = app->summary();
+  }
   return p;
 }
 

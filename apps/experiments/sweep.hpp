@@ -29,6 +29,11 @@ struct SweepJob {
   unsigned source_queue = defaults::traffic::backlog;  ///< open-loop sources: --source-queue (0 = unbounded)
   Routing routing = Routing::deterministic;            ///< the run's routing (the sweep's config is the base)
   std::string faults;  ///< the --faults spec `topology` was built with ("" = none), for the tables
+  /// An application (AppRegistry spec, e.g. "cg:m=256") run instead of `traffic`: a closed program
+  /// that ends when it is done (run with cycles = 1: it sends from start() and its handlers); its
+  /// verify() must pass. "" = the traffic pattern. (Initialised here, so the aggregate
+  /// initialisations that leave it out stay warning-free.)
+  std::string app = {};
 };
 
 /// What one run measured. Latencies in cycles, generation to delivery (source queueing included).
@@ -47,6 +52,12 @@ struct SweepPoint {
   std::uint64_t cycles = 0;    ///< injection window
   std::uint64_t cycles_run = 0;  ///< window + drain
   double wall_s = 0;
+  // An application's run (SweepJob::app): what it sent and how the links carried it.
+  std::string app;                  ///< its spec ("" for traffic)
+  std::uint64_t injected = 0;       ///< packets
+  std::uint64_t link_load_max = 0;  ///< packets over the busiest link
+  double link_load_mean = 0;        ///< packets per link, mean over the links
+  nlohmann::json app_summary;       ///< the application's summary() (its logical messages, ...)
 };
 
 /// The App of a job: the registry's traffic with `packets` = the window (one packet per cycle at
