@@ -49,9 +49,8 @@ out, n, reps, spec = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 load = lambda t, r: json.load(open(f"{out}/s{n}-t{t}-r{r}.json"))
 w1 = [load(1, r)["wall_s"] for r in range(1, reps + 1)]
 w2 = [load(2, r)["wall_s"] for r in range(1, reps + 1)]
-timing = {"wall_s", "packets_per_s", "packet_hops_per_s", "packet_transfers_per_s", "threads", "setup_s",
-          "build_s", "config", "peak_rss_mb"}
-strip = lambda j: {k: v for k, v in j.items() if k not in timing}
+volatile = {"threads", "config", "peak_rss_kb", "bytes_per_pe", "command_line", "start_time", "outputs"}
+strip = lambda j: {k: v for k, v in j.items() if k not in volatile and "wall" not in k and "per_s" not in k}
 same = all(strip(load(1, r)) == strip(load(2, r)) for r in range(1, reps + 1))
 m1, m2 = statistics.median(w1), statistics.median(w2)
 pairs = statistics.median(a / b for a, b in zip(w1, w2))
