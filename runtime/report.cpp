@@ -155,6 +155,9 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
   j["latency_unit"] = st.latency_unit;
   j["packets_per_s"] = st.packets_per_s;
   j["packet_hops_per_s"] = st.packet_hops_per_s;
+  // The PDES literature's unit (CODES/ROSS): a packet transfer is one packet crossing one link,
+  // terminal links included, which is what a packet-hop counts here (docs/runtime.md "Scale").
+  j["packet_transfers_per_s"] = st.packet_hops_per_s;
   j["link_load_max"] = st.link_load_max;
   j["link_load_mean"] = st.link_load_mean;
   j["wall_s"] = st.wall_s;

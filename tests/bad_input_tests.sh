@@ -392,7 +392,7 @@ bad "hyperx: parameter 'shape[1]' = 1 is out of range [2, 4096]" topo hyperx:4x1
 bad "hyperx: parameter 'T' = 0 is out of range [1, 4096]" run hyperx:4x4,T=0
 bad "hyperx: parameter 'K' = 33 is out of range [1, 32]" topo hyperx:4x4,K=33
 bad "slimfly: parameter 'q' = 6 must be a prime power 4w + d" topo slimfly:q=6
-bad "slimfly: parameter 'q' = 37 is out of range [3, 31]" topo slimfly:37
+bad "slimfly: parameter 'q' = 103 is out of range [3, 101]" topo slimfly:103
 bad "slimfly: parameter 'classes' = 0 is out of range [1, 2]" topo slimfly:5,classes=0
 bad "slimfly: classes=1: the routing can deadlock: a cycle of" run slimfly:q=5,classes=1
 good topo dragonfly:h=2,classes=2 --quiet

@@ -43,7 +43,7 @@ figures() {
   python3 - "$1" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
-for k in ("wall_s", "packets_per_s", "packet_hops_per_s", "peak_rss_kb", "peak_rss_mb", "bytes_per_pe",
+for k in ("wall_s", "packets_per_s", "packet_hops_per_s", "packet_transfers_per_s", "peak_rss_kb", "peak_rss_mb", "bytes_per_pe",
           "provenance", "start_time", "command_line", "threads", "distributed", "outputs", "config", "rica_version",
           "hostname", "host"):
     j.pop(k, None)

@@ -263,7 +263,7 @@ TEST(LowDiameter, AShortClassCountIsRefusedWithTheCycle) {
   }
   // Out of range: one line naming the parameter.
   for (const char* spec : {"dragonfly:h=2,classes=3", "slimfly:q=5,classes=0", "slimfly:q=6", "slimfly:q=2",
-                           "slimfly:q=37", "dragonfly:h=0", "hyperx:1x4", "hyperx:4,T=0", "dragonfly:h=2,arrangement=x"}) {
+                           "slimfly:q=37,p=0", "slimfly:q=103", "slimfly:q=90", "dragonfly:h=0", "hyperx:1x4", "hyperx:4,T=0", "dragonfly:h=2,arrangement=x"}) {
     try {
       (void)TopologyRegistry::parse(spec);
       ADD_FAILURE() << spec << " was accepted";

@@ -241,7 +241,7 @@ struct AsyncCore {
       return true;
     }
     RICA_STEP_HOOK bool forward(PeState& s, node_t v, std::uint32_t i, const Packet& head, const HopPlan& h) {
-      LinkBuffer& dst = m.peer_buffer(h.peer, h.in);  // over ranks: a ghost (outbox) for another rank's node
+      LinkBuffer& dst = m.buffer_at(h.buf);  // over ranks: a ghost (outbox) for another rank's node
       LinkBuffer::Credit& cr = credits[h.out];
       if (!dst.fits(cr, m.config().buffer_words, head.words)) {
         ++s.blocked;

@@ -8,7 +8,10 @@
 // Protocol, per generation g (one cycle): the main thread resets the done count and publishes g;
 // each thread (the main thread too) claims chunks, its own first, then any left, by raising the
 // chunk's claim from below g to g with one compare-exchange, so every chunk runs exactly once per
-// generation; a helper still in an older generation can claim nothing (every chunk of its
+// generation. Thread t owns the chunks [t C / T, (t + 1) C / T) of C chunks and T threads (the same
+// nodes on the same core from cycle to cycle), runs them in ascending order, then takes what is
+// left of the others' from their ends: a thread slowed down (a busy core, docs/runtime.md) loses
+// the tail of its share to the one that finished, instead of holding up the cycle; a helper still in an older generation can claim nothing (every chunk of its
 // generation was claimed before the main thread went on). The main thread returns from run_all()
 // once every chunk reported done. A helper that never got a thread only means the main thread
 // steps its chunks too: nothing waits for a particular helper, except stop().
@@ -37,10 +40,11 @@ class CycleCrew {
   CycleCrew& operator=(const CycleCrew&) = delete;
   ~CycleCrew() { stop(); }
 
-  /// `chunks` chunks per generation (at least 1), run by run_chunk(k); `helpers` tasks enqueued in
-  /// `arena`, which must outlive stop().
+  /// `chunks` chunks per generation (at least 1), run by run_chunk(k), shared by `helpers` tasks
+  /// enqueued in `arena` (which must outlive stop()) and the main thread.
   void start(tbb::task_arena& arena, unsigned chunks, unsigned helpers, std::function<void(unsigned)> run_chunk) {
     chunks_ = chunks ? chunks : 1;
+    threads_ = helpers + 1;
     run_ = std::move(run_chunk);
     claimed_ = std::make_unique<Claim[]>(chunks_);
     helpers_ = helpers;
@@ -83,15 +87,28 @@ class CycleCrew {
   struct alignas(64) Claim {
     std::atomic<std::uint64_t> gen{0};  ///< the last generation that claimed this chunk
   };
-  /// Claims and runs the chunks of generation g still unclaimed, chunk `id` (mod chunks) first.
+  /// Claims chunk k for generation g and runs it; false if another thread claimed it first.
+  bool claim(unsigned k, std::uint64_t g) {
+    std::uint64_t c = claimed_[k].gen.load(std::memory_order_relaxed);
+    if (c >= g || !claimed_[k].gen.compare_exchange_strong(c, g, std::memory_order_acq_rel)) return false;
+    run_(k);
+    done_.fetch_add(1, std::memory_order_release);
+    return true;
+  }
+  /// Claims and runs the chunks of generation g still unclaimed: thread id's own share in order,
+  /// then the other threads' shares, each from its end (where its owner comes last).
   void work(unsigned id, std::uint64_t g) {
-    for (unsigned j = 0; j < chunks_; ++j) {
-      const unsigned k = (id + j) % chunks_;
-      std::uint64_t c = claimed_[k].gen.load(std::memory_order_relaxed);
-      if (c >= g || !claimed_[k].gen.compare_exchange_strong(c, g, std::memory_order_acq_rel)) continue;
-      run_(k);
-      done_.fetch_add(1, std::memory_order_release);
+    const unsigned t = id % threads_;
+    for (unsigned k = first(t); k < first(t + 1); ++k) claim(k, g);
+    for (unsigned j = 1; j < threads_; ++j) {
+      const unsigned o = (t + j) % threads_;
+      for (unsigned k = first(o + 1); k-- > first(o);)
+        if (!claim(k, g)) break;  // its owner got this far: the rest of its share is claimed
     }
+  }
+  /// The first chunk of thread t's share.
+  unsigned first(unsigned t) const noexcept {
+    return static_cast<unsigned>(std::uint64_t{chunks_} * t / threads_);
   }
   [[gnu::noinline]] static void helper_main(CycleCrew* crew) {
     crew->help(crew->next_id_.fetch_add(1, std::memory_order_relaxed) + 1);
@@ -118,7 +135,7 @@ class CycleCrew {
     }
   }
 
-  unsigned chunks_ = 1, helpers_ = 0;
+  unsigned chunks_ = 1, helpers_ = 0, threads_ = 1;
   std::function<void(unsigned)> run_;
   std::unique_ptr<Claim[]> claimed_;
   std::atomic<unsigned> next_id_{0};

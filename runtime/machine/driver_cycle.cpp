@@ -33,8 +33,8 @@ struct CycleDriver final : LinkClock {
   /// between cycles (runtime/machine/ranks.hpp). Null with one process.
   Ranks* const ranks;
   std::vector<std::pair<node_t, std::uint32_t>> remote_arrivals;
-  lazy_vector<std::uint32_t> port_rr;  // round-robin position per output port [node * ports + port]
-  /// The first cycle at which each out-link is idle [node * ports + port]: written by the sending
+  lazy_vector<std::uint32_t> port_rr;  // round-robin position per output port [row(node) + port]
+  /// The first cycle at which each out-link is idle [row(node) + port]: written by the sending
   /// node's step only (its own rows), read by the OS between cycles (link_free_at).
   lazy_vector<std::uint64_t> busy_until;
   /// The active set, a bitmap over nodes: nodes that may have work this cycle (holding packets,
@@ -63,7 +63,7 @@ struct CycleDriver final : LinkClock {
   CycleDriver& operator=(const CycleDriver&) = delete;
   /// LinkClock (the OS layer's view of the links): main thread, between cycles.
   std::uint64_t link_free_at(node_t v, port_t port) const noexcept override {
-    return busy_until[std::size_t{v} * m.ports() + port];
+    return port < m.port_width(v) ? busy_until[m.port_row(v) + port] : 0;
   }
 
   /// A head packet that waits for an output port this cycle.
@@ -91,6 +91,7 @@ struct CycleDriver final : LinkClock {
     /// v's work mask (Machine::work): exactly the inputs that held packets at the start of the
     /// cycle; only v's own step pops v's inputs.
     std::uint64_t* const work;
+    const std::size_t row;  ///< v's first row in the per-port tables (Machine::port_row)
     Cand* const cand;  ///< this thread's room for n_buf + 1 candidates
     std::uint32_t nc = 0;
     std::uint64_t ports_wanted = 0;  ///< bit p (mod 64): some candidate waits for port p
@@ -98,7 +99,7 @@ struct CycleDriver final : LinkClock {
     std::uint16_t first[64];         ///< ports <= 64: the candidate of each port in ports_wanted
 
     Step(CycleDriver& dd, ThreadStats& t, node_t v, Cand* c)
-        : d(dd), ts(t), cycle(dd.m.cycle()), work(dd.m.work(v)), cand(c) {}
+        : d(dd), ts(t), cycle(dd.m.cycle()), work(dd.m.work(v)), row(dd.m.port_row(v)), cand(c) {}
 
     // ---- the node step's hooks ----
     bool held(node_t v) const noexcept { return d.m.os_state().halted(v); }  // the OS holds it (drain)
@@ -140,7 +141,7 @@ struct CycleDriver final : LinkClock {
     /// together instead of one by one: both lines, the producer's (write index) and the one with
     /// the ring pointer and read index.
     RICA_STEP_HOOK bool forward(PeState&, node_t, std::uint32_t i, const Packet& h, const HopPlan& hop) {
-      const char* pb = reinterpret_cast<const char*>(&d.m.peer_buffer(hop.peer, hop.in));
+      const char* pb = reinterpret_cast<const char*>(&d.m.buffer_at(hop.buf));
       __builtin_prefetch(pb, 1);
       __builtin_prefetch(pb + 64);
       const std::uint64_t bit = std::uint64_t{1} << (hop.port & 63);
@@ -155,17 +156,16 @@ struct CycleDriver final : LinkClock {
     /// was planned to it (arbitration moves at most one packet per port and cycle).
     struct Ports {
       const Step& e;
-      node_t v;
       bool taken(port_t q) const noexcept {
         const CycleDriver& d = e.d;
-        if (d.busy_until[std::size_t{v} * d.m.ports() + q] > e.cycle) return true;
+        if (d.busy_until[e.row + q] > e.cycle) return true;
         if (d.m.ports() <= 64) return e.ports_wanted >> q & 1;
         for (const Cand* c = e.cand; c != e.cand + e.nc; ++c)
           if (c->hop.port == q) return true;
         return false;
       }
     };
-    Ports ports(node_t v) const noexcept { return {*this, v}; }
+    Ports ports(node_t) const noexcept { return {*this}; }
     static constexpr bool more() noexcept { return true; }
     static constexpr bool again(bool) noexcept { return false; }  // one pass per cycle
     /// The wanted ports' arbitration, in port order; a port one head waits for needs no search.
@@ -179,6 +179,12 @@ struct CycleDriver final : LinkClock {
           else
             d.offer(v, p, s, *this, cand[first[p]]);
         }
+      } else if (nc <= 64) {  // a high-radix node: the candidates' ports, in port order
+        port_t wanted[64];
+        for (std::uint32_t k = 0; k < nc; ++k) wanted[k] = cand[k].hop.port;
+        std::sort(wanted, wanted + nc);
+        for (std::uint32_t k = 0; k < nc; ++k)
+          if (k == 0 || wanted[k] != wanted[k - 1]) d.arbitrate(v, wanted[k], s, *this);
       } else {
         for (port_t p = 0; p < d.m.ports(); ++p)
           if (ports_wanted >> (p & 63) & 1) d.arbitrate(v, p, s, *this);
@@ -198,7 +204,7 @@ struct CycleDriver final : LinkClock {
           d.m.config().timing == Timing::vct && src.words > 1 ? (len + src.words - 1) / src.words : len;
       std::uint64_t ready = cycle + head;
       std::uint64_t tail = std::max<std::uint64_t>(cycle + len, std::uint64_t{src.tail} + head);
-      d.busy_until[std::size_t{v} * d.m.ports() + port] = tail;  // the link carries it until its tail crossed
+      d.busy_until[row + port] = tail;  // the link carries it until its tail crossed
       if (d.router_cycles != 0) {  // the head is ready R cycles after it arrived (the router pipeline)
         ready += d.router_cycles;
         tail = std::max(tail, ready);  // delivered once both hold (tail >= ready)
@@ -235,7 +241,7 @@ struct CycleDriver final : LinkClock {
   /// Output port p of v when only candidate c waits for it: moves it if the link is free and the
   /// packet may (the arbitration below with one candidate).
   void offer(node_t v, port_t p, PeState& s, Step& e, const Cand& c) {
-    const std::size_t op = std::size_t{v} * m.ports() + p;
+    const std::size_t op = e.row + p;
     if (busy_until[op] > m.cycle()) return;
     try_move(v, s, e, c, op);
   }
@@ -244,7 +250,7 @@ struct CycleDriver final : LinkClock {
   void arbitrate(node_t v, port_t p, PeState& s, Step& e) {
     const std::uint32_t n_in = m.buffers_per_node() + 1;
     const bool oldest = m.config().arbitration == Arbitration::oldest;
-    const std::size_t op = std::size_t{v} * m.ports() + p;
+    const std::size_t op = e.row + p;
     if (busy_until[op] > m.cycle()) return;
     const std::uint32_t prr = port_rr[op];
     Cand* const cand = e.cand;
@@ -274,7 +280,7 @@ struct CycleDriver final : LinkClock {
     const bool board = m.has_board();
     for (ThreadStats& ts : m.thread_stats()) {
       for (const auto& [ci, words] : ts.credit_returns) {
-        if (ranks && !ranks->mine(ci / m.buffers_per_node()))
+        if (ranks && !ranks->mine(m.node_of_credit(ci)))
           ranks->ship_credit(m, ci, words);
         else
           m.credit(ci).popped_seen += words;
@@ -399,7 +405,7 @@ struct CycleDriver final : LinkClock {
   ///  route: the buffers those heads will be pushed into.
   template <class T>
   void prefetch_node(const T& t, node_t v, std::size_t stage) const noexcept {
-    const std::size_t vp = std::size_t{v} * m.ports();
+    const std::size_t vp = m.port_row(v);
     if (stage == Stage::state) {
       const char* s = reinterpret_cast<const char*>(&m.pe(v));
       __builtin_prefetch(s);
@@ -429,12 +435,15 @@ struct CycleDriver final : LinkClock {
       if (b.empty()) continue;
       const HopPlan h = m.plan(t, v, b.front());
       if (h.delivers) continue;
-      const char* pb = reinterpret_cast<const char*>(&m.peer_buffer(h.peer, h.in));
+      const char* pb = reinterpret_cast<const char*>(&m.buffer_at(h.buf));
       __builtin_prefetch(pb, 1);
       __builtin_prefetch(pb + 64);
     }
   }
 
+  /// Chunks of the active set per stepping thread (CycleCrew): enough that a thread on a busy core
+  /// gives up a small share at a time, few enough that a chunk's claim costs nothing per node.
+  static constexpr std::size_t kChunksPerThread = 8;
   /// Runs cycles from m.cycle() until the machine is done or stuck (false), or until cycle
   /// `stop_at` is about to start (true: the caller changes the machine, e.g. faults, and calls
   /// run again, possibly with another topology type, to continue).
@@ -454,13 +463,10 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   tbb::task_arena& local_arena = frame.arena();
   if (first) {
     obs_from.assign(m.observers().size(), m.cycle());
-    if (ranks) {  // zero and untouched: only this rank's nodes' entries become resident (sparse.hpp)
-      port_rr.resize(std::size_t{nodes} * m.ports());
-      busy_until.resize(std::size_t{nodes} * m.ports());
-    } else {
-      port_rr.assign(std::size_t{nodes} * m.ports(), 0);
-      busy_until.assign(std::size_t{nodes} * m.ports(), 0);
-    }
+    // Zero (lazy_vector: untouched pages cost nothing): under mpirun only this rank's nodes'
+    // entries become resident (sparse.hpp); a port's entries once it first carries a packet.
+    port_rr.resize(m.rows().total);
+    busy_until.resize(m.rows().total);
   }
   const unsigned max_len = m.max_link_cycles() + cfg.router_cycles;  // the longest a head waits on timing
   // Nothing moved for longer than any transmission or timing delay can last, nothing generates and
@@ -524,8 +530,8 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
       }, step_at);
     }
   };
-  // More than one thread: a crew steps the cycle's chunks (runtime/machine/cycle_crew.hpp), chunk k being
-  // words [k W / T, (k + 1) W / T) of the active set (the same nodes on the same thread from cycle
+  // More than one thread: a crew steps the cycle's chunks (runtime/machine/cycle_crew.hpp), chunk k of C being
+  // words [k W / C, (k + 1) W / C) of the active set (the same nodes on the same thread from cycle
   // to cycle, unless a thread lags). Declared after the arena: its helpers stop before it goes.
   // Helpers only as many as the caller's oneTBB limit allows (a global_control of
   // max_allowed_parallelism 1 leaves none; oneTBB would still run an enqueued helper, on a thread
@@ -533,9 +539,12 @@ bool CycleDriver::run(const T& t, RunStats& st, std::uint64_t stop_at) {
   CycleCrew crew;
   const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(
       threads, tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))) - 1;
+  // Several chunks per thread: a thread slowed down by another process on its core leaves the end
+  // of its share to the others (CycleCrew), so 2 threads on a busy host stay faster than 1.
+  const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(words, std::size_t{threads} * kChunksPerThread));
   if (helpers > 0)
-    crew.start(local_arena, threads, helpers, [&](unsigned k) {
-      step_words(words * k / threads, words * (k + 1) / threads);
+    crew.start(local_arena, static_cast<unsigned>(chunks), helpers, [&](unsigned k) {
+      step_words(words * k / chunks, words * (k + 1) / chunks);
     });
   for (;; m.set_cycle(m.cycle() + 1)) {
     const std::uint64_t cycle = m.cycle();

@@ -245,7 +245,7 @@ void Ranks::ship(Machine& m, node_t v, std::uint32_t in) {
 }
 
 void Ranks::ship_credit(Machine& m, std::uint32_t ci, std::uint32_t words) {
-  out_credits_[owner[ci / m.buffers_per_node()]].push_back({ci, words});
+  out_credits_[owner[m.node_of_credit(ci)]].push_back({ci, words});
 }
 
 Ranks::Sums Ranks::exchange(Machine& m, const Sums& local, std::vector<std::pair<node_t, std::uint32_t>>& arrived) {

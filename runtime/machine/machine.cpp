@@ -248,7 +248,10 @@ void Machine::check_ranks_supported() const {
 
 }  // namespace detail
 
-double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jobs, const EngineConfig& cfg) {
+namespace {
+/// machine_bytes with `rows` ports in use over the held nodes (the machine's NodeRows: an indirect
+/// network's PEs use fewer ports than its routers).
+double machine_bytes_rows(double held, double rows, port_t ports, class_t classes, double jobs, const EngineConfig& cfg) {
   // The whole footprint, estimated before anything is allocated (issue 11): link buffers (object,
   // index ring, bitmaps, credit, and the packet slots they touch), per-node state, per-port
   // tables, the cycle engine's tables, and each job's per-PE application state as the application
@@ -257,18 +260,48 @@ double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jo
   // estimate allows four packets in flight per node; a run that fills every buffer needs up to
   // capacity / shortest packet slots per buffer (sizeof(Packet) each) more.
   const unsigned min_words = cfg.packet_words - cfg.packet_spread;
-  const double nodes = held, links = held * ports, all = nodes * buffers;
+  // Per-port tables have a row per port in use (runtime/machine/node_rows.hpp): `rows` of them;
+  // the run's per-link result table (RunStats::link_packets) has every node's `ports`.
+  const std::uint32_t buffers = std::uint32_t{ports} * classes;
+  const double nodes = held, links = rows, all = rows * classes;
   double bytes = LinkBufferSet::fixed_bytes(static_cast<std::size_t>(all), cfg.buffer_words, min_words) +
                  all * (sizeof(LinkBuffer::Credit) + 4) + nodes * 4.0 * sizeof(PacketSlot);
   bytes += nodes * (2.0 * sizeof(detail::PeState) + 16.0 * ((buffers + 63) / 64) + 8 + 16.0 * jobs);
-  bytes += links * (4 + 8 + engine_info(cfg.engine).link_bytes + (jobs > 1 ? 8.0 * jobs : 0));
+  bytes += links * (4 + 8 + engine_info(cfg.engine).link_bytes) + nodes * ports * (8.0 + (jobs > 1 ? 8.0 * jobs : 0));
   return bytes;
 }
 
-double run_bytes(const TopologySize& s, const EngineConfig& cfg, double sends_per_pe) {
-  const std::uint32_t buffers = std::uint32_t{s.ports} * (cfg.classes ? s.classes : class_t{1});
+/// The ports in use summed over a topology's nodes, as the machine lays out its rows (NodeRows:
+/// an indirect network's PEs, numbered first, get their links' ports; estimated from a sample of
+/// them); 0 for a direct network (every node at full width).
+double port_rows(const std::string& spec, const TopologySize& s) {
+  if (s.pes >= s.nodes) return 0;
+  const Topology t = TopologyRegistry::parse(spec);
+  port_t w = 1;
+  t.visit([&](const auto& x) {
+    const node_t n = x.pes(), step = std::max<node_t>(1, n / 64);
+    for (node_t v = 0; v < n; v += step)
+      for (port_t p = 0; p < x.ports(); ++p)
+        if (x.out_link(v, p).present()) w = std::max<port_t>(w, static_cast<port_t>(p + 1));
+  });
+  return s.pes * w + (s.nodes - s.pes) * s.ports;
+}
+
+double run_bytes_rows(const TopologySize& s, double rows, const EngineConfig& cfg, double sends_per_pe) {
   const double bits = sends_per_pe * s.pes;
-  return machine_bytes(s.nodes, s.ports, buffers, 1, cfg) + (bits <= 8e9 ? bits / 8 : 0);
+  if (rows <= 0) rows = s.nodes * s.ports;
+  return machine_bytes_rows(s.nodes, rows, s.ports, cfg.classes ? s.classes : class_t{1}, 1, cfg) +
+         (bits <= 8e9 ? bits / 8 : 0);
+}
+}  // namespace
+
+double machine_bytes(double held, port_t ports, std::uint32_t buffers, double jobs, const EngineConfig& cfg) {
+  const port_t p = ports ? ports : port_t{1};
+  return machine_bytes_rows(held, held * p, p, static_cast<class_t>(buffers / p), jobs, cfg);
+}
+
+double run_bytes(const TopologySize& s, const EngineConfig& cfg, double sends_per_pe) {
+  return run_bytes_rows(s, 0, cfg, sends_per_pe);
 }
 
 namespace {
@@ -288,7 +321,7 @@ TopologySize check_memory_for(const std::string& command, const std::string& spe
 void check_run_memory(const std::string& command, const std::string& spec, const EngineConfig& cfg,
                       double sends_per_pe, unsigned machines) {
   const TopologySize s = TopologyRegistry::size(spec);
-  refuse_above_room(command, spec, s, machines * run_bytes(s, cfg, sends_per_pe));
+  refuse_above_room(command, spec, s, machines * run_bytes_rows(s, port_rows(spec, s), cfg, sends_per_pe));
 }
 
 namespace detail {
@@ -296,9 +329,11 @@ namespace detail {
 void Machine::check_memory(double held) const {
   // machine_bytes (rica/footprint.hpp), the exactly-once bitmap, and under mpirun the dense
   // per-node tables; a rank allocates the tables of the nodes it holds (its own and its ghosts) only.
-  const double nodes = held, buffers = nodes * n_buf_;
+  // held rows: every row with one process (under mpirun the layout is uniform).
+  const double nodes = held, rows = ranks_ ? held * ports_ : static_cast<double>(rows_.total);
+  const double buffers = rows * classes_;
   const auto jobs = static_cast<double>(jobs_.size());
-  double bytes = machine_bytes(held, ports_, n_buf_, jobs, cfg_);
+  double bytes = machine_bytes_rows(held, rows, ports_, classes_, jobs, cfg_);
   double bits = 0;
   for (const JobRt& j : jobs_) bits += static_cast<double>(j.app->max_sends_per_pe()) * j.size;
   if (bits <= 8e9) bytes += bits / 8;
@@ -323,6 +358,25 @@ void Machine::check_memory(double held) const {
         cfg_.buffer_words, room.address / 1e9));
 }
 
+port_t Machine::terminal_width() const {
+  // Every port a link leaves a PE by or arrives at one on (a faulty network: its base's links,
+  // as the link times, so a failed link keeps its rows).
+  const Topology& shape = std::holds_alternative<FaultyTopology>(topo_.variant())
+                              ? std::get<FaultyTopology>(topo_.variant()).base()
+                              : topo_;
+  port_t w = 1;
+  shape.visit([&](const auto& t) {
+    for (node_t v = 0; v < nodes_; ++v)
+      for (port_t p = 0; p < ports_; ++p) {
+        const Link l = t.out_link(v, p);
+        if (!l.present()) continue;
+        if (v < pes_) w = std::max<port_t>(w, static_cast<port_t>(p + 1));
+        if (l.peer < pes_) w = std::max<port_t>(w, static_cast<port_t>(l.in_port + 1));
+      }
+  });
+  return std::min(w, ports_);
+}
+
 void Machine::allocate() {
   nodes_ = topo_.nodes();
   pes_ = topo_.pes();
@@ -332,7 +386,6 @@ void Machine::allocate() {
   route_seed_ = mix64(cfg_.seed ^ 0x5851f42d4c957f2dULL);
   min_words_ = cfg_.packet_words - cfg_.packet_spread;
   n_buf_ = static_cast<std::uint32_t>(ports_) * classes_;
-  const std::size_t nbuf = std::size_t{nodes_} * n_buf_;
   if (dist::size() > 1) {  // under mpirun: the machine over the ranks (runtime/machine/ranks.hpp)
     check_ranks_supported();
     ranks_ = make_ranks(*this);
@@ -356,44 +409,58 @@ void Machine::allocate() {
     held_nodes = 0;
     for (node_t v = 0; v < nodes_; ++v) held_nodes += held[v] != 0;
   }
+  // Rows per port in use (node_rows.hpp): an indirect network's PEs (numbered first) get rows for
+  // the ports their links use, the routers the topology's width. Over MPI ranks: every node alike.
+  rows_ = ranks_ || pes_ == nodes_ ? NodeRows::uniform(nodes_, ports_)
+                                   : NodeRows::two(nodes_, pes_, terminal_width(), ports_);
+  topo_.visit([&](const auto& t) {  // Machine::buffer_row relies on it
+    if constexpr (always_direct<std::decay_t<decltype(t)>>)
+      if (!rows_.is_uniform() || rows_.wide != ports_ || pes_ != nodes_)
+        throw std::logic_error("a direct topology type with a PE that is not a node");
+  });
   check_memory(held_nodes);
-  // The tables are indexed by global node id; only the held nodes' entries are written (every
+  const std::size_t nbuf = rows_.total * classes_;
+  if (nbuf > 0xffffffffULL)  // credit indices are 32-bit
+    throw usage_error(fmt::format("memory: {} link buffers; at most 2^32 - 1: choose a smaller network", nbuf));
+  // The tables are indexed by the nodes' rows; only the held nodes' entries are written (every
   // entry, with one process), so only theirs become resident (runtime/machine/sparse.hpp).
-  auto fill = [&](auto& table, std::size_t per_node, const auto& value) {
-    table.resize(std::size_t{nodes_} * per_node);
+  auto fill = [&](auto& table, std::size_t per_port, const auto& value) {
+    table.resize(rows_.total * per_port);
     for (node_t v = 0; v < nodes_; ++v)
       if (holds(v))
-        for (std::size_t k = 0; k < per_node; ++k) table[std::size_t{v} * per_node + k] = value;
+        std::fill_n(table.begin() + static_cast<std::ptrdiff_t>(rows_.row(v) * per_port),
+                    std::size_t{rows_.width(v)} * per_port, value);
   };
   buffers_ = ranks_ ? std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_, n_buf_, held)
                     : std::make_unique<LinkBufferSet>(nbuf, cfg_.buffer_words, min_words_);
   LinkBuffer* bufs = buffers_->data();
   main_slots_.attach(buffers_->pool());
-  fill(credits_, n_buf_, LinkBuffer::Credit{});
+  fill(credits_, classes_, LinkBuffer::Credit{});
   if (routing_reads_board())  // zero: every buffer empty
-    board_ = std::make_unique<std::atomic<std::uint32_t>[]>(std::size_t{nodes_} * ports_);
-  fill(upstream_, ports_, no_node);
-  fill(link_packets_, ports_, std::uint64_t{0});
+    board_ = std::make_unique<std::atomic<std::uint32_t>[]>(rows_.total);
+  fill(upstream_, 1, no_node);
+  fill(link_packets_, 1, std::uint64_t{0});
   pe_.build(nodes_, [&](std::size_t v) { return holds(static_cast<node_t>(v)); });
-  mask_words_ = static_cast<std::uint32_t>((nbuf / nodes_ + 63) / 64);
-  fill(work_words_, mask_words_, std::uint64_t{0});
-  fill(up_credit_, n_buf_, std::uint32_t{0});
+  mask_words_ = (n_buf_ + 63) / 64;
+  work_words_.resize(std::size_t{nodes_} * mask_words_);  // zero: no input holds packets
+  fill(up_credit_, classes_, std::uint32_t{0});
   topo_.visit([&](const auto& t) {
     for (node_t v = 0; v < nodes_; ++v)
-      for (port_t p = 0; p < ports_; ++p) {
+      for (port_t p = 0, w = rows_.width(v); p < w; ++p) {
         const Link l = t.out_link(v, p);
         if (!l.present() || !holds(l.peer)) continue;  // the consumer's tables: its process's
-        upstream_[std::size_t{l.peer} * ports_ + l.in_port] = v;
+        RICA_ASSERT(l.in_port < rows_.width(l.peer), "a link into a port beyond its node's rows");
+        const std::size_t in = rows_.row(l.peer) + l.in_port;
+        upstream_[in] = v;
         for (class_t c = 0; c < classes_; ++c)
-          up_credit_[(std::size_t{l.peer} * ports_ + l.in_port) * classes_ + c] =
-              static_cast<std::uint32_t>((std::size_t{v} * ports_ + p) * classes_ + c);
+          up_credit_[in * classes_ + c] = static_cast<std::uint32_t>((rows_.row(v) + p) * classes_ + c);
       }
   });
   for (node_t v = 0; v < nodes_; ++v) {
     if (!holds(v)) continue;
     PeState& s = pe_[v];
-    s.inputs = bufs + std::size_t{v} * ports_ * classes_;
-    s.upstream = upstream_.data() + std::size_t{v} * ports_;
+    s.inputs = bufs + rows_.row(v) * classes_;
+    s.upstream = upstream_.data() + rows_.row(v);
     s.rng = Rng(mix64(cfg_.seed * 0x9e3779b97f4a7c15ULL + v));
     s.generating = v < pes_;
   }
@@ -486,18 +553,18 @@ void Machine::node_figures(RunStats& st, NodeSums& sums) {
     if (tables) {
       st.pe_forwarded[v] = s.forwarded;
       st.pe_blocked[v] = s.blocked;
-      for (port_t p = 0; p < ports_; ++p) st.link_packets[std::size_t{v} * ports_ + p] = link_packets(v)[p];
+      for (port_t p = 0, w = rows_.width(v); p < w; ++p) st.link_packets[std::size_t{v} * ports_ + p] = link_packets(v)[p];
     }
     sums.forwarded += s.forwarded;
     sums.blocked += s.blocked;
-    for (std::uint32_t i = 0; i < n_buf_; ++i) {
+    for (std::uint32_t i = 0, n = inputs(v); i < n; ++i) {
       const LinkBuffer& b = s.inputs[i];
       if (b.empty()) continue;
       sums.in_network += b.size();
       // Words held: by the producer's credit for it (exact when quiescent; under mpirun the
       // owner's copy of a remote producer's credit counts what the exchange pushed).
-      const bool fed = upstream_[std::size_t{v} * ports_ + i / classes_] != no_node;
-      const unsigned held = fed ? b.words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]) : 0;
+      const bool fed = upstream_[rows_.row(v) + i / classes_] != no_node;
+      const unsigned held = fed ? b.words_held(credits_[up_credit(v, i)]) : 0;
       const Packet& h = b.front();
       ledger_.stuck().push_back({v, i, b.size(), held, h.dst, h.cls, h.src, h.seq});
     }

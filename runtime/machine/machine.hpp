@@ -34,6 +34,7 @@
 #include "rica/progress.hpp"
 #include "rica/routing.hpp"
 #include "ledger.hpp"
+#include "node_rows.hpp"
 #include "os_state.hpp"
 #include "ranks.hpp"
 #include "sparse.hpp"
@@ -170,7 +171,15 @@ struct HopPlan {
   class_t cls = 0;
   node_t peer = no_node;
   std::uint32_t in = 0, out = 0;
+  std::uint32_t buf = 0;  ///< the peer's input `in` among the machine's buffers (Machine::buffer_at)
 };
+
+/// Topology types whose every node is a PE (a direct network): their machine's rows are uniform
+/// (NodeRows), so a hop finds the peer's buffers by one multiplication (Machine::buffer_row).
+/// Machine::allocate checks it.
+template <class T>
+inline constexpr bool always_direct = std::is_same_v<T, CubeTopology> || std::is_same_v<T, HypercubeTopology> ||
+                                      std::is_same_v<T, PeriodicTopology>;
 
 /// What adaptive selection (Machine::select) may know of the step under way at node v: taken(q)
 /// is true when out-port q takes no further packet in it (the cycle engine: an earlier head of
@@ -262,15 +271,20 @@ class Machine {
   /// The link buffers exceed the caches (4 MB): the drivers then fetch the nodes they are about
   /// to step ahead in stages (runtime/machine/staged.hpp); below that the stages cost more instructions
   /// than the misses they hide.
-  bool buffers_exceed_caches() const noexcept { return double(nodes_) * n_buf_ * sizeof(LinkBuffer) > 4.0 * (1 << 20); }
+  bool buffers_exceed_caches() const noexcept {
+    return double(rows_.total) * classes_ * sizeof(LinkBuffer) > 4.0 * (1 << 20);
+  }
   /// Cycle engine: the longest a packet occupies any link.
   unsigned max_link_cycles() const noexcept { return max_link_len_; }
   /// Cycle engine: the first cycle at which v's out-link `port` is idle (the cycle driver's).
   std::uint64_t link_free_at(node_t v, port_t port) const noexcept { return os_.link_free_at(v, port); }
   /// The node feeding v's in-port q (no_node: none) and that node's out-port of the link.
-  node_t upstream(node_t v, port_t q) const noexcept { return upstream_[std::size_t{v} * ports_ + q]; }
+  node_t upstream(node_t v, port_t q) const noexcept {
+    return q < rows_.width(v) ? upstream_[rows_.row(v) + q] : no_node;
+  }
   port_t upstream_port(node_t v, port_t q) const noexcept {
-    return static_cast<port_t>((up_credit_[(std::size_t{v} * ports_ + q) * classes_] / classes_) % ports_);
+    const std::size_t r = up_credit_[(rows_.row(v) + q) * classes_] / classes_;  // the producer's row
+    return static_cast<port_t>(r - rows_.row(rows_.node_of(r)));
   }
   /// Takes every packet out of v's input buffers (credits returned upstream, counted as leaving
   /// the network at v) and hands each to save(p), oldest first per buffer. Returns the count.
@@ -320,6 +334,7 @@ class Machine {
     h.peer = l.peer;
     h.in = static_cast<std::uint32_t>(l.in_port) * classes_ + h.cls;
     h.out = static_cast<std::uint32_t>(h.port) * classes_ + h.cls;
+    h.buf = static_cast<std::uint32_t>(buffer_row<T>(l.peer) + h.in);
     RICA_ASSERT(h.cls < classes_, "route chose a class beyond the declared count");
     return h;
   }
@@ -357,6 +372,7 @@ class Machine {
     h.peer = l.peer;
     h.in = static_cast<std::uint32_t>(l.in_port) * classes_ + h.cls;
     h.out = static_cast<std::uint32_t>(h.port) * classes_ + h.cls;
+    h.buf = static_cast<std::uint32_t>(buffer_row<T>(l.peer) + h.in);
     RICA_ASSERT(l.present(), "adaptive routing chose an absent link");
     RICA_ASSERT(h.cls < classes_, "adaptive routing chose a class beyond the declared count");
     return h;
@@ -384,7 +400,7 @@ class Machine {
     for (unsigned k = 0; k < n; ++k) {
       const Hop h = cs[start + k < n ? start + k : start + k - n];
       const std::uint32_t out = static_cast<std::uint32_t>(h.port()) * classes_ + (cfg_.classes ? h.next_class() : 0u);
-      const LinkBuffer::Credit& c = credits_[std::size_t{v} * n_buf_ + out];
+      const LinkBuffer::Credit& c = credits_[rows_.row(v) * classes_ + out];
       const std::uint32_t used = c.pushed - c.popped_seen;
       if (used + p.words > cfg_.buffer_words) continue;  // no room by this credit view
       const std::uint32_t rank = used + (n > 1 && ports.taken(h.port()) ? taken_rank : 0u);
@@ -395,7 +411,7 @@ class Machine {
   /// Words held downstream of v's out-port q, all classes, by v's credit view (UGAL-L's local
   /// queue occupancy).
   std::uint32_t port_words(node_t v, port_t q) const noexcept {
-    const LinkBuffer::Credit* c = &credits_[std::size_t{v} * n_buf_ + std::size_t{q} * classes_];
+    const LinkBuffer::Credit* c = &credits_[(rows_.row(v) + q) * classes_];
     std::uint32_t used = 0;
     for (class_t k = 0; k < classes_; ++k) used += c[k].pushed - c[k].popped_seen;
     return used;
@@ -407,17 +423,18 @@ class Machine {
   /// the async engine (relaxed: an approximate, possibly stale view); read by any node's step.
   bool has_board() const noexcept { return board_ != nullptr; }
   std::uint32_t board_words(node_t u, port_t q) const noexcept {
-    RICA_ASSERT(board_ && u < nodes_ && q < ports_, "board_words() without a board or beyond it");
-    return board_[std::size_t{u} * ports_ + q].load(std::memory_order_relaxed);
+    RICA_ASSERT(board_ && u < nodes_ && q < rows_.width(u), "board_words() without a board or beyond it");
+    return board_[rows_.row(u) + q].load(std::memory_order_relaxed);
   }
   /// Publishes port_words(u, q). Cycle engine: between cycles; async: by u's own step only.
   void publish_board(node_t u, port_t q) noexcept {
-    board_[std::size_t{u} * ports_ + q].store(port_words(u, q), std::memory_order_relaxed);
+    board_[rows_.row(u) + q].store(port_words(u, q), std::memory_order_relaxed);
   }
   /// The same for the out-port that credit index ci belongs to (Machine::credit).
   void publish_board_credit(std::uint32_t ci) noexcept {
-    const node_t u = static_cast<node_t>(ci / n_buf_);
-    publish_board(u, static_cast<port_t>(ci % n_buf_ / classes_));
+    const std::size_t r = ci / classes_;
+    const node_t u = rows_.node_of(r);
+    publish_board(u, static_cast<port_t>(r - rows_.row(u)));
   }
   /// The input buffer `in` of node v.
   LinkBuffer& buffer(node_t v, std::uint32_t in) noexcept { return pe_[v].inputs[in]; }
@@ -426,13 +443,33 @@ class Machine {
   /// side; work: consumer-only, the inputs that may hold packets; ready: inputs that received a
   /// packet since the consumer last looked (set by producers with fetch_or, taken by the consumer
   /// with exchange; a producer that finds its word 0 wakes the PE); link_packets: [out_port].
-  LinkBuffer::Credit* credits(node_t v) noexcept { return &credits_[std::size_t{v} * n_buf_]; }
+  LinkBuffer::Credit* credits(node_t v) noexcept { return &credits_[rows_.row(v) * classes_]; }
   std::uint64_t* work(node_t v) noexcept { return &work_words_[std::size_t{v} * mask_words_]; }
-  std::uint64_t* link_packets(node_t v) noexcept { return &link_packets_[std::size_t{v} * ports_]; }
-  const std::uint64_t* link_packets(node_t v) const noexcept { return &link_packets_[std::size_t{v} * ports_]; }
-  /// The same without reading v's state: every node's inputs are one block of n_buf_ buffers in
-  /// node order (allocate()), so a hop reaches the peer's buffer with one cold line, not two.
-  LinkBuffer& peer_buffer(node_t v, std::uint32_t in) noexcept { return buffers_->data()[std::size_t{v} * n_buf_ + in]; }
+  std::uint64_t* link_packets(node_t v) noexcept { return &link_packets_[rows_.row(v)]; }
+  const std::uint64_t* link_packets(node_t v) const noexcept { return &link_packets_[rows_.row(v)]; }
+  /// The same without reading v's state: every node's inputs are one block of inputs(v) buffers in
+  /// node order (allocate(), NodeRows), so a hop reaches the peer's buffer with one cold line, not two.
+  LinkBuffer& peer_buffer(node_t v, std::uint32_t in) noexcept { return buffers_->data()[rows_.row(v) * classes_ + in]; }
+  /// Buffer b of the machine (HopPlan::buf: a hop's peer input, found by its plan).
+  LinkBuffer& buffer_at(std::uint32_t b) noexcept { return buffers_->data()[b]; }
+  /// The index of node v's input 0 among the buffers (peer_buffer), for a topology of type T:
+  /// one multiplication for a direct network's uniform rows.
+  template <class T>
+  std::size_t buffer_row(node_t v) const noexcept {
+    if constexpr (always_direct<T>)
+      return std::size_t{v} * n_buf_;
+    else
+      return rows_.row(v) * classes_;
+  }
+  /// Where node v's rows start in the per-port tables, and how many ports it has rows for
+  /// (runtime/machine/node_rows.hpp): v's out- and in-ports are below port_width(v).
+  const NodeRows& rows() const noexcept { return rows_; }
+  std::size_t port_row(node_t v) const noexcept { return rows_.row(v); }
+  port_t port_width(node_t v) const noexcept { return rows_.width(v); }
+  /// v's buffer inputs (port_width(v) x classes): its inputs at and above this hold nothing.
+  std::uint32_t inputs(node_t v) const noexcept { return std::uint32_t{rows_.width(v)} * classes_; }
+  /// The node whose out-port credit ci is (Machine::credit).
+  node_t node_of_credit(std::uint32_t ci) const noexcept { return rows_.node_of(ci / classes_); }
   /// The head of v's input i (i == source_input(): the source queue). Precondition: not empty.
   Packet& head(PeState& s, std::uint32_t i) noexcept {
     RICA_ASSERT(i <= n_buf_, "head() of an input beyond the node's buffers");
@@ -456,7 +493,8 @@ class Machine {
                 "move() without room by the producer's credit view");
     const std::uint8_t job = src.job;
     const bool from_source = i == n_buf_;
-    peer_buffer(h.peer, h.in).push(credits(v)[h.out], src, ts.slots, [&](Packet& p) {
+    RICA_ASSERT(&buffer_at(h.buf) == &peer_buffer(h.peer, h.in), "a plan's buffer that is not its peer's input");
+    buffer_at(h.buf).push(credits(v)[h.out], src, ts.slots, [&](Packet& p) {
       p.hops = static_cast<std::uint16_t>(p.hops + 1);
       p.cls = h.cls;
       d.stamp(p, src, v, h.port);
@@ -485,8 +523,8 @@ class Machine {
   const PeState& pe(node_t v) const noexcept { return pe_[v]; }
   /// Words held in v's input i, by its producer's credit (0 for an input no link feeds).
   unsigned words_held(node_t v, std::uint32_t i) const noexcept {
-    if (upstream_[std::size_t{v} * ports_ + i / classes_] == no_node) return 0;
-    return pe_[v].inputs[i].words_held(credits_[up_credit_[std::size_t{v} * n_buf_ + i]]);
+    if (i >= inputs(v) || upstream_[rows_.row(v) + i / classes_] == no_node) return 0;
+    return pe_[v].inputs[i].words_held(credits_[up_credit_[rows_.row(v) * classes_ + i]]);
   }
   /// Every thread's statistics (sum them for the machine's; main thread, between cycles).
   const std::vector<ThreadStats>& thread_stats() const noexcept { return ledger_.threads(); }
@@ -594,8 +632,8 @@ class Machine {
   std::uint32_t mask_words() const noexcept { return mask_words_; }
   PeState& pe(node_t v) noexcept { return pe_[v]; }
   /// Credit index (into credit()) of the producer feeding v's input i.
-  std::uint32_t up_credit(node_t v, std::uint32_t i) const noexcept { return up_credit_[std::size_t{v} * n_buf_ + i]; }
-  const std::uint32_t* up_credits(node_t v) const noexcept { return &up_credit_[std::size_t{v} * n_buf_]; }
+  std::uint32_t up_credit(node_t v, std::uint32_t i) const noexcept { return up_credit_[rows_.row(v) * classes_ + i]; }
+  const std::uint32_t* up_credits(node_t v) const noexcept { return &up_credit_[rows_.row(v) * classes_]; }
   LinkBuffer::Credit& credit(std::uint32_t ci) noexcept { return credits_[ci]; }
   /// The main thread's packet slots (sweeps, MPI bridges).
   SlotCache& main_slots() noexcept { return main_slots_; }
@@ -612,7 +650,7 @@ class Machine {
   bool holds_packets(node_t v) const noexcept {
     const PeState& q = pe_[v];
     if (q.injq_head != q.injq.size()) return true;
-    for (std::uint32_t i = 0; i < n_buf_; ++i)
+    for (std::uint32_t i = 0, n = inputs(v); i < n; ++i)
       if (!q.inputs[i].empty()) return true;
     return false;
   }
@@ -661,6 +699,8 @@ class Machine {
   /// process may still use.
   /// `held`: the nodes whose state this process allocates (all of them in one process).
   void check_memory(double held) const;
+  /// An indirect network's PE rows (allocate(), NodeRows): the ports its PEs' links use, at least 1.
+  port_t terminal_width() const;
 
   const Topology& topo_;
   std::vector<JobRt> jobs_;  ///< one per application; a plain run has one covering every PE
@@ -668,7 +708,9 @@ class Machine {
   node_t nodes_ = 0, pes_ = 0;
   port_t ports_ = 0;
   class_t classes_ = 1;
-  std::uint32_t n_buf_ = 0;  ///< input buffers per node (ports x classes)
+  std::uint32_t n_buf_ = 0;  ///< input buffers of the widest node (ports x classes): the source queue's index
+  /// Where each node's rows start in the per-port tables (node_rows.hpp): per port in use.
+  NodeRows rows_;
   unsigned min_words_ = 1;
   std::uint64_t route_seed_ = 0;  ///< adaptive selection's tie-break seed (from cfg.seed)
   RunClock clock_;
@@ -681,12 +723,13 @@ class Machine {
   // input buffers of another rank's node it pushes into, the credits of another rank's producer
   // feeding its node (runtime/machine/sparse.hpp); the other entries are never touched.
   SparseArray<PeState> pe_;
-  std::unique_ptr<LinkBufferSet> buffers_;  ///< [node * n_buf_ + input]
+  std::unique_ptr<LinkBufferSet> buffers_;  ///< [row(node) * classes + input]
   SlotCache main_slots_;  ///< the main thread's slots (OS sweeps between cycles)
   lazy_vector<LinkBuffer::Credit> credits_;
-  std::unique_ptr<std::atomic<std::uint32_t>[]> board_;  // [node * ports + port]; see board_words()
-  lazy_vector<node_t> upstream_;          // [node * ports + in_port]
-  lazy_vector<std::uint32_t> up_credit_;  // [node * ports * classes + input]: the producer's Credit index
+  // The per-port tables: [row(node) + port], or [(row(node) + port) * classes + class] (rows_).
+  std::unique_ptr<std::atomic<std::uint32_t>[]> board_;  // [row + port]; see board_words()
+  lazy_vector<node_t> upstream_;          // [row + in_port]
+  lazy_vector<std::uint32_t> up_credit_;  // [row * classes + input]: the producer's Credit index
   lazy_vector<std::uint64_t> link_packets_;
   lazy_vector<std::uint64_t> work_words_;
   std::uint32_t mask_words_ = 1;  // words of a PE's ready/work masks
@@ -709,12 +752,12 @@ template <class F>
 std::uint64_t Machine::sweep(node_t v, F&& save) {
   PeState& s = pe_[v];
   std::uint64_t packets = 0;
-  for (std::uint32_t i = 0; i < n_buf_; ++i) {
+  for (std::uint32_t i = 0, n = inputs(v); i < n; ++i) {
     LinkBuffer& b = s.inputs[i];
     while (!b.empty()) {
       Packet p = b.front();
       b.pop_and_check(main_slots_);
-      credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
+      credits_[up_credit(v, i)].popped_seen += p.words;
       ledger_.left(p.job, v);  // left the network here
       save(p);
       ++packets;

@@ -41,7 +41,7 @@ void Machine::apply_faults() {
     while (!b.empty()) {
       const Packet p = b.front();
       b.pop_and_check(main_slots_);
-      credits_[up_credit_[std::size_t{v} * n_buf_ + i]].popped_seen += p.words;
+      credits_[up_credit(v, i)].popped_seen += p.words;
       ledger_.left(p.job, v);
       lose(p);
     }
@@ -50,7 +50,7 @@ void Machine::apply_faults() {
   for (node_t v : f.failed_nodes()) {
     dead_[v] = 1;
     PeState& s = pe_[v];
-    for (std::uint32_t i = 0; i < n_buf_; ++i) empty_input(v, i);
+    for (std::uint32_t i = 0, n = inputs(v); i < n; ++i) empty_input(v, i);
     for (std::size_t k = s.injq_head; k < s.injq.size(); ++k) lose(s.injq[k]);  // never entered the network
     s.injq.clear();
     s.injq_head = 0;

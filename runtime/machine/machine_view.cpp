@@ -16,7 +16,7 @@ bool MachineView::cycle_mode() const noexcept { return m_->cycle_mode(); }
 
 std::uint64_t MachineView::link_packets(node_t v, port_t port) const noexcept {
   RICA_ASSERT(v < nodes() && port < ports(), "MachineView::link_packets beyond the machine");
-  return m_->link_packets(v)[port];
+  return port < m_->port_width(v) ? m_->link_packets(v)[port] : 0;  // a port beyond v's rows: no link
 }
 std::uint32_t MachineView::buffer_words(node_t v, port_t q, class_t c) const noexcept {
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_words beyond the machine");
@@ -24,15 +24,15 @@ std::uint32_t MachineView::buffer_words(node_t v, port_t q, class_t c) const noe
 }
 std::uint64_t MachineView::buffer_packets(node_t v, port_t q, class_t c) const noexcept {
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_packets beyond the machine");
+  if (q >= m_->port_width(v)) return 0;
   return m_->pe(v).inputs[static_cast<std::uint32_t>(q) * m_->classes() + c].size();
 }
 void MachineView::held_per_class(std::span<std::uint64_t> words, std::span<std::uint64_t> packets) const noexcept {
   const class_t classes = m_->classes();
   RICA_ASSERT(words.size() >= classes && packets.size() >= classes, "MachineView::held_per_class: spans too short");
   std::fill_n(words.begin(), classes, 0), std::fill_n(packets.begin(), classes, 0);
-  const std::uint32_t inputs = m_->buffers_per_node();  // [in_port * classes + class]
   for (node_t v = 0; v < m_->nodes(); ++v)
-    for (std::uint32_t i = 0; i < inputs; ++i)
+    for (std::uint32_t i = 0, inputs = m_->inputs(v); i < inputs; ++i)  // [in_port * classes + class]
       if (const unsigned w = m_->words_held(v, i)) {
         words[i % classes] += w;
         packets[i % classes] += m_->pe(v).inputs[i].size();
@@ -40,6 +40,7 @@ void MachineView::held_per_class(std::span<std::uint64_t> words, std::span<std::
 }
 const Packet* MachineView::buffer_head(node_t v, port_t q, class_t c) const noexcept {
   RICA_ASSERT(v < nodes() && q < ports() && c < classes(), "MachineView::buffer_head beyond the machine");
+  if (q >= m_->port_width(v)) return nullptr;
   const LinkBuffer& b = m_->pe(v).inputs[static_cast<std::uint32_t>(q) * m_->classes() + c];
   return b.empty() ? nullptr : &b.front();
 }

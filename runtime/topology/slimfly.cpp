@@ -11,7 +11,11 @@ namespace rica {
 
 namespace {
 
-/// GF(q) for q = prime^k <= 31, elements 0..q-1 as base-prime digit strings (coefficients of a
+/// The largest q: 2q^2 = 20,402 routers, 1.55M PEs at the default p; the next-hop table (routers^2
+/// entries of 2 bytes) takes 0.83 GB. q = 89 is the 1M-PE machine (docs/runtime.md, "Scale").
+constexpr unsigned max_q = 101;
+
+/// GF(q) for q = prime^k <= max_q, elements 0..q-1 as base-prime digit strings (coefficients of a
 /// polynomial over Z_prime): addition and multiplication tables, and a primitive element xi —
 /// for k = 1 the least primitive root, for k > 1 the class of x modulo the first primitive monic
 /// polynomial (lowest coefficients counted up), so that the graph is a function of q alone.
@@ -100,12 +104,15 @@ Field make_field(unsigned q) {
 }  // namespace
 
 SlimFlyTopology::SlimFlyTopology(unsigned q, unsigned p, unsigned classes) : q_(q), p_(p) {
-  detail::check_range("slimfly", "q", q, 3, 31);
+  detail::check_range("slimfly", "q", q, 3, max_q);
   const Field F = make_field(q);
-  if (F.k == 0 || q % 4 == 2)
-    throw usage_error(fmt::format("slimfly: parameter 'q' = {} must be a prime power 4w + d, d in {{-1, 0, 1}}: "
-                                  "3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23, 25, 27, 29 or 31",
-                                  q));
+  if (F.k == 0 || q % 4 == 2) {
+    std::string valid;  // every accepted q, in order
+    for (unsigned x = 3; x <= max_q; ++x)
+      if (x % 4 != 2 && make_field(x).k != 0) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", x);
+    throw usage_error(fmt::format("slimfly: parameter 'q' = {} must be a prime power 4w + d, d in {{-1, 0, 1}}: {}",
+                                  q, valid));
+  }
   detail::check_range("slimfly", "p", p, 1, 1024);
   detail::check_range("slimfly", "classes", classes == 0 ? derived_classes() : classes, 1, derived_classes());
   classes_ = classes == 0 ? derived_classes() : static_cast<class_t>(classes);
@@ -222,7 +229,7 @@ std::vector<TopologyEntry> SlimFlyTopology::registry_entries() {
   return {
       {"slimfly", "Slim Fly: MMS diameter-2 graph of 2q^2 routers, p terminals (PEs) each; minimal routing, 2 classes",
        "slimfly:q=5",
-       {{"q", "prime power 3..31", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d, d in {-1,0,1}"},
+       {{"q", "prime power 3..101", "", "field size: 2q^2 routers of degree (3q - d)/2, q = 4w + d, d in {-1,0,1}"},
         {"p", "1..1024", "ceil(k'/2)", "terminals (PEs) per router; default half the router degree k'"},
         {"classes", "1..2", "2",
          "buffer classes; given, the channel dependency check runs (pes x nodes <= 2^24) and refuses too few"}},
