@@ -243,10 +243,12 @@ printf '1 2 -3\n' > "$tmp/keys"
 bad "--keys-file" app sort -t torus:4x4 --keys-file "$tmp/keys"
 
 # ---- files written: empty names, directories, missing directories, full devices -----------------------
+# A missing directory is created (issue 45); one that cannot be (under a regular file) is refused.
+: > "$tmp/afile"
 for opt in --json --csv --trace; do
   bad "$opt" run torus:4x4 --packets 2 "$opt" ""
   bad "$opt" run torus:4x4 --packets 2 "$opt" "$tmp"
-  bad "$opt" run torus:4x4 --packets 2 "$opt" /nonexistent/dir/out
+  bad "$opt" run torus:4x4 --packets 2 "$opt" "$tmp/afile/dir/out"
 done
 bad "--json" run torus:4x4 --packets 2 --quiet --json /dev/full
 bad "--csv" run torus:4x4 --packets 2 --quiet --csv /dev/full
