@@ -6,7 +6,7 @@
 # created, or on a file of the developer's tree, fails here. Each output a command names must exist.
 # Usage: getting_started_tests.sh <rica> <source dir>
 set -u
-RICA=${1:?path to rica}
+RICA=$(readlink -f "${1:?path to rica}")
 SRC=${2:?source dir}
 PAGE="$SRC/docs/getting-started.md"
 tmp=$(mktemp -d)

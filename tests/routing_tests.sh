@@ -10,7 +10,7 @@
 #  - rica experiment --routing: one series per routing in points.csv.
 # Usage: routing_tests.sh <rica>
 set -u
-RICA=${1:?path to rica}
+RICA=$(readlink -f "${1:?path to rica}")
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,9 +72,12 @@ for d in sys.argv[1:]:
     bounds = {r: float(summ[r]["bound"]) for r in routings}
     assert bounds["valiant"] != bounds["deterministic"], bounds
     assert bounds["ugal-l"] >= max(bounds["valiant"], bounds["deterministic"]) - 1e-9, bounds
-    # measured throughput never passes its own routing's bound
-    for p in pts:
-        assert float(p["accepted"]) <= bounds[p["routing"]] * 1.0001, (d, p["routing"], p["accepted"], bounds)
+    # measured throughput never passes its own routing's bound (uniform traffic: under a skewed
+    # pattern the full source queues of the hot destinations shift the delivered mix away from the
+    # offered one, and accepted may pass the offered mix's bound, as docs/reference.md says)
+    if d == "su":
+        for p in pts:
+            assert float(p["accepted"]) <= bounds[p["routing"]] * 1.0001, (d, p["routing"], p["accepted"], bounds)
     prov = json.load(open(os.path.join(d, "provenance.json")))
     assert "command_line" in prov and "sweep" in prov["command_line"], prov.keys()
 # the figures: one legend entry per routing
