@@ -44,8 +44,10 @@ for c in "${cmds[@]}"; do
   for f in $(printf '%s\n' "$c" | grep -oE -- '--(json|csv|trace-events) [^ ]+' | cut -d' ' -f2); do
     [ -s "$f" ] || { echo "FAIL: $c: did not write $f"; fail=1; }
   done
+  # Every --out directory says how it was made: a JSON with the command line (sweep, experiment:
+  # provenance.json; os: os.json; os-stream: stream.json), --json or not.
   for d in $(printf '%s\n' "$c" | grep -oE -- '--out [^ ]+' | cut -d' ' -f2); do
-    [ -d "$d" ] && [ -s "$d/provenance.json" ] || { echo "FAIL: $c: no provenance.json in $d"; fail=1; }
+    [ -d "$d" ] && grep -ls '"command_line"' "$d"/*.json > /dev/null || { echo "FAIL: $c: no provenance in $d"; fail=1; }
   done
   echo "ok ($((SECONDS - start)) s): $c"
 done
