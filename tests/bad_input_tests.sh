@@ -191,8 +191,8 @@ for opt in "--cycles 100" "--warmup 1" "--link-cycles 2" "--timing saf" "--arbit
   # shellcheck disable=SC2086
   bad "${opt% *}" run torus:4x4 $opt
 done
-bad "--link-cycles" app stencil -t torus:4x4 --link-cycles words
-bad "--timing" app sort -t torus:4x4 --timing saf
+bad "--link-cycles" app stencil -t torus:4x4 --engine async --link-cycles words  # rica app: cycle engine by default (issue 45)
+bad "--timing" app sort -t torus:4x4 --engine async --timing saf
 bad "--rate" run torus:4x4 --app reduce:rounds=2 --rate 0.5
 bad "--packets" run torus:4x4 --app reduce:rounds=2 --packets 5
 bad "--traffic" run torus:4x4 --app reduce:rounds=2 --traffic hotspot

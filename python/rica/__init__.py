@@ -238,6 +238,9 @@ class SweepResult(Result):
     def __getitem__(self, name):
         return self.columns[name]
 
+    def __contains__(self, name):  # as r[name]: the points' columns
+        return name in self.columns
+
     def __len__(self):
         return len(self.columns["topology"])
 
@@ -279,6 +282,8 @@ class CommandResult(Result):
         the report's scalar figures as one row)."""
         if key == "summary":
             return Result.frame(self, "summary")
+        if key not in self.data:
+            raise ValueError(f"table '{key}': use {', '.join(self.tables)}")
         value = self.data[key]
         if isinstance(value, list) and value and isinstance(value[0], dict):
             import pandas
