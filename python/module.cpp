@@ -207,12 +207,13 @@ py::dict run(const std::vector<std::string>& args) {
 py::dict sweep(const std::vector<std::string>& args) {
   const std::vector<rica::experiments::SweepPoint> pts =
       interruptible([&] { return rica::cli::sweep_points(args); });
-  py::list topo, traffic;
+  py::list topo, traffic, routing;
   std::vector<double> rate, offered, accepted, lat_mean, lat_p50, lat_p99, hops;
   std::vector<std::uint64_t> delivered, cycles, cycles_run, seed;
   for (const auto& p : pts) {
     topo.append(p.topology);
     traffic.append(p.traffic);
+    routing.append(p.routing);
     rate.push_back(p.rate);
     offered.push_back(p.offered);
     accepted.push_back(p.accepted);
@@ -228,6 +229,7 @@ py::dict sweep(const std::vector<std::string>& args) {
   py::dict d;
   d["topology"] = topo;
   d["traffic"] = traffic;
+  d["routing"] = routing;  // one series per (topology, routing): --routing a,b
   d["rate"] = array_of(rate);
   d["offered"] = array_of(offered);
   d["accepted"] = array_of(accepted);
@@ -241,12 +243,14 @@ py::dict sweep(const std::vector<std::string>& args) {
   d["seed"] = array_of(seed);
   // Per point (topology, rate) over its seeds, consecutive in the points: mean and 95% confidence
   // half-width (Student t), as `rica sweep` writes sweep_mean.csv (rica::cli::mean_ci95).
-  py::list mtopo, mtraffic;
+  py::list mtopo, mtraffic, mrouting;
   std::vector<double> mrate, moffered, mgen, macc, macc_ci, mlat, mlat_ci, mp99, mp99_ci, mhops;
   std::vector<std::uint64_t> mseeds;
   for (std::size_t i = 0; i < pts.size();) {
     std::size_t j = i;
-    while (j < pts.size() && pts[j].topology == pts[i].topology && pts[j].rate == pts[i].rate) ++j;
+    while (j < pts.size() && pts[j].topology == pts[i].topology && pts[j].routing == pts[i].routing &&
+           pts[j].rate == pts[i].rate)
+      ++j;  // never across routings: a routing is a series, not a seed
     auto stat = [&](auto field) {
       std::vector<double> v;
       for (std::size_t k = i; k < j; ++k) v.push_back(field(pts[k]));
@@ -257,6 +261,7 @@ py::dict sweep(const std::vector<std::string>& args) {
     const auto p99 = stat([](const auto& p) { return p.latency_p99; });
     mtopo.append(pts[i].topology);
     mtraffic.append(pts[i].traffic);
+    mrouting.append(pts[i].routing);
     mrate.push_back(pts[i].rate);
     moffered.push_back(pts[i].offered);
     mseeds.push_back(j - i);
@@ -273,6 +278,7 @@ py::dict sweep(const std::vector<std::string>& args) {
   py::dict m;
   m["topology"] = mtopo;
   m["traffic"] = mtraffic;
+  m["routing"] = mrouting;
   m["rate"] = array_of(mrate);
   m["offered"] = array_of(moffered);
   m["seeds"] = array_of(mseeds);

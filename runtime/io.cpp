@@ -35,6 +35,30 @@ std::string parent_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+/// The nearest ancestor of the missing directory `dir` that exists (lstat succeeds), "." for a
+/// relative path none of whose components exist.
+std::string existing_ancestor(const std::string& dir) {
+  std::filesystem::path up = std::filesystem::path(dir).lexically_normal();
+  struct stat st {};
+  while (up.has_parent_path() && up != up.root_path()) {
+    up = up.parent_path();
+    if (::lstat(up.c_str(), &st) == 0) return up.string();
+  }
+  return up.is_absolute() ? up.string() : std::string(".");
+}
+
+/// Creates the missing parent directories of the output file `path` (every output option creates
+/// them, as --out creates its directory); check_output_file has already said they can be.
+void make_parent_dirs(const std::string& path, const std::string& what) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  struct stat st {};
+  if (::stat(parent.c_str(), &st) == 0) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw usage_error(fmt::format("{}: cannot create directory '{}': {}", what, parent.string(), ec.message()));
+}
+
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what, const ReadLimits& limits) {
@@ -102,6 +126,7 @@ void write_file_streamed(const std::string& path, const std::function<bool(std::
   // as /dev/stdout, a pipe, a symbolic link) is written in place.
   struct stat st {};
   const bool in_place = ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (!in_place) make_parent_dirs(path, what);
   const std::filesystem::path p(path);
   const std::string tmp =
       in_place ? path
@@ -144,8 +169,18 @@ void check_output_file(const std::string& path, const std::string& what) {
   // A regular file is replaced by a rename (write_text_file): its directory must be writable.
   const std::string dir = parent_of(path);
   struct stat ds {};
-  if (::stat(dir.c_str(), &ds) != 0)
-    throw usage_error(fmt::format("{}: cannot write '{}': directory '{}' does not exist", what, path, dir));
+  if (::stat(dir.c_str(), &ds) != 0) {
+    // Missing: write_file_streamed creates it (as --out does), from its nearest existing ancestor,
+    // which must then be a writable directory.
+    if (errno != ENOENT)
+      throw usage_error(fmt::format("{}: cannot write '{}': directory '{}': {}", what, path, dir, errno_text(errno)));
+    const std::string up = existing_ancestor(dir);
+    if (::stat(up.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+      throw usage_error(fmt::format("{}: cannot create directory '{}': '{}' is not a directory", what, dir, up));
+    if (::access(up.c_str(), W_OK | X_OK) != 0)
+      throw usage_error(fmt::format("{}: cannot create directory '{}': '{}': {}", what, dir, up, errno_text(errno)));
+    return;
+  }
   if (!S_ISDIR(ds.st_mode))
     throw usage_error(fmt::format("{}: cannot write '{}': '{}' is not a directory", what, path, dir));
   if (::access(dir.c_str(), W_OK) != 0)

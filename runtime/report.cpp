@@ -1,5 +1,6 @@
 // Run reports and the CSV writer/reader (rica/report.hpp).
 #include "rica/report.hpp"
+#include "rica/channel_load.hpp"
 
 #include <fmt/format.h>
 
@@ -119,6 +120,7 @@ nlohmann::json run_summary(const Topology& t, const EngineConfig& cfg, const Run
     j["model"]["link_cycles"] = cfg.link_cycles_words ? std::string("words")
                                 : cfg.link_cycles == 0 ? std::string("degree")
                                                        : std::to_string(cfg.link_cycles);
+  if (traits.link_timing) j["model"]["link_model"] = link_model_text(cfg, &t);
   if (traits.virtual_clock) {
     j["model"]["cycles"] = cfg.cycles;
     j["model"]["warmup"] = cfg.warmup;

@@ -3,8 +3,19 @@
 # page's pictures into docs/getting-started/ (step number and name). Needs a build in build/
 # (bash scripts/demo.sh makes one) and, for the report page's picture, Chromium (scripts/setup.sh).
 # About 2 minutes on 2 cores.
+# The pictures show the version that drew them (the report page's provenance): it refuses a tree
+# with uncommitted changes, and a build/rica configured from another commit or a dirty tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! git diff --quiet HEAD -- || [ -n "$(git ls-files --others --exclude-standard)" ]; then
+  echo "getting_started.sh: the tree has uncommitted changes; commit them first (the pictures show the version)" >&2
+  exit 2
+fi
+case "$(build/rica --version 2>&1)" in
+  *dirty*|*unknown*) echo "getting_started.sh: build/rica is from a dirty tree: rebuild it (cmake --preset release)" >&2; exit 2 ;;
+  *"$(git rev-parse --short=7 HEAD)"*) ;;
+  *) echo "getting_started.sh: build/rica is not built from HEAD ($(git rev-parse --short HEAD)): rebuild it" >&2; exit 2 ;;
+esac
 R=build/rica
 O=out/getting-started
 D=docs/getting-started
@@ -25,7 +36,7 @@ chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1
 $R run torus:8x8 --engine cycle --traffic transpose --rate 0.2 --json $O/run.json --csv $O/run.csv \
   --trace-events $O/run.trace.json --quiet
 $R plot links $O/run.json --quiet > /dev/null
-cp $O/links.png $D/4-heat-map.png
+cp $O/run.links.png $D/4-heat-map.png
 $R plot latency $O/run.json --quiet > /dev/null
 cp $O/run.latency.png $D/4-latency.png
 $R plot trace $O/run.trace.json --quiet > /dev/null
@@ -35,7 +46,7 @@ mkdir -p $O/app
 $R run torus:8x8 --engine cycle --app stencil:grid=64x64,iterations=20 --json $O/app/app.json --csv $O/app/app.csv \
   --quiet
 $R plot links $O/app/app.json --quiet > /dev/null
-cp $O/app/links.png $D/5-application.png
+cp $O/app/app.links.png $D/5-application.png
 # 6. A first OS comparison.
 $R os torus:8x8 --rate 0.01,0.05 --slice 500,2000 --telemetry 500 --out $O/os --quiet > /dev/null
 $R report $O/os --quiet

@@ -347,13 +347,14 @@ def finish(fig, L, mappable, out):
     bar = fig.colorbar(mappable, ax=fig.axes, shrink=0.85, fraction=0.04)
     bar.set_label(rica_style.wrap(L.scale, 3.0, 8.5), fontsize=8.5)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"links.{ext}"), dpi=rica_style.DPI)
+        fig.savefig(os.path.join(out, f"{getattr(L, 'name', 'links')}.{ext}"), dpi=rica_style.DPI)
     plt.close(fig)
 
 
-def heat_map(L, out):
-    """Draws links.png/.svg with the family's layout (the graph layout for the rest) and writes links.dot;
-    returns the layout's name."""
+def heat_map(L, out, name="links"):
+    """Draws NAME.png/.svg with the family's layout (the graph layout for the rest) and writes NAME.dot
+    (rica plot links: NAME is the input's stem + ".links", R.links.png for R.json); returns the layout's name."""
+    L.name = name
     rica_style.apply()
     used = None
     for draw in LAYOUTS.get(L.drawing, ()) + (draw_graph,):
@@ -392,5 +393,5 @@ def write_dot(L, out):
         lines.append(f"  {json.dumps(name(u))} -> {json.dumps(name(v))} "
                      f"[color=\"{rgb}\", penwidth={0.3 + 3.0 * x:.2f}, tooltip=\"{k} packets, {L.word} {x:.3f}\"];")
     lines.append("}")
-    with open(os.path.join(out, "links.dot"), "w") as f:
+    with open(os.path.join(out, f"{getattr(L, 'name', 'links')}.dot"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -89,13 +89,23 @@ def t95(n):
     return t[n - 2] if 2 <= n <= 31 else 1.96
 
 
-def read_summary(csv_path):
-    """sweep_summary.csv beside a sweep.csv (rica sweep writes it): per topology its zero-load
-    latency, saturation, knee and channel-load bound; {} when absent."""
+def series_of(rows):
+    """The series key of each row: the topology, and its routing when the rows hold several
+    routings (rica sweep --routing a,b: one series per routing, never averaged as seeds)."""
+    several = len({r.get("routing", "") for r in rows}) > 1
+    return lambda r: f"{r['topology']} {r.get('routing', '')}" if several else r["topology"]
+
+
+def read_summary(csv_path, key=None):
+    """sweep_summary.csv beside a sweep.csv (rica sweep writes it): per series (topology, or
+    topology and routing: `key`) its zero-load latency, saturation, knee and channel-load bound (its
+    own routing's); {} when absent."""
     path = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "sweep_summary.csv")
     if not os.path.exists(path):
         return {}
-    return {r["topology"]: r for r in csv.DictReader(open(path, newline=""))}
+    rows = list(csv.DictReader(open(path, newline="")))
+    key = key or series_of(rows)
+    return {key(r): r for r in rows}
 
 
 def number(text):
@@ -116,9 +126,10 @@ def sweep(csv_path, out, title=None, x="accepted"):
     rows = list(csv.DictReader(open(csv_path, newline="")))
     if not rows:
         raise BadInput(f"{csv_path}: no rows")
+    key = series_of(rows)
     for r in rows:
-        groups[r["topology"]][float(r["offered"])].append(r)
-    summary = read_summary(csv_path)
+        groups[key(r)][float(r["offered"])].append(r)
+    summary = read_summary(csv_path, key)
     r0 = rows[0]
     settings = rica_style.settings(r0)
     head = title or r0.get("traffic", "")
@@ -159,7 +170,8 @@ def sweep(csv_path, out, title=None, x="accepted"):
                 ax.plot([xs[i]], [ys[i]], marker="o", ms=13, mfc="none", mec=st["color"], mew=1.6, linestyle="none")
                 marked = True
         if drew_bound:  # what the marks mean, once
-            ax.plot([], [], color="0.3", linestyle=":", label="channel-load bound")
+            ax.plot([], [], color="0.3", linestyle=":", label="channel-load bound (each routing's own)"
+                    if len({r.get("routing") for r in rows}) > 1 else "channel-load bound")
         if marked:
             ax.plot([], [], marker="o", ms=10, mfc="none", mec="0.3", linestyle="none", label="saturation detected")
         if xkey == "delivered":
@@ -188,7 +200,8 @@ def run_report(run_json):
 
 def links(run_json, out, pe_csv=None):
     """Link heat map of a run (scripts/rica_heatmap.py): utilisation 0-1 per directed link, in the
-    family's layout; links.png, .svg and links.dot in `out` (rica plot: beside the JSON)."""
+    family's layout; R.links.png, .svg and .dot for R.json in `out` (rica plot: beside the JSON), named
+    after the input so that two runs' heat maps in one directory never overwrite each other."""
     import rica_heatmap
     j = run_report(run_json)
     outputs = j.get("outputs", {})
@@ -202,8 +215,10 @@ def links(run_json, out, pe_csv=None):
     rows = list(csv.DictReader(open(link_csv, newline="")))
     if not rows:
         raise BadInput(f"{link_csv}: no links")
-    layout = rica_heatmap.heat_map(rica_heatmap.Links(j, labels, rows), out)
-    say(f"link heat map ({layout} layout) written to {out}/links.png, .svg and links.dot")
+    name = os.path.basename(run_json)
+    name = (name[:-5] if name.endswith(".json") else name) + ".links"
+    layout = rica_heatmap.heat_map(rica_heatmap.Links(j, labels, rows), out, name)
+    say(f"link heat map ({layout} layout) written to {os.path.join(out, name)}.png, .svg and .dot")
 
 
 def distributions(j, path=""):
@@ -560,7 +575,9 @@ def telemetry(csv_path, out, title=None):
     name = os.path.basename(csv_path)
     name = name[:-4] if name.endswith(".csv") else name
     name = name[:-len("windows")] if name.endswith("windows") else name
-    save(fig, out, name.rstrip("._") or "telemetry")
+    name = name.rstrip("._") or "telemetry"
+    save(fig, out, name)
+    say(f"telemetry figure written to {os.path.join(out, name)}.png (and .svg)")
 
 
 def trace(path, out, title=None, packets=12):
@@ -629,7 +646,9 @@ def trace(path, out, title=None, packets=12):
                      f"({os.path.basename(path)}; open the file in Perfetto for all of it)")
     name = os.path.basename(path)
     name = name[:-5] if name.endswith(".json") else name
-    save(fig, out, name if name.endswith("trace") else name + ".trace")
+    name = name if name.endswith("trace") else name + ".trace"
+    save(fig, out, name)
+    say(f"trace figure written to {os.path.join(out, name)}.png (and .svg)")
 
 
 def main(argv=None):

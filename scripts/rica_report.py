@@ -78,9 +78,12 @@ def detect(path):
             return "os", load_json(j) if os.path.isfile(j) else None, d
         if os.path.isfile(os.path.join(d, "sweep.csv")):
             return "sweep", sweep_json_in(d), d
+        if os.path.isfile(os.path.join(d, "stream.csv")):  # rica os-stream --out DIR
+            j = os.path.join(d, "stream.json")
+            return "os-stream", load_json(j) if os.path.isfile(j) else None, d
         if os.path.isfile(os.path.join(d, "points.csv")) and os.path.isfile(os.path.join(d, "config.json")):
             return "experiment", load_json(os.path.join(d, "config.json")), d
-        raise BadInput(f"{path}: a directory without os.csv, sweep.csv or points.csv + config.json")
+        raise BadInput(f"{path}: a directory without os.csv, stream.csv, sweep.csv or points.csv + config.json")
     if not os.path.isfile(path):
         raise BadInput(f"{path}: not a regular file")
     d = os.path.dirname(os.path.abspath(path))
@@ -378,13 +381,99 @@ RUN_SUMMARY = ("topology", "traffic", "app_spec", "engine", "pes", "nodes", "inj
                "link_load_max", "link_load_mean", "packets_per_s", "packet_hops_per_s", "wall_s", "peak_rss_kb")
 
 
+# Per figure of a run's summary: its unit ("T": the run's latency unit, cycles or ns; "T/PE": packets
+# per PE per cycle or per second) and what it is, in one line.
+RUN_FIGURES = {
+    "topology": ("", "the network, as its canonical spec"),
+    "traffic": ("", "the traffic pattern (open-loop sources at the offered rate)"),
+    "app_spec": ("", "the application run instead of traffic"),
+    "engine": ("", "cycle: deterministic virtual clock; async: real threads, real time"),
+    "pes": ("PEs", "processing elements (traffic sources and sinks)"),
+    "nodes": ("nodes", "PEs plus router-only nodes (switches)"),
+    "injected": ("packets", "packets that entered the network"),
+    "delivered": ("packets", "packets delivered, each checked against its destination exactly once"),
+    "in_network": ("packets", "packets still in the network when the run ended"),
+    "duplicates": ("packets", "packets delivered more than once (must be 0)"),
+    "lost": ("packets", "packets never delivered (must be 0)"),
+    "dropped_by_faults": ("packets", "packets whose destination a fault cut off"),
+    "conservation_ok": ("", "injected = delivered + in network + dropped, checked"),
+    "verify_method": ("", "how delivery was verified"),
+    "verified": ("", "the application's result matched its serial reference"),
+    "app_message": ("", "the application's own verdict"),
+    "deadlock": ("", "the run stopped with packets that could not move (a waiting cycle)"),
+    "hops_mean": ("links", "mean links a delivered packet crossed"),
+    "hops_max": ("links", "most links a delivered packet crossed"),
+    "latency_unit": ("", "unit of every latency below"),
+    "latency_mean": ("T", "mean generation-to-delivery latency (source queueing included)"),
+    "latency_p50": ("T", "median latency"), "latency_p99": ("T", "99th percentile latency"),
+    "latency_p999": ("T", "99.9th percentile latency"), "latency_max": ("T", "largest latency"),
+    "net_latency_mean": ("T", "mean latency from entering the network to delivery"),
+    "net_latency_p50": ("T", "median network latency"), "net_latency_p99": ("T", "99th percentile network latency"),
+    "net_latency_max": ("T", "largest network latency"),
+    "cycles_run": ("cycles", "virtual cycles until the last delivery (window + drain)"),
+    "cycles_skipped": ("cycles", "idle cycles the engine jumped over"),
+    "throughput": ("T/PE", "accepted throughput: packets delivered per PE in the measured window"),
+    "rate": ("T/PE", "offered load: injection probability per PE per cycle (cycle engine)"),
+    "measured": ("packets", "deliveries counted in the measured window (after the warm-up)"),
+    "link_load_max": ("packets", "packets over the busiest directed link"),
+    "link_load_mean": ("packets", "mean packets per directed link"),
+    "packets_per_s": ("packets/s", "host speed: packets delivered per wall-clock second"),
+    "packet_hops_per_s": ("hops/s", "host speed: packet hops per wall-clock second"),
+    "wall_s": ("s", "host wall-clock time of the run"),
+    "peak_rss_kb": ("KiB", "peak resident memory of the process"),
+}
+
+
+def figure_rows(j, keys):
+    """The summary as rows of (figure, value, unit, what it is), units resolved for this run."""
+    lat = j.get("latency_unit", "")
+    per = "packets/PE/cycle" if lat == "cycles" else "packets/PE/s"
+    rows = []
+    for k in keys:
+        if k not in j or j[k] is None or isinstance(j[k], (dict, list)):
+            continue
+        unit, what = RUN_FIGURES.get(k, ("", ""))
+        unit = {"T": lat, "T/PE": per}.get(unit, unit)
+        rows.append({"figure": k, "value": fmt(j[k]), "unit": unit, "what it is": what})
+    return rows
+
+
+def saturation_flag(j):
+    """HTML flagging a cycle-engine traffic run whose accepted throughput fell below 0.85 of the
+    offered load (the saturation test rica sweep uses), or saying it held; '' when not applicable."""
+    rate, acc = j.get("rate"), j.get("throughput")
+    if not j.get("traffic") or j.get("latency_unit") != "cycles" or not isinstance(rate, (int, float)) \
+            or not isinstance(acc, (int, float)) or rate <= 0:
+        return ""
+    window = (j.get("model") or {}).get("cycles")
+    ppe = j.get("packets_per_pe")
+    if isinstance(window, (int, float)) and isinstance(ppe, (int, float)) and ppe < 0.95 * rate * window:
+        return note(f"offered {rate:.4g} packets/PE/cycle, accepted {acc:.4g}: the sources had {ppe} packets each, "
+                    f"fewer than the {window}-cycle window offers, so accepted is not a saturation measure")
+    share = acc / rate
+    if share < 0.85:
+        return (f'<p class="flag">Saturated: offered {rate:.4g} packets/PE/cycle, accepted {acc:.4g} '
+                f'({100 * share:.0f} % of it, below the 0.85 rica sweep calls saturated). The network did not carry '
+                f'the load; latencies include the time packets waited at their sources.</p>')
+    return f'<p class="ok">Not saturated: accepted {acc:.4g} of the {rate:.4g} packets/PE/cycle offered ' \
+           f'({100 * share:.0f} %).</p>'
+
+
+def model_lines(j):
+    """The link-time model in a sentence, where the run's links take more than one cycle."""
+    m = j.get("model") or {}
+    text = m.get("link_model")
+    return note(f"link time: {text}") if text and "pin-limited" in text else ""
+
+
 def run_report(page, j, d, src, tmp):
     page.title = f"rica report: {command_of(j) or 'run'} {j.get('topology', '')}"
     provenance(page, j, src)
-    items = [(k, j[k]) for k in RUN_SUMMARY if k in j]
+    shown = [k for k in RUN_SUMMARY if k in j] + (["rate"] if "rate" in j else [])
     others = [(k, v) for k, v in sorted(j.items())
-              if k not in RUN_SUMMARY and k not in PROVENANCE and not isinstance(v, (dict, list)) and v is not None]
-    body = kv_table(items) + details("Every other figure of the JSON", kv_table(others))
+              if k not in shown and k not in PROVENANCE and not isinstance(v, (dict, list)) and v is not None]
+    body = saturation_flag(j) + model_lines(j) + grid_table(figure_rows(j, shown)) + \
+        details("Every other figure of the JSON", kv_table(others))
     seeds = j.get("seeds")
     if isinstance(seeds, dict) and isinstance(seeds.get("figures"), dict):
         body += f"<h3>{seeds.get('count')} seeds from {seeds.get('first')}: mean and 95% CI half-width</h3>"
@@ -409,9 +498,9 @@ def run_report(page, j, d, src, tmp):
     outputs = j.get("outputs") or {}
     pe_csv = resolve(outputs.get("csv"), d)
     if pe_csv:
-        body = plot("links", [src, "--csv", pe_csv], [("links", "Link load: packets per node's out-links (heat map)"),
-                                                       ("links_graph", "Link load on the network's graph (Graphviz)")],
-                    tmp)
+        stem = os.path.basename(src)[:-5] if src.endswith(".json") else os.path.basename(src)
+        body = plot("links", [src, "--csv", pe_csv], [(f"{stem}.links", "Link load: utilisation of every directed link "
+                                                       "(busy cycles / cycles run, 0 to 1; heat map)")], tmp)
     else:
         body = note("no per-PE CSV recorded: run with --csv FILE to get the link heat map")
     page.section("links", "Link heat map", body)
@@ -429,6 +518,19 @@ def run_report(page, j, d, src, tmp):
         else:
             body += note("telemetry CSVs not written (give --csv or --json FILE with --telemetry W)")
         page.section("telemetry", "Telemetry over time", body)
+    # The trace picture: the file the run's JSON names (--trace-events FILE).
+    te = j.get("trace_events")
+    if isinstance(te, dict):
+        trace = resolve(te.get("file"), d)
+        if trace:
+            name = os.path.basename(trace)
+            name = name[:-5] if name.endswith(".json") else name
+            name = name if name.endswith("trace") else name + ".trace"
+            body = plot("trace", [trace], [(name, "The first sampled packets' journeys, one row per node, as a trace "
+                                                  "viewer shows them (open the file in Perfetto for all of it)")], tmp)
+        else:
+            body = note(f"trace events file {te.get('file')} not found beside the report")
+        page.section("trace", "Packet trace", body)
 
 
 def resolve(path, d):
@@ -456,12 +558,16 @@ def sweep_summary(j, d):
         sat = str(r.get("saturated", "")).lower() in ("1", "true")
         knee = num("knee")
         reached = str(r.get("knee_reached", "")).lower() in ("1", "true")
-        out.append({"network": r.get("topology", ""), "rates": r.get("rates", ""),
+        routing = r.get("routing") or "deterministic"
+        out.append({"network": r.get("topology", ""), "routing": routing, "rates": r.get("rates", ""),
                     "zero-load latency (cycles)": num("zero_load_latency"),
                     "saturation throughput (packets/PE/cycle)": num("saturation"),
                     "saturated at offered": num("saturation_offered") if sat else "-",
                     "knee (packets/PE/cycle)": knee if reached or knee == "-" else f">= {knee:.4g}",
-                    "channel-load bound": num("bound")})
+                    "channel-load bound (its routing's)": num("bound")})
+    if all(o["routing"] == "deterministic" for o in out):
+        for o in out:
+            del o["routing"]
     return out
 
 
@@ -525,6 +631,46 @@ def os_report(page, j, d, src, tmp):
                                                    "per window")], tmp))
 
 
+STREAM_COLUMNS = {  # stream.csv's figures: unit and what each is
+    "makespan": ("cycles", "first arrival to last completion"),
+    "utilisation": ("0-1", "PE-cycles busy / PE-cycles of the makespan"),
+    "mean_wait": ("cycles", "arrival to start, mean over jobs"),
+    "mean_bounded_slowdown": ("", "max(1, (wait + run) / max(run, 10 cycles)), mean over jobs"),
+    "switches": ("", "context switches (gang scheduling)"),
+    "switch_cycles": ("cycles", "cycles spent switching"),
+}
+
+
+def os_stream_report(page, j, d, src, tmp):
+    """rica os-stream --out DIR: per run (allocator, scheduler, policy) its figures, the Gantt chart
+    of every run, utilisation over time, bounded-slowdown CDFs and the switch cost."""
+    runs = read_csv(os.path.join(d, "stream.csv"))
+    page.title = f"rica report: os-stream {(j or {}).get('topology', '')}".rstrip()
+    provenance(page, j, src)
+    body = ""
+    if isinstance(j, dict):
+        body += kv_table([(k, j[k]) for k in ("topology", "jobs", "workload", "machine_pes") if k in j and
+                          not isinstance(j[k], (dict, list))])
+    if runs:
+        known = [c for c in STREAM_COLUMNS if c in runs[0]]
+        body += "<h3>Per run (stream.csv)</h3>" + grid_table(runs)
+        if known:
+            body += details("What the columns are", grid_table([{"column": c, "unit": STREAM_COLUMNS[c][0],
+                                                                  "what it is": STREAM_COLUMNS[c][1]} for c in known]))
+    page.section("summary", "Summary", body or note("stream.csv has no runs"))
+    gantt = sorted({f"gantt_{r.get('alloc')}_{r.get('sched')}_{r.get('policy')}" for r in runs})
+    captions = [(g, "Gantt chart: " + g[len("gantt_"):].replace("_", ", ") + " (jobs on PEs over time)")
+                for g in gantt]
+    captions += [("utilisation", "Utilisation over time: busy PEs / PEs, per run"),
+                 ("slowdown_cdf", "Bounded slowdown per job: CDF per run"),
+                 ("switch_cost", "Context-switch cost per run"),
+                 ("interference", "Interference: each job's latency in the stream against alone on its PEs")]
+    page.section("figures", "Figures", plot("os-stream", [d], captions, tmp))
+    jobs = os.path.join(d, "jobs.csv")
+    if os.path.isfile(jobs):
+        page.section("jobs", "Jobs", details("Every job of every run (jobs.csv)", grid_table(read_csv(jobs))))
+
+
 def experiment_report(page, j, d, src, tmp):
     name = (j or {}).get("setup") or (j or {}).get("name") or os.path.basename(os.path.abspath(d))
     page.title = f"rica report: experiment {name}"
@@ -569,6 +715,9 @@ table.kv td{word-break:break-word}
 figure{margin:1em 0}figure img{max-width:100%;max-height:1100px;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#444}
 .note{color:#8a4b00;font-size:.9em}
+.flag{background:#fdecea;border-left:4px solid #c62828;padding:.4em .8em;font-weight:600}
+.ok{background:#edf7ed;border-left:4px solid #2e7d32;padding:.4em .8em}
+.cols,table.kv{max-width:100%;overflow-x:auto}section{overflow-x:auto}
 footer{margin-top:2em;font-size:.8em;color:#666}
 pre{background:#f7f7f7;padding:.5em;overflow:auto;font-size:.85em}
 """
@@ -598,10 +747,12 @@ def main(argv=None):
         kind, j, d = detect(src)
         with tempfile.TemporaryDirectory(prefix="rica-report-") as tmp:
             page = Page("rica report")
-            {"run": run_report, "sweep": sweep_report, "os": os_report, "experiment": experiment_report}[kind](
+            {"run": run_report, "sweep": sweep_report, "os": os_report, "os-stream": os_stream_report,
+             "experiment": experiment_report}[kind](
                 page, j, d, src, tmp)
             text = render(page, kind, src)
         out_dir = os.path.dirname(os.path.abspath(a.out))
+        os.makedirs(out_dir, exist_ok=True)  # as every output option: missing parents are created
         fd, part = tempfile.mkstemp(prefix=".report-", suffix=".part", dir=out_dir)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:

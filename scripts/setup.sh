@@ -4,6 +4,8 @@
 # archives `rica record` writes and `rica replay` reads; clang and its runtime: the libFuzzer targets).
 # Idempotent: quiet and fast when everything is present. Needs root (or sudo) only when
 # something is missing. Works on a fresh Debian 12.
+#   bash scripts/setup.sh        everything (README command 2, scripts/test.sh)
+#   bash scripts/setup.sh demo   only what building the rica CLI needs (README command 1, scripts/demo.sh)
 set -euo pipefail
 
 PACKAGES=(
@@ -18,6 +20,19 @@ PACKAGES=(
   libotf2-trace-dev otf2-tools
   clang libclang-rt-14-dev
 )
+
+# What building the `rica` target alone needs (CMakeLists.txt's required find_package/find_library
+# with RICA_BUILD_TESTS/BENCH/PYTHON off; MPI is optional): the first result in minutes.
+DEMO_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libtbb-dev libboost-dev libmetis-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+)
+case "${1:-all}" in
+  all) ;;
+  demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
+  *) echo "setup: unknown set '$1'; accepted: demo, all" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

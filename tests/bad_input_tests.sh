@@ -191,8 +191,8 @@ for opt in "--cycles 100" "--warmup 1" "--link-cycles 2" "--timing saf" "--arbit
   # shellcheck disable=SC2086
   bad "${opt% *}" run torus:4x4 $opt
 done
-bad "--link-cycles" app stencil -t torus:4x4 --link-cycles words
-bad "--timing" app sort -t torus:4x4 --timing saf
+bad "--link-cycles" app stencil -t torus:4x4 --engine async --link-cycles words  # rica app: cycle engine by default (issue 45)
+bad "--timing" app sort -t torus:4x4 --engine async --timing saf
 bad "--rate" run torus:4x4 --app reduce:rounds=2 --rate 0.5
 bad "--packets" run torus:4x4 --app reduce:rounds=2 --packets 5
 bad "--traffic" run torus:4x4 --app reduce:rounds=2 --traffic hotspot
@@ -243,10 +243,12 @@ printf '1 2 -3\n' > "$tmp/keys"
 bad "--keys-file" app sort -t torus:4x4 --keys-file "$tmp/keys"
 
 # ---- files written: empty names, directories, missing directories, full devices -----------------------
+# A missing directory is created (issue 45); one that cannot be (under a regular file) is refused.
+: > "$tmp/afile"
 for opt in --json --csv --trace; do
   bad "$opt" run torus:4x4 --packets 2 "$opt" ""
   bad "$opt" run torus:4x4 --packets 2 "$opt" "$tmp"
-  bad "$opt" run torus:4x4 --packets 2 "$opt" /nonexistent/dir/out
+  bad "$opt" run torus:4x4 --packets 2 "$opt" "$tmp/afile/dir/out"
 done
 bad "--json" run torus:4x4 --packets 2 --quiet --json /dev/full
 bad "--csv" run torus:4x4 --packets 2 --quiet --csv /dev/full

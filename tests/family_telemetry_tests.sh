@@ -2,7 +2,7 @@
 # Issue 30: every item of "see a run" on every topology family `rica list` names (one tiny spec
 # each): a cycle-engine run with --telemetry (windows that sum to the run's totals), the latency
 # distributions in its JSON (total, network, per class), `rica plot links` (utilisation on a 0-1
-# scale, one panel per direction, links.png/.svg/.dot beside the JSON), --trace-events (valid
+# scale, one panel per direction, R.links.png/.svg/.dot beside R.json), --trace-events (valid
 # Chrome trace-event JSON), `rica report` (the HTML page with its sections), and an async-engine
 # run with --telemetry (windows that stop the world). A family missing from SPECS below is run
 # with the example spec `rica list` gives it, so a new family is covered without an edit.
@@ -92,7 +92,7 @@ if len({r["class"] for r in classes}) > 1:
 else:
     assert "classes" not in ld
 # The heat map beside the JSON: utilisation 0-1 per directed link, one panel per direction.
-for f in ("links.png", "links.svg", "links.dot"):
+for f in ("r.links.png", "r.links.svg", "r.links.dot"):
     assert os.path.getsize(f"{d}/{f}") > 0, f"{f} not written beside the JSON"
 labels = {int(r["pe"]): r["label"] for r in csv.DictReader(open(f"{d}/r.csv"))}
 L = rica_heatmap.Links(j, labels, list(csv.DictReader(open(f"{d}/r.links.csv"))))

@@ -59,14 +59,14 @@ while IFS='|' read -r spec layout; do
   # No --out: the figures go beside the JSON, not into the working directory.
   got=$(cd "$TMP" && "$RICA" plot links "$d/r.json" 2>&1) || { failed "plot links $spec: $got"; continue; }
   case "$got" in *"($layout layout)"*) ;; *) failed "plot links $spec: want the $layout layout, got: $got";; esac
-  [ -e "$TMP/links.png" ] && failed "plot links $spec wrote into the working directory"
+  [ -e "$TMP/r.links.png" ] && failed "plot links $spec wrote into the working directory"
   "$PLOTPY" - "$d" <<'PY' || failed "plot links $spec: PNG 1600 px, SVG, links.dot utilisation in [0, 1]"
 import os, re, struct, sys
 d = sys.argv[1]
-with open(os.path.join(d, "links.png"), "rb") as f:
+with open(os.path.join(d, "r.links.png"), "rb") as f:
     assert struct.unpack(">I", f.read(24)[16:20])[0] == 1600
-assert os.path.getsize(os.path.join(d, "links.svg")) > 0
-u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(os.path.join(d, "links.dot")).read())]
+assert os.path.getsize(os.path.join(d, "r.links.svg")) > 0
+u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(os.path.join(d, "r.links.dot")).read())]
 assert u and all(0.0 <= x <= 1.0 for x in u), u[:5]
 PY
 done <<< "$FAMILIES"
@@ -74,7 +74,7 @@ done <<< "$FAMILIES"
 # Utilisation is busy cycles / cycles run: a saturated torus has a link near 1, an idle one near 0.
 "$RICA" run torus:8x8 --engine cycle --rate 1 --packets 30 --quiet --json "$TMP/sat.json" --csv "$TMP/sat.csv" \
   > /dev/null && "$RICA" plot links "$TMP/sat.json" --quiet > /dev/null || failed "saturated torus heat map"
-"$PLOTPY" - "$TMP/links.dot" <<'PY' || failed "saturated torus: busiest link utilisation in (0.7, 1]"
+"$PLOTPY" - "$TMP/sat.links.dot" <<'PY' || failed "saturated torus: busiest link utilisation in (0.7, 1]"
 import re, sys
 u = [float(x) for x in re.findall(r"utilisation ([0-9.]+)", open(sys.argv[1]).read())]
 assert 0.7 < max(u) <= 1.0, max(u)

@@ -76,7 +76,7 @@ one_line_exit2 "report of a binary file" report bin.json
 one_line_exit2 "report of a missing path" report no/such/path
 mkdir -p empty
 one_line_exit2 "report of a directory that is no output" report empty
-one_line_exit2 "report into a missing directory" report run/r.json --out /nonexistent-dir/x.html
+one_line_exit2 "report into a directory that cannot be made" report run/r.json --out run/r.json/x.html
 [ ! -e run/r.report.html.part ] || failed "unwritable page left a file"
 one_line_exit2 "report --out and --json the same file" report run/r.json --out same.html --json same.html
 err=$("$RICA" report notreport.json 2>&1 >/dev/null)
@@ -85,7 +85,7 @@ err=$("$RICA" report notreport.json 2>&1 >/dev/null)
 # ---- --trace-events ----
 one_line_exit2 "--trace-events on the async engine" run torus:4x4 --trace-events x.json
 one_line_exit2 "--trace-events-packets 0" run torus:4x4 --engine cycle --trace-events x.json --trace-events-packets 0
-one_line_exit2 "--trace-events into a missing directory" run torus:4x4 --engine cycle --trace-events /nonexistent-dir/x.json
+one_line_exit2 "--trace-events into a directory that cannot be made" run torus:4x4 --engine cycle --trace-events run/r.json/x.json
 "$PY" - run/r.json run/r.trace.json os_trace.json os/os.json <<'PY' || failed "trace events: well-formed, counts of the run"
 import json, sys
 run = json.load(open(sys.argv[1]))

@@ -83,8 +83,9 @@ for c in "${leaves[@]}"; do
   h=$(help_of "$c")
   for opt in --quiet --json --config; do grep -q -- "$opt" <<< "$h" || failed "rica $c --help lacks $opt"; done
   read -r -a w <<< "$c"
-  e=$("$RICA" "${w[@]}" --json /nonexistent-dir/x.json 2>&1 >/dev/null); s=$?
-  [ $s = 2 ] && grep -q -- "--json" <<< "$e" || failed "rica $c --json into a missing directory: exit $s '$e'"
+  : > afile  # a directory cannot be made under a regular file (a missing one is created: issue 45)
+  e=$("$RICA" "${w[@]}" --json afile/x.json 2>&1 >/dev/null); s=$?
+  [ $s = 2 ] && grep -q -- "--json" <<< "$e" || failed "rica $c --json into a directory that cannot be made: exit $s '$e'"
   e=$("$RICA" "${w[@]}" --config /nonexistent-dir/x.json 2>&1 >/dev/null); s=$?
   [ $s = 2 ] && grep -q -- "--config" <<< "$e" || failed "rica $c --config of a missing file: exit $s '$e'"
 done
@@ -246,10 +247,10 @@ if "$PLOTPY" -c "import matplotlib" 2> /dev/null; then
   "$RICA" run torus:4x4 --packets 20 --quiet --json r.json --csv r.csv > /dev/null || failed "run for plot links"
   "$RICA" plot links r.json --out figs --quiet > /dev/null || failed "plot links"
   # The Graphviz graph: one edge per link of torus:4x4 (64), each with its packet count.
-  [ "$(grep -c -- ' -> .*packets' figs/links.dot)" = 64 ] || failed "plot links: links.dot with one edge per link"
+  [ "$(grep -c -- ' -> .*packets' figs/r.links.dot)" = 64 ] || failed "plot links: links.dot with one edge per link"
   python3 - figs <<'PY' || failed "figures: 1600 px wide PNG and SVG"
 import os, struct, sys
-for name in ("latency_vs_accepted", "latency_vs_offered", "latency_vs_delivered", "links"):
+for name in ("latency_vs_accepted", "latency_vs_offered", "latency_vs_delivered", "r.links"):
     png = os.path.join(sys.argv[1], name + ".png")
     with open(png, "rb") as f:
         head = f.read(24)

@@ -14,6 +14,7 @@
 #include "options.hpp"
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
+#include "rica/registry.hpp"
 
 namespace {
 using rica::cli::option_docs;
@@ -92,8 +93,17 @@ TEST(OptionTable, BuiltInEntriesAgreeWithTheDefaults) {
   cfg.engine = rica::EngineKind::cycle;
   cfg.router_cycles = 2;
   EXPECT_EQ(rica::cli::model_line(cfg, nullptr, false),
-            "engine cycle, timing vct, link time degree (in + out degree cycles per packet), arbitration oldest, "
+            "engine cycle, timing vct, link time pin-limited, in + out degree cycles per packet (--link-cycles 1: "
+            "equal link bandwidth), arbitration oldest, "
             "router 2 cycles per hop, buffers 32 words/port/class, packets 3+-1 words, classes each topology's own");
+  // Issue 45: with a network, the link times on it; equal link bandwidth says so without a hint.
+  const rica::Topology torus = rica::TopologyRegistry::parse("torus:4x4");
+  EXPECT_NE(rica::cli::model_line(cfg, &torus, false).find("link time pin-limited, in + out degree cycles per packet, "
+                                                           "8 here (--link-cycles 1: equal link bandwidth)"),
+            std::string::npos);
+  cfg.link_cycles = 1;
+  EXPECT_NE(rica::cli::model_line(cfg, &torus, false).find("link time equal link bandwidth, 1 cycle per packet,"),
+            std::string::npos);
 }
 
 TEST(OptionTable, FaultsParsedOnceIntoTheTypedSpec) {

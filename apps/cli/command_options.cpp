@@ -8,6 +8,7 @@
 #include "option_table.hpp"
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
+#include "rica/routing_names.hpp"
 #include "sweep.hpp"
 
 namespace rica::cli {
@@ -81,6 +82,25 @@ std::vector<OptionDef> make_command_options() {
     return shown;
   };
   v.push_back(in(std::move(rates), OptionGroup::workload));
+
+  // rica sweep: routings as a dimension (--routing A,B,...): one series per (network, routing),
+  // each with its own bound (rica bound --routing); the first is the configuration's routing.
+  OptionDef routings;
+  routings.name = "routing";
+  routings.kind = OptionKind::text;
+  routings.type_name = "ROUTING[,ROUTING...]";
+  routings.commands = {"sweep", "bound"};
+  routings.help = fmt::format("Routing, or a comma list of routings: sweep runs each as its own series, bound bounds "
+                              "each ({}; `rica list` names the topologies that offer each)",
+                              routing_choices(", "));  // generated: never drifts from the declarations
+  routings.parse = [](EngineOptions& o, const std::string& s) {
+    o.values.routings = experiments::parse_routings(s, "--routing");
+    o.cfg.routing = o.values.routings.front();
+  };
+  routings.show = [](const EngineOptions& o) {
+    return experiments::routings_text(o.values.routings.empty() ? std::vector<Routing>{o.cfg.routing} : o.values.routings);
+  };
+  v.push_back(in(std::move(routings), OptionGroup::machine));
 
   v.push_back(in(uint_value("packets", &CommandValues::packets, 1, defaults::limits::packets,
                             fmt::format("Packets per PE (mesh: 4 per iteration) [default: {} async; the window, cycle]",

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "option_table.hpp"
+#include "rica/channel_load.hpp"
 #include "rica/core.hpp"
 #include "rica/defaults.hpp"
 #include "rica/io.hpp"
@@ -96,6 +97,11 @@ std::vector<OptionDef> make_builtin() {
                                   engine_choosers);
   engine.model = [](const EngineConfig& c, const ModelContext&) { return fmt::format("engine {}", to_string(c.engine)); };
   engine.model_place = 0;
+  // rica app compares networks on one kernel: in cycles (deterministic, host-independent) unless
+  // asked otherwise; the async engine's host nanoseconds vary with the host's load.
+  for (const std::string& a : apps)
+    engine.command_defaults[a] = {[](EngineOptions& o) { o.cfg.engine = EngineKind::cycle; },
+                                  engine_help + " (rica app's default: cycle, so its comparison is in cycles)"};
   v.push_back(std::move(engine));
 
   OptionDef cycles = uint_field("cycles", &EngineConfig::cycles, 1, defaults::limits::cycles,
@@ -126,14 +132,12 @@ std::vector<OptionDef> make_builtin() {
   link.hi = defaults::limits::link_cycles;
   link.commands = with(machines, {"bound"});
   link.engines = link_timed_engines;
-  link.help = fmt::format("Cycle engine: cycles per packet per link: degree (sender's in + out degree), words, or N [1..{}]",
+  link.help = fmt::format("Cycle engine: cycles per packet per link: degree (pin-limited: the sender's in + out degree), words or N (equal link bandwidth) [1..{}]",
                           defaults::limits::link_cycles);
   link.parse = [](EngineOptions& o, const std::string& s) { experiments::set_link_cycles(o.cfg, s, "--link-cycles"); };
   link.show = [](const EngineOptions& o) { return link_cycles_text(o.cfg); };
-  link.model = [](const EngineConfig& c, const ModelContext&) {
-    return "link time " + (c.link_cycles_words    ? std::string("1 cycle per word")
-                           : c.link_cycles == 0 ? std::string("degree (in + out degree cycles per packet)")
-                                                : fmt::format("{} cycles per packet", c.link_cycles));
+  link.model = [](const EngineConfig& c, const ModelContext& ctx) {
+    return "link time " + link_model_text(c, ctx.topology);
   };
   link.model_place = 2;
   v.push_back(std::move(link));
@@ -172,7 +176,8 @@ std::vector<OptionDef> make_builtin() {
   // routings it offers).
   // Names and help generated from the routing declarations (all_routings, rica/engine.hpp).
   OptionDef routing = choice_field("routing", &EngineConfig::routing, &routing_by_name, routing_choices(),
-                                   routing_help(), machines);
+                                   routing_help(),
+                                   with({"run", "demo", "os", "os-stream"}, apps));  // sweep, bound: a list (command_options.cpp)
   routing.model = [](const EngineConfig& c, const ModelContext&) {
     return c.routing != Routing::deterministic ? fmt::format("routing {}", to_string(c.routing)) : std::string();
   };

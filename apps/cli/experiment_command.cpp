@@ -119,6 +119,7 @@ request::Bound bound_request(const BoundOptions& o) {
   b.engine.cfg.engine = EngineKind::cycle;  // the bound is in cycles: the cycle engine's link time
   request::Bound r = o.request;
   r.engine = engine_config(b.engine);
+  r.routings = b.engine.values.routings;
   return r;
 }
 

@@ -169,6 +169,8 @@ struct CommandValues {
   // sweep
   std::vector<double> rates;                         ///< --rate/--rates grid (sweep's default: defaults::sweep::rates)
   bool auto_rates = false;                           ///< --rate auto: placed by the channel-load bound
+  /// sweep --routing A,B,...: one series per routing (empty: cfg.routing alone); never seeds.
+  std::vector<Routing> routings;
   // app sort, app stencil
   std::string map = defaults::apps::map;
   std::string pgrid;

@@ -65,7 +65,7 @@ int run(const OsOptions& o) {
   const request::OsOutcome out = request::run(r, hooks);
   progress->update(out.runs.size());
   progress->finish();
-  fmt::print("{}", out.table());
+  if (show_text(o.quiet, o.json)) fmt::print("{}", out.table());  // --quiet with --json: the JSON has it (Python)
   nlohmann::json config = option_config(o.cmd);
   config["threads"] = out.engine.threads;
   config["job"] = r.jobs;  // the list (the default's text is one word per job, not re-runnable)

@@ -40,7 +40,8 @@ void plot(const PlotOptions& o) {
   if (!o.json.empty()) {
     nlohmann::json j = provenance(option_config(o.cmd), 0, 1);
     const std::string stem = std::filesystem::path(o.input).stem().string();
-    j["plots"] = o.kind == "links"     ? std::vector<std::string>{out + "/links.png", out + "/links.svg", out + "/links.dot"}
+    j["plots"] = o.kind == "links"     ? std::vector<std::string>{out + "/" + stem + ".links.png", out + "/" + stem + ".links.svg",
+                                                                  out + "/" + stem + ".links.dot"}
                  : o.kind == "latency" ? std::vector<std::string>{out + "/" + stem + ".latency.png",
                                                                   out + "/" + stem + ".latency.svg"}
                                        : std::vector<std::string>{out};
@@ -60,7 +61,7 @@ void add_plot_command(CLI::App& app) {
     auto* c = p->add_subcommand(
         kind, k == "links" ? "Link heat map of a run (rica run --json R.json --csv R.csv): utilisation 0-1 per "
                              "direction; grids (mesh, torus, mesh8, M_{x+x}), stage drawings (banyan, omega, DCE, "
-                             "MDCE families), a Graphviz layout for the rest; links.png/.svg/.dot beside the JSON"
+                             "MDCE families), a Graphviz layout for the rest; R.links.png/.svg/.dot beside R.json"
               : k == "latency" ? "Latency histogram and CDF of a run (rica run --json R.json): total and network, "
                                  "per class / job where the report has them; R.latency.png/.svg beside the JSON"
               : k == "sweep" ? "Latency against accepted throughput (default), offered load or packets delivered"

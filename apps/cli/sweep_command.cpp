@@ -55,37 +55,52 @@ Plan jobs_of(SweepOptions& o, EngineConfig& cfg) {
   cfg = engine_config(o.engine);            // the warm-up: the table's sweep default unless given
   const CommandValues& v = o.engine.values;
   check_seeds(cfg.seed, v.seeds);
-  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv", "sweep_summary.csv"});
+  std::vector<Output> outputs = dir_outputs(o.out, {"sweep.csv", "sweep_mean.csv", "sweep_summary.csv", "provenance.json"});
   outputs.push_back({"--json", o.json});
   check_distinct_outputs(outputs);
   Plan plan;
   for (const auto& s : o.topologies) check_run_memory("sweep", s, cfg, 0, parallel_runs(o, cfg));
+  // Routings are a dimension: one series per (network, routing), each with its own bound, its
+  // seeds its own (never averaged across routings).
+  const std::vector<Routing> routings = v.routings.empty() ? std::vector<Routing>{cfg.routing} : v.routings;
+  std::vector<Topology> topologies;
   for (const auto& s : o.topologies) {
-    const Topology t = faulty_topology(TopologyRegistry::parse(s), o.engine, cfg);  // one fault set per network
-    check_routing(t, cfg.routing);
+    topologies.push_back(faulty_topology(TopologyRegistry::parse(s), o.engine, cfg));  // one fault set per network
+    for (Routing routing : routings) check_routing(topologies.back(), routing);  // every one before any run
+  }
+  for (std::size_t n = 0; n < topologies.size(); ++n)
+  for (Routing routing : routings) {
+    const std::string& s = o.topologies[n];
+    const Topology& t = topologies[n];
     // A pattern with its own schedule runs it (mesh: paced, rate = round-start probability);
     // refuse early what a network cannot carry.
     experiments::SweepJob job{"", t, v.traffic, v.auto_rates ? 1.0 : v.rates.front(), cfg.seed, true,
-                              v.source_queue, cfg.routing, o.engine.faults};
+                              v.source_queue, routing, o.engine.faults};
     (void)experiments::make_app(job, cfg);
     const PacedSchedule* paced = TrafficRegistry::paced(v.traffic);
     ChannelLoad load;
     std::string note;
     try {
       (void)check_memory_for("sweep", s, bound_footprint);
-      load = channel_load(t, experiments::traffic_matrix(v.traffic, t, cfg.seed), cfg);
+      // The bound of the series' own routing (rica bound --routing): minimal's, Valiant's, or the
+      // best of both for UGAL and PAR; adaptive routing has none (note says why).
+      load = routing_channel_load(t, experiments::traffic_matrix(v.traffic, t, cfg.seed), cfg, routing);
     } catch (const std::exception& e) {  // usage_error (no matrix) or logic_error (a route that does not arrive)
-      if (v.auto_rates)
+      if (v.auto_rates && routing != Routing::adaptive)
         throw usage_error(fmt::format("--rate auto: no channel-load bound for '{}' on '{}' ({}); give the rates",
                                       v.traffic, s, e.what()));
       note = e.what();
       load = ChannelLoad{};
     }
-    // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
+    // Adaptive routing has no bound: its grid is placed by the deterministic routes' and reaches
+    // twice as far.
+    double place = load.bound;
+    if (v.auto_rates && routing == Routing::adaptive)
+      place = channel_load(t, experiments::traffic_matrix(v.traffic, t, cfg.seed), cfg).bound;
     const std::vector<double> rates =
-        v.auto_rates ? experiments::auto_rates(load.bound, paced,
+        v.auto_rates ? experiments::auto_rates(place, paced,
                                                experiments::grid_reach(v.traffic) *
-                                                   (cfg.routing == Routing::deterministic ? 1.0 : 2.0))
+                                                   (routing == Routing::adaptive ? 2.0 : 1.0))
                      : v.rates;
     for (double r : rates)
       for (unsigned k = 0; k < v.seeds; ++k) {  // seeds seed, seed+1, ... per point
@@ -174,7 +189,6 @@ void write_files(const SweepOptions& o, const EngineConfig& cfg, const Plan& pla
   const experiments::SeedMeans means = experiments::seed_means(points, v.traffic, v.seeds);
   write_text_file(o.out + "/sweep_mean.csv", means.csv, "--out");
   write_text_file(o.out + "/sweep_summary.csv", experiments::summary_csv(summaries), "--out");
-  if (o.json.empty()) return;
   nlohmann::json config = option_config(o.cmd);
   config["threads"] = cfg.threads;
   config["warmup"] = cfg.warmup;  // the warm-up used (the sweep default follows --cycles)
@@ -189,7 +203,10 @@ void write_files(const SweepOptions& o, const EngineConfig& cfg, const Plan& pla
     j["summary"].push_back(experiments::summary_json(summaries[n]));
     if (!plan.bound_note[n].empty()) j["summary"].back()["bound_note"] = plan.bound_note[n];
   }
-  write_json(o.json, j);
+  // Every --out directory says how it was made: the same report as --json, the sweep's own JSON
+  // (rica report finds it there when --json was not given or written elsewhere).
+  write_text_file(o.out + "/provenance.json", j.dump(2) + "\n", "--out");
+  if (!o.json.empty()) write_json(o.json, j);
 }
 
 /// Runs the sweep `o` describes (its subcommand alive: the configuration is read from it); with
@@ -200,7 +217,7 @@ std::vector<experiments::SweepPoint> sweep(SweepOptions& o, bool files) {
   const std::string csv = o.out + "/sweep.csv";
   if (files) {
     prepare_output_dir(o.out, "--out");
-    for (const char* f : {"/sweep.csv", "/sweep_mean.csv", "/sweep_summary.csv"})
+    for (const char* f : {"/sweep.csv", "/sweep_mean.csv", "/sweep_summary.csv", "/provenance.json"})
       check_output_file(o.out + f, "--out");  // fail now, not after the sweep
   }
   const auto points = run_plan(o, cfg, plan, true);
@@ -208,6 +225,11 @@ std::vector<experiments::SweepPoint> sweep(SweepOptions& o, bool files) {
   const std::vector<experiments::SweepSummary> summaries = summaries_of(plan, points);
   write_files(o, cfg, plan, points, summaries);
   if (!o.quiet && o.json != "-") {  // the results are in --out's files: --quiet prints nothing
+    const CommandValues& v = o.engine.values;
+    EngineConfig shown = cfg;  // several routings: each series names its own
+    if (v.routings.size() > 1) shown.routing = Routing::deterministic;
+    fmt::print("model: {}{}\n", model_line(shown, plan.loads.size() == 1 ? &plan.jobs.front().topology : nullptr),
+               v.routings.size() > 1 ? ", routings " + experiments::routings_text(v.routings) : std::string());
     for (std::size_t n = 0; n < summaries.size(); ++n)
       fmt::print("{}{}\n", experiments::summary_text(summaries[n]),
                  plan.bound_note[n].empty() ? "" : fmt::format(" (no channel-load bound: {})", plan.bound_note[n]));

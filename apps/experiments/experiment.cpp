@@ -1,6 +1,7 @@
 // The papers' dynamic experiments: set-ups, traffic matrices, rate grids and saturation figures
 // (experiment.hpp).
 #include "experiment.hpp"
+#include "rica/channel_load.hpp"
 #include "saturation.hpp"
 
 #include "rica/assert.hpp"
@@ -490,6 +491,7 @@ nlohmann::json config_json(const Setup& s, const EngineConfig& cfg, bool quick,
           {"cycles", cfg.cycles},
           {"warmup", cfg.warmup},
           {"link_cycles", link_cycles_text(cfg)},
+          {"link_model", link_model_text(cfg)},
           {"buffer_words", cfg.buffer_words},
           {"packet_words", cfg.packet_words},
           {"packet_spread", cfg.packet_spread},

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <tuple>
 
 #include "experiment.hpp"
 #include "experiment_plan.hpp"
@@ -24,6 +25,7 @@
 #include "rica/progress.hpp"
 #include "rica/io.hpp"
 #include "rica/registry.hpp"
+#include "rica/routing.hpp"
 #include "rica/suggest.hpp"
 #include "rica/version.hpp"
 #include "sweep.hpp"
@@ -152,7 +154,8 @@ Made make_setup_files(const SetupRuns& s, const Shape& p, const std::vector<Swee
   m.files = {{"table.csv", table_csv(rows)},
              {"table.json", m.table.dump(2) + "\n"},
              {"table.md", md},
-             {"config.json", m.config.dump(2) + "\n"}};
+             {"config.json", m.config.dump(2) + "\n"},
+             {"provenance.json", provenance.dump(2) + "\n"}};  // every --out directory says how it was made
   m.report = provenance;
   m.report["setup"] = m.config;
   m.report["table"] = m.table;
@@ -170,6 +173,28 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
   const Setup& setup = *s->setup;
   s->networks = pick_networks(setup, r.networks);
   s->patterns = pick_patterns(setup, r.patterns);
+  if (!r.routings.empty()) {  // routings as a dimension: every picked network once per routing
+    std::string list;
+    for (const auto& x : r.routings) list += (list.empty() ? "" : ",") + x;
+    const std::vector<Routing> routings = parse_routings(list, "--routing");
+    std::vector<Network> each;
+    for (const Network& net : s->networks) {
+      if (net.routing != Routing::deterministic)
+        throw usage_error(fmt::format("--routing: network '{}' of '{}' has its own routing ({}); pick the networks "
+                                      "to run under each routing with --networks",
+                                      net.label, setup.name, to_string(net.routing)));
+      const Topology t = TopologyRegistry::parse(net.spec);
+      for (Routing routing : routings) {
+        if (!offers(t, routing))
+          throw usage_error(fmt::format("--routing: network '{}' ({}) of '{}' does not offer {} routing; pick the "
+                                        "networks that do with --networks",
+                                        net.label, net.spec, setup.name, to_string(routing)));
+        each.push_back({routing == Routing::deterministic ? net.label : net.label + " " + to_string(routing), net.spec,
+                        routing});
+      }
+    }
+    s->networks = std::move(each);
+  }
   Plan p;
   p.cfg = engine_config(setup);
   resolve_run(p.cfg, r, r.quick ? 2000 : setup.cycles);
@@ -201,9 +226,10 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
   }
   if (!planned) return p;
 
-  // A bound depends on the topology and the pattern only (the deterministic routes), so the
-  // networks that differ by routing alone (DF, DF UGAL-L, ...) share one walk.
-  std::map<std::pair<std::string, std::string>, ChannelLoad> bounds;
+  // A bound depends on the topology, the pattern and the routing (rica bound --routing: minimal's,
+  // Valiant's, the best of both for UGAL and PAR; adaptive routing has none of its own and is
+  // placed by the deterministic routes').
+  std::map<std::tuple<std::string, std::string, Routing>, ChannelLoad> bounds;
   for (const auto& pattern : s->patterns)
     for (const auto& net : s->networks) {
       if (setup.skip.count(pattern_base(pattern))) {
@@ -213,11 +239,13 @@ Plan prepare_setup(const request::Experiment& r, bool planned) {
       const Topology& t = topos.at(net.label);
       ChannelLoadOptions bound_opt;  // exact_bounds: all pairs where no symmetry gives them, never sampled
       if (setup.exact_bounds) bound_opt.all_pairs_pes = std::numeric_limits<node_t>::max();
-      auto [known, fresh] = bounds.try_emplace({net.spec, pattern});
-      if (fresh) known->second = channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bound_opt);
+      const Routing bounded = net.routing == Routing::adaptive ? Routing::deterministic : net.routing;
+      auto [known, fresh] = bounds.try_emplace({net.spec, pattern, bounded});
+      if (fresh)
+        known->second = routing_channel_load(t, traffic_matrix(pattern, t, p.cfg.seed), p.cfg, bounded, bound_opt);
       Group g{pattern, net, known->second};
       const PacedSchedule* paced = TrafficRegistry::paced(pattern);
-      // The bound is the deterministic routes'; adaptive routing may pass it: its grid reaches twice as far.
+      // Adaptive routing may pass the deterministic routes' bound: its grid reaches twice as far.
       const double reach = grid_reach(pattern) * (net.routing == Routing::adaptive ? 2.0 : 1.0);
       const auto rates = rate_grid(g.load.bound, r.quick, paced, reach, setup.quick_rates);
       s->grids[net.label + " " + pattern] = rates;
@@ -323,6 +351,10 @@ const std::vector<ExperimentOption>& experiment_options() {
          "Runs at once, 0 = cores / threads (results do not depend on it)", ""},
         {"--threads", &Experiment::threads, 0, defaults::limits::threads, "Threads per run (0 = all cores)", ""},
         {"--seed", &Experiment::seed, 0, std::numeric_limits<std::uint64_t>::max(), "Seed of the first trial", ""},
+        {"--routing", &Experiment::routings, 0, 0,
+         "Run every picked network under each of these routings (comma separated: deterministic, adaptive, valiant, "
+         "ugal-l, ugal-g, par), one series each with its own routing's bound [default: the set-up's]",
+         ""},
         {"--seeds", &Experiment::seeds, 0, 1000,
          "Runs per point, seeds --seed..--seed+K-1, for every pattern (0 = the set-up's: hot spot several, "
          "others 1); plots draw the mean with 95% CI error bars",
@@ -349,7 +381,7 @@ std::string output_dir(const Experiment& r) { return r.out.empty() ? "out/experi
 std::vector<std::string> output_files(const Experiment& r) {
   if (r.name == faults::name) return faults::files();
   if (r.name == kernels::name) return kernels::files();
-  return {"points.csv", "table.csv", "table.json", "table.md", "config.json"};
+  return {"points.csv", "table.csv", "table.json", "table.md", "config.json", "provenance.json"};
 }
 
 void validate(const Experiment& r) {

@@ -208,8 +208,8 @@ std::vector<std::string> files() { return {"points.csv", "table.md", "table.json
 
 Plan prepare(const request::Experiment& r, bool planned) {
   // Its own shape: failed links on the x axis, its own networks and fault draws.
-  if (!r.networks.empty() || !r.patterns.empty() || r.seeds)
-    throw usage_error("experiment faults: --networks, --patterns and --seeds do not apply");
+  if (!r.networks.empty() || !r.patterns.empty() || r.seeds || !r.routings.empty())
+    throw usage_error("experiment faults: --networks, --patterns, --seeds and --routing do not apply");
   if (!r.faults.empty())
     throw usage_error("experiment faults: --faults does not apply (the experiment fails 0, 1, 2, 4 ... links itself)");
   Plan p;
@@ -229,7 +229,7 @@ Plan prepare(const request::Experiment& r, bool planned) {
                                  const nlohmann::json& provenance) {
     Made m = make_files(*runs, points, cfg, parallel, wall);
     m.config = provenance;
-    m.config["model"] = {{"link_cycles", "degree"}, {"buffer_words", cfg.buffer_words},
+    m.config["model"] = {{"link_cycles", "degree"}, {"link_model", link_model_text(cfg)}, {"buffer_words", cfg.buffer_words},
                          {"packet_words", cfg.packet_words}, {"packet_spread", cfg.packet_spread},
                          {"arbitration", to_string(cfg.arbitration)}, {"cycles", cfg.cycles}, {"warmup", cfg.warmup}};
     m.config["runs"] = runs->jobs.size();

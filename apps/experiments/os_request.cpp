@@ -1,5 +1,6 @@
 // rica/request/os.hpp: the checks, the runs and the presenters of `rica os`.
 #include "rica/request/os.hpp"
+#include "rica/channel_load.hpp"
 
 #include <fmt/format.h>
 
@@ -346,6 +347,7 @@ nlohmann::json OsOutcome::to_json() const {
                 {"buffer_words", engine.buffer_words},
                 {"packet_words", fmt::format("{}:{}", engine.packet_words, engine.packet_spread)},
                 {"link_cycles", experiments::link_cycles_text(engine)},
+                {"link_model", link_model_text(engine)},
                 {"packets", request.packets},
                 {"io_hop_cycles", request.io_hop_cycles},
                 {"save_words_per_cycle", request.save_rate},

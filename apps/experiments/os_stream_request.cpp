@@ -1,5 +1,6 @@
 // rica/request/os_stream.hpp: the checks, the runs and the presenters of `rica os-stream`.
 #include "rica/request/os_stream.hpp"
+#include "rica/channel_load.hpp"
 
 #include <fmt/format.h>
 
@@ -197,6 +198,7 @@ nlohmann::json OsStreamOutcome::to_json() const {
                 {"buffer_words", engine.buffer_words},
                 {"packet_words", fmt::format("{}:{}", engine.packet_words, engine.packet_spread)},
                 {"link_cycles", experiments::link_cycles_text(engine)},
+                {"link_model", link_model_text(engine)},
                 {"job", request.job},
                 {"job_map", request.job_map},
                 {"rate", request.rate},

@@ -90,6 +90,7 @@ SweepSummary summarize_sweep(const std::vector<SweepPoint>& points, const Channe
   if (points.empty()) return s;
   s.topology = points.front().topology;
   s.traffic = points.front().traffic;
+  s.routing = points.front().routing;
   const auto rates = rate_means(points);
   s.rates = static_cast<unsigned>(rates.size());
   s.seeds = rates.front().n;
@@ -127,7 +128,8 @@ std::vector<double> refine_rates(const std::vector<SweepPoint>& points) {
 }
 
 std::string summary_text(const SweepSummary& s) {
-  std::string line = fmt::format("{}: zero-load latency {:.1f} cycles", s.topology, s.zero_load);
+  std::string line = fmt::format("{}{}: zero-load latency {:.1f} cycles", s.topology,
+                                 s.routing == "deterministic" ? std::string() : " " + s.routing, s.zero_load);
   line += s.saturated ? fmt::format(", saturates at offered {:.4g} (accepted {:.4g}; {})", s.saturation_offered,
                                     s.saturation_accepted, s.saturation_reason)
                       : fmt::format(", {}", s.saturation_reason);
@@ -142,7 +144,7 @@ std::string summary_csv(const std::vector<SweepSummary>& rows) {
   std::string out = report::csv_row({"topology", "traffic", "rates", "seeds", "zero_load_latency", "zero_load_routed",
                                      "saturated", "saturation_offered", "saturation_accepted", "saturation_reason",
                                      "saturation", "offered_at_saturation", "knee", "knee_reached", "bound",
-                                     "saturation_over_bound", "bound_method"});
+                                     "saturation_over_bound", "bound_method", "routing"});
   for (const SweepSummary& s : rows)
     out += report::csv_row(
         {s.topology, s.traffic, std::to_string(s.rates), std::to_string(s.seeds), fmt::format("{:.4f}", s.zero_load),
@@ -151,12 +153,13 @@ std::string summary_csv(const std::vector<SweepSummary>& rows) {
          s.saturated ? fmt::format("{:.6g}", s.saturation_accepted) : "", s.saturation_reason,
          fmt::format("{:.6g}", s.saturation), fmt::format("{:.6g}", s.offered_at_saturation),
          fmt::format("{:.6g}", s.knee), s.knee_reached ? "1" : "0", s.bound > 0 ? fmt::format("{:.6g}", s.bound) : "",
-         s.bound > 0 ? fmt::format("{:.4f}", s.saturation / s.bound) : "", s.bound_method});
+         s.bound > 0 ? fmt::format("{:.4f}", s.saturation / s.bound) : "", s.bound_method, s.routing});
   return out;
 }
 
 nlohmann::json summary_json(const SweepSummary& s) {
   nlohmann::json j = {{"topology", s.topology},
+                      {"routing", s.routing},
                       {"traffic", s.traffic},
                       {"rates", s.rates},
                       {"seeds", s.seeds},

@@ -32,6 +32,7 @@ inline constexpr unsigned refine_points = 4;  ///< --rate auto: rates added betw
 
 struct SweepSummary {
   std::string topology, traffic;
+  std::string routing = "deterministic";  ///< the series' routing (a sweep's series is a (network, routing))
   unsigned rates = 0, seeds = 0;
   double zero_load = 0;        ///< cycles, at the lowest rate
   double zero_load_routed = 0; ///< the timing model over the routes (channel_load), 0 without a bound

@@ -3,9 +3,11 @@
 #include "sweep.hpp"
 
 #include "rica/report.hpp"
+#include "rica/channel_load.hpp"  // link_model_text
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -209,10 +211,37 @@ void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::stri
   cfg.link_cycles = static_cast<unsigned>(parse_uint(text, option, 1, defaults::limits::link_cycles));
 }
 
+std::vector<Routing> parse_routings(const std::string& text, const std::string& option) {
+  std::vector<Routing> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty())
+      throw usage_error(fmt::format("{}: '{}' has an empty routing; give names separated by commas, e.g. "
+                                    "deterministic,valiant,ugal-l",
+                                    option, text));
+    const Routing r = routing_by_name(name, option);
+    if (std::find(out.begin(), out.end(), r) != out.end())
+      throw usage_error(fmt::format("{}: routing '{}' is given twice in '{}'", option, name, text));
+    out.push_back(r);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string routings_text(const std::vector<Routing>& routings) {
+  std::string s;
+  for (Routing r : routings) s += (s.empty() ? "" : ",") + std::string(to_string(r));
+  return s;
+}
+
 std::string link_cycles_text(const EngineConfig& cfg) {
   if (cfg.link_cycles) return std::to_string(cfg.link_cycles);
   return cfg.link_cycles_words ? "words" : "degree";
 }
+
 
 void set_packet_words(EngineConfig& cfg, const std::string& s, const std::string& option) {
   const auto c = s.find(':');
@@ -365,7 +394,7 @@ SeedMeans seed_means(const std::vector<SweepPoint>& points, const std::string& t
                               fmt::format("{:.4f}", lat.second), fmt::format("{:.2f}", p99.first),
                               fmt::format("{:.2f}", p99.second), fmt::format("{:.4f}", hops.first), first.routing,
                               first.faults});
-    m.json.push_back({{"topology", first.topology}, {"offered", first.offered}, {"seeds", seeds},
+    m.json.push_back({{"topology", first.topology}, {"routing", first.routing}, {"offered", first.offered}, {"seeds", seeds},
                       {"generated", gen.first}, {"accepted", acc.first}, {"accepted_ci95", acc.second},
                       {"latency_mean", lat.first}, {"latency_ci95", lat.second}, {"latency_p99", p99.first},
                       {"latency_p99_ci95", p99.second}});
@@ -379,6 +408,7 @@ nlohmann::json sweep_model(const EngineConfig& cfg, unsigned source_queue) {
           {"arbitration", to_string(cfg.arbitration)},
           {"routing", to_string(cfg.routing)},
           {"link_cycles", link_cycles_text(cfg)},
+          {"link_model", link_model_text(cfg)},
           {"buffer_words", cfg.buffer_words},
           {"packet_words", fmt::format("{}:{}", cfg.packet_words, cfg.packet_spread)},
           {"cycles", cfg.cycles},

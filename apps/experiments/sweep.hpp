@@ -107,6 +107,12 @@ void set_link_cycles(EngineConfig& cfg, const std::string& text, const std::stri
 /// The text set_link_cycles() accepts for cfg's link time.
 std::string link_cycles_text(const EngineConfig& cfg);
 
+/// "A" or "A,B,...": routings by name (routing_by_name), no empty element, none twice. usage_error
+/// naming `option`. The one routing-list parser (sweep --routing, experiment --routing).
+std::vector<Routing> parse_routings(const std::string& text, const std::string& option = "--routing");
+/// The list as parse_routings reads it: "deterministic,valiant".
+std::string routings_text(const std::vector<Routing>& routings);
+
 /// Sets cfg's packet length from "MEAN" or "MEAN:SPREAD" (words; MEAN in [1, 255], SPREAD below
 /// MEAN). usage_error naming `option`. The one --packet-words parser of the CLI.
 void set_packet_words(EngineConfig& cfg, const std::string& text, const std::string& option = "--packet-words");

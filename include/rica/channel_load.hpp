@@ -54,6 +54,10 @@ struct ChannelLoadOptions {
   unsigned sample_destinations = 256;
   std::uint64_t seed = 1;
   bool force_all_pairs = false;  ///< ignore symmetry and the PE limit (tests compare both ways)
+  /// The routes walked: deterministic (the topology's route()) or valiant (its valiant routing,
+  /// every intermediate key with an equal share; sampled: one key per pair). Other routings:
+  /// routing_channel_load().
+  Routing routing = Routing::deterministic;
 };
 
 struct ChannelLoad {
@@ -87,10 +91,30 @@ struct ChannelLoad {
 /// in packet_words +- packet_spread); else the sending node's in-degree + out-degree (at least 1).
 [[nodiscard]] std::vector<unsigned> link_cycles(const Topology& t, const EngineConfig& cfg);
 
+/// The link-time model's name: "pin-limited" (--link-cycles degree: a link takes its sender's in +
+/// out degree in cycles per packet, the papers' model, which charges a network for its degree) or
+/// "equal link bandwidth" (words or N: every link the same).
+[[nodiscard]] std::string link_model_name(const EngineConfig& cfg);
+/// The link-time model stated for a reader: its name and, when a link takes more than one cycle,
+/// the option that changes it; with `t`, the link times on that network ("pin-limited, in + out
+/// degree cycles per packet, 14 here (--link-cycles 1: equal link bandwidth)").
+[[nodiscard]] std::string link_model_text(const EngineConfig& cfg, const Topology* t = nullptr);
+
 /// Computes the channel load of `matrix` on `t` with the link times of `cfg`. Throws
 /// std::logic_error when the routing does not reach a destination.
 [[nodiscard]] ChannelLoad channel_load(const Topology& t, const TrafficMatrix& matrix, const EngineConfig& cfg = {},
                                        const ChannelLoadOptions& opt = {});
+
+/// The channel-load bound of routing `r` (rica bound --routing, the sweep's bound line per routing):
+///   deterministic  channel_load() over the topology's routes;
+///   valiant        channel_load() over its Valiant routes (every intermediate key equally likely);
+///   ugal-l, ugal-g, par  the best of minimal and Valiant: the largest bound of any fixed share
+///                  of Valiant traffic in [0, 1] (0 and 1 included, so never below either); a
+///                  routing that picks per packet may in principle pass it, none has in the tests;
+///   adaptive       no bound: usage_error (its choice per hop follows the buffers).
+/// `method` says which; usage_error when `t` does not offer r.
+[[nodiscard]] ChannelLoad routing_channel_load(const Topology& t, const TrafficMatrix& matrix, const EngineConfig& cfg,
+                                               Routing r, const ChannelLoadOptions& opt = {});
 
 /// Summary (not the per-link table) as JSON; the busiest link by label and port.
 [[nodiscard]] nlohmann::json to_json(const ChannelLoad& c, const Topology& t);

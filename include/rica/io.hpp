@@ -26,7 +26,7 @@ std::string read_text_file(const std::string& path, const std::string& what, con
 /// Writes `text` to `path` (created or replaced whole: a regular file is written to a hidden sibling
 /// and renamed over it, so no reader or interruption sees half a file); every step checked (open, write,
 /// flush, close), so a full device or a vanished directory is an error: "<what>: cannot write
-/// '<path>': <reason>".
+/// '<path>': <reason>". Missing parent directories are created first (every output option, as --out).
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
 /// Writes `path` as write_text_file does (a regular file replaced whole through a hidden sibling,
@@ -37,8 +37,8 @@ void write_file_streamed(const std::string& path, const std::function<bool(std::
                          const std::string& what);
 
 /// Checks, before any work, that `path` can be written by write_text_file: non-empty, not a
-/// directory, in an existing directory that is writable (or an existing writable file).
-/// Creates nothing.
+/// directory, in a writable directory (or an existing writable file); a missing directory must be
+/// creatable (its nearest existing ancestor a writable directory). Creates nothing.
 void check_output_file(const std::string& path, const std::string& what);
 
 /// Makes sure `dir` is a writable directory, creating it (and its parents) when missing.

@@ -57,9 +57,9 @@ from ._rica import RicaError
 
 __version__ = _rica.VERSION
 
-__all__ = ["RicaError", "Result", "SweepResult", "CommandResult", "Topology", "run", "sweep", "os", "os_stream",
-           "partition", "embed", "experiment", "bound", "topo", "route", "names", "list_text", "options", "BUILT_FOR",
-           "__version__"]
+__all__ = ["RicaError", "Result", "RunResult", "SweepResult", "CommandResult", "Topology", "run", "sweep", "os",
+           "os_stream", "partition", "embed", "experiment", "bound", "topo", "route", "load_extension", "names",
+           "list_text", "options", "BUILT_FOR", "__version__"]
 
 
 def _argv(positional, options):
@@ -99,12 +99,50 @@ def _html_table(title, rows):
 
 
 class Result:
-    """One run. `spec`: the topology spec as given; `topology`: its canonical form (the run's
+    """What every rica function returns (run, sweep, os, os_stream, partition, embed, experiment,
+    bound, topo, route): one shape.
+
+    `summary`  the command's JSON report as a dict (what `rica COMMAND --json` writes);
+    `frame(name)`  one of its tables as a pandas DataFrame, `tables` the names it has;
+    `status`   the CLI's exit status (0 ok; run: 1 not verified, 3 deadlock);
+    `command`  the subcommand ("run", "sweep", ...).
+    It reads as the summary too: r["key"], r.get("key"), "key" in r, r.keys() (a sweep's r["column"]
+    is its points' column). Nothing is printed: the figures are in the result."""
+
+    command = ""
+    tables = ("summary",)
+    status = 0
+    summary = {}
+
+    def frame(self, name="summary"):
+        """The table `name` (one of `tables`) as a pandas DataFrame."""
+        if name != "summary":
+            raise ValueError(f"table '{name}': use {', '.join(self.tables)}")
+        return _frame({k: [v] for k, v in self.summary.items() if not isinstance(v, (dict, list))})
+
+    def __getitem__(self, key):
+        return self.summary[key]
+
+    def __contains__(self, key):
+        return key in self.summary
+
+    def get(self, key, default=None):
+        return self.summary.get(key, default)
+
+    def keys(self):
+        return self.summary.keys()
+
+
+class RunResult(Result):
+    """One run (rica.run). `spec`: the topology spec as given; `topology`: its canonical form (the run's
     JSON); `engine`; `summary`: the figures `rica run --json` writes (dict); `pes` and `links`:
     column dicts of NumPy arrays (per node: pe, label, injected, delivered, forwarded, blocked; per
     link: node, port, peer, packets); `trace`: per delivered packet (src, dst, seq, inject,
     deliver, hops, enter, words) when run with trace=True, else None; `status`: the CLI's exit
-    status (0 ok, 1 not verified, 3 deadlock)."""
+    status (0 ok, 1 not verified, 3 deadlock). Tables: summary, pe, link, trace, windows,
+    telemetry_classes, telemetry_links (those the run recorded)."""
+
+    command = "run"
 
     def __init__(self, raw, spec):
         self.summary = raw["summary"]
@@ -115,6 +153,10 @@ class Result:
         self.trace = raw.get("trace")
         self.telemetry = raw.get("telemetry")
         self.status = raw["status"]
+        telemetry = self.telemetry or {}
+        self.tables = tuple(["summary", "pe", "link"] + (["trace"] if self.trace is not None else []) +
+                            [n for n, k in (("windows", "windows"), ("telemetry_classes", "classes"),
+                                            ("telemetry_links", "links")) if telemetry.get(k) is not None])
 
     @property
     def engine(self):
@@ -126,7 +168,7 @@ class Result:
             return summary[name]
         raise AttributeError(name)
 
-    def frame(self, table="summary"):
+    def frame(self, table="summary"):  # noqa: D102  (Result.frame, with the run's tables)
         """A pandas DataFrame: 'summary' (one row of scalar figures, `spec` as given beside the
         canonical `topology`), 'pe', 'link', 'trace', or a telemetry table (run with telemetry=W):
         'windows', 'telemetry_classes', and 'telemetry_links' (with telemetry_links=True too)."""
@@ -150,7 +192,7 @@ class Result:
 
     def __repr__(self):
         s = self.summary
-        return (f"<rica.Result {self.spec} ({s.get('topology')}) engine {self.engine}: delivered "
+        return (f"<rica.RunResult {self.spec} ({s.get('topology')}) engine {self.engine}: delivered "
                 f"{s.get('delivered')}, latency mean {s.get('latency_mean')} {s.get('latency_unit')}>")
 
     def _repr_html_(self):
@@ -161,14 +203,20 @@ class Result:
                            [(k, s[k]) for k in keys if k in s])
 
 
-class SweepResult:
-    """A sweep: `columns` maps spec (as given), topology (canonical), traffic, rate, offered,
+class SweepResult(Result):
+    """A sweep (rica.sweep): `columns` maps spec (as given), topology (canonical), traffic, rate, offered,
     accepted, delivered, latency_mean, latency_p50, latency_p99, hops_mean, cycles, cycles_run,
     seed to one entry per (topology, rate, seed), in the CLI's order; `means` maps spec,
     topology, traffic, rate, offered, seeds, generated_mean, accepted_mean, accepted_ci95,
     latency_mean, latency_ci95, latency_p99_mean, latency_p99_ci95, hops_mean to one entry per
     (topology, rate): the mean over its seeds and the 95% confidence half-width (Student t), as
-    `rica sweep` writes sweep_mean.csv."""
+    `rica sweep` writes sweep_mean.csv. With routing="a,b": one series per (topology, routing), its
+    `routing` column saying which (never averaged as seeds). `summary`: {"points": one dict per run,
+    "means": one per point}, as the sweep's --json holds them. Tables: points, means. r["column"] is
+    the points' column."""
+
+    command = "sweep"
+    tables = ("points", "means")
 
     def __init__(self, columns, specs):
         self.means = columns.pop("means")
@@ -178,8 +226,20 @@ class SweepResult:
             per = n // len(specs) if specs else 0  # the CLI's order: every row of a topology together
             table["spec"] = [specs[i // per] for i in range(n)] if per else []
 
+    @property
+    def summary(self):
+        def records(table):
+            keys = list(table)
+            n = len(table["topology"])
+            return [{k: (table[k][i].item() if hasattr(table[k][i], "item") else table[k][i]) for k in keys}
+                    for i in range(n)]
+        return {"points": records(self.columns), "means": records(self.means)}
+
     def __getitem__(self, name):
         return self.columns[name]
+
+    def __contains__(self, name):  # as r[name]: the points' columns
+        return name in self.columns
 
     def __len__(self):
         return len(self.columns["topology"])
@@ -202,26 +262,28 @@ class SweepResult:
         return _html_table("rica sweep", rows)
 
 
-class CommandResult:
-    """What a subcommand reported: `data`, its JSON report (`rica <command> --json`) as a dict,
-    also by key (r["config"]); `command` and `args`; `status`, the CLI's exit status; `out`, the
-    directory of its files when out= was given (else the files were in a temporary directory,
-    removed)."""
+class CommandResult(Result):
+    """What a subcommand reported (os, os_stream, partition, embed, experiment, bound, topo, route):
+    `summary` (also `data`), its JSON report (`rica <command> --json`) as a dict, also by key
+    (r["config"]); `command` and `args`; `status`, the CLI's exit status; `out`, the directory of
+    its files when out= was given (else the files were in a temporary directory, removed). Tables:
+    'summary', and every list of records (or dict of columns) in the report by its key
+    (`tables` names them: os "runs", experiment "table", bound "bounds", ...)."""
 
     def __init__(self, command, args, status, data, out):
         self.command, self.args, self.status, self.data, self.out = command, args, status, data, out
+        self.summary = data
+        self.tables = ("summary",) + tuple(k for k, v in data.items() if
+                                           (isinstance(v, list) and v and isinstance(v[0], dict)) or
+                                           (isinstance(v, dict) and v and all(isinstance(c, list) for c in v.values())))
 
-    def __getitem__(self, key):
-        return self.data[key]
-
-    def __contains__(self, key):
-        return key in self.data
-
-    def keys(self):
-        return self.data.keys()
-
-    def frame(self, key):
-        """A pandas DataFrame of the list of records (or dict of columns) under `key`."""
+    def frame(self, key="summary"):
+        """A pandas DataFrame of the list of records (or dict of columns) under `key` ('summary':
+        the report's scalar figures as one row)."""
+        if key == "summary":
+            return Result.frame(self, "summary")
+        if key not in self.data:
+            raise ValueError(f"table '{key}': use {', '.join(self.tables)}")
         value = self.data[key]
         if isinstance(value, list) and value and isinstance(value[0], dict):
             import pandas
@@ -306,12 +368,12 @@ def run(topology, *, trace=False, **options):
         fd, path = _tempfile.mkstemp(prefix="rica-trace-", suffix=".csv")
         _os.close(fd)
         try:
-            return Result(_rica.run(_argv([topology], dict(options, trace=path))), topology)
+            return RunResult(_rica.run(_argv([topology], dict(options, trace=path))), topology)
         finally:
             _os.unlink(path)
     if trace:
         options = dict(options, trace=trace)
-    return Result(_rica.run(_argv([topology], options)), topology)
+    return RunResult(_rica.run(_argv([topology], options)), topology)
 
 
 def sweep(topologies, **options):
@@ -362,23 +424,28 @@ def bound(topologies, **options):
 
 
 def topo(topology, **options):
-    """`rica topo TOPOLOGY --json` (samples, seed, all_pairs, ...): the measures as a dict."""
+    """`rica topo TOPOLOGY --json` (samples, seed, all_pairs, ...): the measures as the result's
+    summary (r["diameter"], r.summary)."""
     _no_quiet(options)
-    return _rica.topo(_argv([topology], options))
+    words = _argv([topology], options)
+    return CommandResult("topo", words, 0, _rica.topo(words), None)
 
 
 def route(topology, src, dst, **options):
     """`rica route TOPOLOGY SRC DST --json` (routing=...): the path as a dict; src and dst are PE
-    numbers or labels such as "(0,0,0)"."""
+    numbers or labels such as "(0,0,0)": r["hops"], r.frame("path") where the report lists it."""
     _no_quiet(options)
-    return _rica.route(_argv([topology, src, dst], options))
+    words = _argv([topology, src, dst], options)
+    return CommandResult("route", words, 0, _rica.route(words), None)
 
 
 def os_stream(topology, jobs, **options):
     """`rica os-stream TOPOLOGY --jobs JOBS` (keywords below; job takes one spec or a weighted mix
     "SPEC@W;SPEC@W", job_map "N=SPEC;..." for SWF executable numbers): the JSON `--json` writes, a dict with one entry per run in "runs" (each with its
-    measures and a "jobs" list). `alloc`, `sched` and `policy` take a name or a list of names."""
-    return _rica.os_stream(_argv([topology], dict(options, jobs=jobs)))
+    measures and a "jobs" list) as the result's summary (r["runs"], r.frame("runs")). `alloc`, `sched`
+    and `policy` take a name or a list of names."""
+    words = _argv([topology], dict(options, jobs=jobs))
+    return CommandResult("os-stream", words, 0, _rica.os_stream(words), None)
 
 
 def options(command):
@@ -414,8 +481,19 @@ def _keyword_doc(command):
     return f"\n\n    Keywords (`rica {command} --help`):\n" + "\n".join(lines) + "\n"
 
 
+_RETURNS = {
+    "run": "rica.RunResult (a rica.Result): summary = the run's JSON; tables summary, pe, link, trace, windows, "
+           "telemetry_classes, telemetry_links (those recorded)",
+    "sweep": "rica.SweepResult (a rica.Result): summary = {points, means}; tables points, means (one series per "
+             "topology and routing)",
+}
+
+
 def _document(function, command):
-    function.__doc__ = (function.__doc__ or "").rstrip() + _keyword_doc(command)
+    returns = _RETURNS.get(command, f"rica.CommandResult (a rica.Result): summary = the JSON `rica {command} --json` "
+                                    "writes; tables summary and each list of records in it (r.tables)")
+    function.__doc__ = ((function.__doc__ or "").rstrip() + f"\n\n    Returns {returns}. Nothing is printed." +
+                        _keyword_doc(command))
 
 
 class Topology:
@@ -452,6 +530,37 @@ class Topology:
         return _html_table(f"rica topology {self.spec}",
                            [("canonical", self.canonical), ("PEs", self.pes), ("nodes", self.nodes),
                             ("ports", self.ports), ("buffer classes", self.buffer_classes)])
+
+
+def load_extension(path):
+    """Loads a user's shared library of registered applications, traffic patterns, switch policies,
+    allocators, schedulers and topology families (docs/extending.md, "Python") into this process: its
+    static registrations run against this module's registries, so rica.names() lists the new names
+    and rica.run(..., app=/traffic=), rica.os(policy=), rica.os_stream(alloc=, sched=) and topology
+    specs take them. Build it with rica's headers and without linking rica's libraries (their symbols
+    come from this module): g++ -std=c++20 -shared -fPIC -I<rica>/include ext.cpp -o ext.so.
+    Returns a Result whose summary is {"path": ..., "added": {kind: [new names]}}. A missing file,
+    a library that cannot be loaded (its message), or one loaded twice raise RicaError."""
+    import ctypes
+
+    full = _os.path.abspath(str(path))
+    if not _os.path.isfile(full):
+        raise RicaError(f"load_extension: '{path}' is not a file; give the shared library (.so) to load")
+    if full in _EXTENSIONS:
+        raise RicaError(f"load_extension: '{path}' is loaded already (its registrations ran once)")
+    before = names()
+    # This module's symbols (rica's registries) made global, so the library's references resolve to them.
+    ctypes.CDLL(_rica.__file__, mode=_os.RTLD_GLOBAL | getattr(_os, "RTLD_NOLOAD", 0))
+    try:
+        _EXTENSIONS[full] = ctypes.CDLL(full, mode=_os.RTLD_GLOBAL | _os.RTLD_NOW)
+    except OSError as e:
+        raise RicaError(f"load_extension: cannot load '{path}': {e}") from None
+    after = names()
+    added = {k: sorted(set(after[k]) - set(before.get(k, []))) for k in after}
+    return CommandResult("load_extension", [full], 0, {"path": full, "added": added}, None)
+
+
+_EXTENSIONS = {}  # path -> the loaded library (kept: unloading would leave dangling registrations)
 
 
 def names():

@@ -244,3 +244,108 @@ def test_os_stream_mixes_applications():
     assert r["runs"][0]["ok"] and {j["app"] for j in r["runs"][0]["jobs"]} == {"reduce", "uniform"}
     with pytest.raises(rica.RicaError, match="did you mean 'sort'"):
         rica.os_stream("torus:8x8", swf, job="sortt@1;uniform")
+
+
+# ---- Issue 45: one result shape, help() says what comes back, nothing printed, user extensions ----
+
+SRC = os.path.join(os.path.dirname(__file__), "../..")
+
+
+def test_every_function_returns_one_result_shape(tmp_path, capfd):
+    """Every command function returns a rica.Result: its JSON as .summary (a dict), its tables as
+    .frame(name) for each name in .tables, the summary by key too; and prints nothing."""
+    pd = pytest.importorskip("pandas")
+    calls = {
+        "run": lambda: rica.run("torus:4x4", engine="cycle", rate=0.1, cycles=300, threads=1),
+        "sweep": lambda: rica.sweep("torus:4x4", rates="0.1,0.2", cycles=300),
+        "os": lambda: rica.os("torus:4x4", parts=2, packets=5, slice="50", rate="0.2", threads=1),
+        "partition": lambda: rica.partition("cccb:n=2", parts=2),
+        "embed": lambda: rica.embed("ring", "torus:4x4"),
+        "bound": lambda: rica.bound("torus:4x4"),
+        "topo": lambda: rica.topo("torus:4x4"),
+        "route": lambda: rica.route("torus:4x4", 0, 5),
+    }
+    for name, call in calls.items():
+        r = call()
+        assert isinstance(r, rica.Result), (name, type(r))
+        assert isinstance(r.summary, dict) and r.summary, name
+        assert r.tables and all(isinstance(t, str) for t in r.tables), name
+        for t in r.tables:
+            assert isinstance(r.frame(t), pd.DataFrame), (name, t)
+        with pytest.raises(ValueError):
+            r.frame("no-such-table")
+        k = next(iter(r.summary)) if name != "sweep" else "topology"
+        assert k in r and r[k] is not None, name
+        assert r.command, name
+    # the old field names keep working
+    assert rica.topo("torus:4x4")["diameter"] == 4
+    assert isinstance(rica.run("torus:4x4", engine="cycle", rate=0.1, cycles=300).pes["delivered"], np.ndarray)
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", (out, err)  # nothing printed unless asked (rica.os printed before)
+
+
+def test_help_says_what_comes_back():
+    for f in (rica.run, rica.sweep, rica.os, rica.os_stream, rica.partition, rica.embed, rica.experiment, rica.bound,
+              rica.topo, rica.route):
+        assert "Returns rica." in f.__doc__ and "Result" in f.__doc__, f.__name__
+    assert "Returns a Result" in rica.load_extension.__doc__
+
+
+EXTENSION = r'''
+#include <rica/user_topology.hpp>
+#include <string>
+
+static rica::Topology make_pyring(const rica::SpecArgs& a) {
+  const unsigned n = a.uint("n");
+  if (n < 3 || n > 4096) throw rica::usage_error("topology 'pyring': n must be in 3..4096");
+  rica::EdgeList g;
+  g.nodes = g.pes = n;
+  for (rica::node_t v = 0; v < n; ++v) {
+    g.arcs.emplace_back(v, (v + 1) % n);
+    g.arcs.emplace_back(v, (v + n - 1) % n);
+  }
+  return rica::GraphTopology(g, "pyring:n=" + std::to_string(n));
+}
+static const rica::TopologyRegistration pyring{
+    {"pyring", "bidirectional ring of n PEs (a Python extension)", "pyring:8", {{"n", "3..4096", "", "PEs"}}, "n",
+     make_pyring}};
+'''
+
+
+def test_load_extension(tmp_path):
+    """A user's shared library of registrations (docs/extending.md, "Python"), built with rica's
+    headers and without its libraries, loads into the module: its family is listed, runs, and is
+    refused when loaded twice; a missing or broken library raises RicaError."""
+    cxx = os.environ.get("CXX", "g++")
+    src = tmp_path / "pyring.cpp"
+    src.write_text(EXTENSION)
+    lib = tmp_path / "libpyring.so"
+    build = os.path.join(os.path.dirname(rica.__file__), "..", "..")  # build/python/rica -> build
+    cmd = [cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-I", os.path.join(SRC, "include"),
+           "-I", os.path.join(build, "generated", "include"), str(src), "-o", str(lib)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "pyring" not in rica.names()["topologies"]
+    r = rica.load_extension(str(lib))
+    assert isinstance(r, rica.Result) and r.summary["added"]["topologies"] == ["pyring"], r.summary
+    assert "pyring" in rica.names()["topologies"]
+    run = rica.run("pyring:8", engine="cycle", rate=0.1, cycles=300, threads=1)
+    assert run.summary["delivered"] == run.summary["injected"] > 0
+    assert rica.topo("pyring:8")["diameter"] == 4
+    with pytest.raises(rica.RicaError, match="loaded already"):
+        rica.load_extension(str(lib))
+    with pytest.raises(rica.RicaError, match="not a file"):
+        rica.load_extension(str(tmp_path / "missing.so"))
+    bad = tmp_path / "bad.so"
+    bad.write_text("not a library")
+    with pytest.raises(rica.RicaError, match="cannot load"):
+        rica.load_extension(str(bad))
+
+
+def test_sweep_routings_are_series_not_seeds():
+    """routing="a,b": one series per routing; the means never mix routings (one rate, two seeds)."""
+    s = rica.sweep("dragonfly:h=2,p=2,a=4", routing="deterministic,valiant", rates="0.2", seeds=2, cycles=400,
+                   link_cycles=1)
+    assert list(s["routing"]) == ["deterministic"] * 2 + ["valiant"] * 2
+    assert list(s.means["routing"]) == ["deterministic", "valiant"] and list(s.means["seeds"]) == [2, 2]
+    assert {p["routing"] for p in s.summary["points"]} == {"deterministic", "valiant"}

@@ -2,6 +2,7 @@
 // include/rica/channel_load.hpp.
 #include <array>
 #include "rica/channel_load.hpp"
+#include "rica/routing.hpp"  // valiant routes (keyed walks)
 
 #include "rica/interrupt.hpp"
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -81,7 +83,14 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   c.cycles = link_cycles(topo, cfg);
   const node_t N = c.pes;
   if (N < 2) throw usage_error(fmt::format("channel load: '{}' has fewer than 2 PEs", c.spec));
-  const bool symmetric = matrix.is_uniform() && !opt.force_all_pairs && topo.orbit_count() > 0 &&
+  // Valiant: every route is walked once per intermediate key (rica/routing: keys(), hop(cur, dst,
+  // cls, key)), each with an equal share of the pair's weight; sampled pairs draw one key each.
+  const bool keyed = opt.routing == Routing::valiant;
+  if (opt.routing != Routing::deterministic && !keyed)
+    throw std::logic_error("channel_load: only deterministic and valiant routes are walked (routing_channel_load)");
+  if (keyed && !offers(topo, Routing::valiant))
+    throw usage_error(fmt::format("channel load: '{}' does not offer valiant routing", c.spec));
+  const bool symmetric = !keyed && matrix.is_uniform() && !opt.force_all_pairs && topo.orbit_count() > 0 &&
                          topo.symmetry_keeps_ports();  // the family's trait; absent: every source
   // (tests/test_channel_load.cpp checks every family with orbits against the all-pairs walk)
 
@@ -134,13 +143,34 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
   // The fork and the join of parallel_for happen inside libtbb: stated for ThreadSanitizer
   // (runtime/machine/tsan.hpp); the body is built before the fork.
   detail::TsanLoop tsan;
+  unsigned keys = 1;  // intermediate keys walked per pair (Valiant, exact)
   topo.visit([&](const auto& t) {
+    using T = std::decay_t<decltype(t)>;
+    // The route's hop: the topology's own, or (Valiant) its valiant routing's for key I.
+    auto valiant = [&] {
+      if constexpr (HasPacketRouting<T, Routing::valiant>) {
+        using R = typename PacketRoutingFor<T, Routing::valiant>::type;
+        return std::optional<R>(std::in_place, t, cfg.seed, 0u);
+      } else {
+        return std::optional<int>();
+      }
+    }();
+    if constexpr (HasPacketRouting<T, Routing::valiant>) {
+      if (keyed) keys = c.destinations ? 1u : valiant->keys();
+    }
+    auto step = [&](node_t cur, node_t d, class_t cls, unsigned key) {
+      if constexpr (HasPacketRouting<T, Routing::valiant>) {
+        if (keyed) return valiant->hop(cur, d, cls, key);
+      }
+      (void)key;
+      return t.route(cur, d, cls);
+    };
     const auto body = [&](std::size_t si) {
       check_interrupt();  // rica/interrupt.hpp: once per source
       Local& L = locals.local();
       const node_t s = sources[si].node;
       const std::uint64_t mult = sources[si].multiplicity;
-      auto walk = [&](node_t d, std::uint64_t w) {
+      auto walk1 = [&](node_t d, std::uint64_t w, unsigned key) {
         node_t cur = s;
         class_t cls = 0;
         std::uint64_t hops = 0;
@@ -149,7 +179,7 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
         const unsigned spread = cfg.packet_spread <= 8 ? cfg.packet_spread : 0;
         std::array<ZeroLoadTiming, 17> zt{};
         while (true) {
-          const Hop h = t.route(cur, d, cls);
+          const Hop h = step(cur, d, cls, key);
           if (h.delivers()) {
             if (cur != d) throw std::logic_error(fmt::format("'{}': route {} -> {} delivers at {}", c.spec, s, d, cur));
             break;
@@ -165,13 +195,26 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
           }
           cur = l.peer;
           cls = h.next_class();
-          if (++hops > c.nodes) throw std::logic_error(fmt::format("'{}': route {} -> {} loops", c.spec, s, d));
+          if (++hops > (keyed ? 2 : 1) * std::uint64_t{c.nodes})
+            throw std::logic_error(fmt::format("'{}': route {} -> {} loops", c.spec, s, d));
         }
         L.weight += w;
         L.hops += acc_t{w} * hops;
         acc_t tail = 0;
         for (unsigned k = 0; k <= 2 * spread; ++k) tail += zt[k].tail;
         L.cycles += acc_t{w} * tail;
+      };
+      // Every key of an exact walk, or one drawn from (seed, s, d) when sampled.
+      auto walk = [&](node_t d, std::uint64_t w) {
+        if (!keyed) return walk1(d, w, 0);
+        if (c.destinations) {
+          std::uint64_t x = (opt.seed ^ (std::uint64_t{s} << 32) ^ d) * 0x9e3779b97f4a7c15ULL;
+          x ^= x >> 29;
+          unsigned all = 1;
+          if constexpr (HasPacketRouting<T, Routing::valiant>) all = valiant->keys();
+          return walk1(d, w, static_cast<unsigned>(x % all));
+        }
+        for (unsigned k = 0; k < keys; ++k) walk1(d, w, k);
       };
       const bool sampled = c.destinations > 0;
       if (matrix.is_uniform()) {
@@ -225,7 +268,8 @@ ChannelLoad channel_load(const Topology& topo, const TrafficMatrix& matrix, cons
 
   // Loads per unit injection. Uniform: a pair carries 1/(N-1) packets per cycle; a matrix entry
   // carries its probability; a sampled destination 1/(destinations).
-  const double scale = c.destinations ? 1.0 / c.destinations : matrix.is_uniform() ? 1.0 / (N - 1) : 1.0 / fixed_one;
+  const double scale = (c.destinations ? 1.0 / c.destinations : matrix.is_uniform() ? 1.0 / (N - 1) : 1.0 / fixed_one) /
+                       (c.destinations ? 1.0 : static_cast<double>(keys));
   std::vector<std::uint64_t> members(slots * P, 0);  // links per (slot, port)
   for (node_t v = 0; v < c.nodes; ++v)
     for (port_t p = 0; p < P; ++p)
@@ -274,6 +318,88 @@ nlohmann::json to_json(const ChannelLoad& c, const Topology& t) {
           {"mean_hops", c.mean_hops},
           {"zero_load_latency", c.zero_load_latency},
           {"seconds", c.seconds}};
+}
+
+std::string link_model_name(const EngineConfig& cfg) {
+  return cfg.link_cycles == 0 && !cfg.link_cycles_words ? "pin-limited" : "equal link bandwidth";
+}
+
+std::string link_model_text(const EngineConfig& cfg, const Topology* t) {
+  if (cfg.link_cycles_words) return "equal link bandwidth, 1 cycle per word";
+  if (cfg.link_cycles)
+    return fmt::format("equal link bandwidth, {} cycle{} per packet{}", cfg.link_cycles, cfg.link_cycles == 1 ? "" : "s",
+                       cfg.link_cycles > 1 ? " (--link-cycles 1: one cycle)" : "");
+  std::string here;
+  if (t != nullptr) {
+    const std::vector<unsigned> c = link_cycles(*t, cfg);
+    if (!c.empty()) {
+      const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+      here = *lo == *hi ? fmt::format(", {} here", *hi) : fmt::format(", {} to {} here", *lo, *hi);
+    }
+  }
+  return fmt::format("pin-limited, in + out degree cycles per packet{} (--link-cycles 1: equal link bandwidth)", here);
+}
+
+ChannelLoad routing_channel_load(const Topology& t, const TrafficMatrix& matrix, const EngineConfig& cfg, Routing r,
+                                 const ChannelLoadOptions& opt) {
+  if (!offers(t, r))
+    throw usage_error(fmt::format("--routing: '{}' does not offer {} routing (`rica list` names the topologies that "
+                                  "offer each)",
+                                  t.spec(), to_string(r)));
+  ChannelLoadOptions o = opt;
+  o.routing = Routing::deterministic;
+  if (r == Routing::deterministic) return channel_load(t, matrix, cfg, o);
+  if (r == Routing::adaptive)
+    throw usage_error(fmt::format("--routing adaptive: no channel-load bound ('{}'): an adaptive routing's load "
+                                  "follows the buffers; bound the deterministic routing instead",
+                                  t.spec()));
+  o.routing = Routing::valiant;
+  ChannelLoad v = channel_load(t, matrix, cfg, o);
+  if (r == Routing::valiant) {
+    v.method += ", valiant";
+    return v;
+  }
+  // UGAL-L, UGAL-G, PAR: a share a of Valiant traffic, 1 - a minimal; busy(a) = max over links of
+  // ((1 - a) min + a val) x cycles is convex in a: ternary search, then both ends.
+  o.routing = Routing::deterministic;
+  ChannelLoad m = channel_load(t, matrix, cfg, o);
+  auto busy = [&](double a) {
+    double b = 0;
+    for (std::size_t i = 0; i < m.load.size(); ++i)
+      b = std::max(b, ((1 - a) * m.load[i] + a * v.load[i]) * m.cycles[i / m.ports]);
+    return b;
+  };
+  double lo = 0, hi = 1;
+  for (int it = 0; it < 60; ++it) {
+    const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    if (busy(a) <= busy(b))
+      hi = b;
+    else
+      lo = a;
+  }
+  double share = (lo + hi) / 2;
+  for (double end : {0.0, 1.0})
+    if (busy(end) <= busy(share)) share = end;
+  ChannelLoad c = m;  // minimal's zero-load figures: at zero load UGAL and PAR route minimally
+  c.max_load = c.max_busy = c.mean_load = 0;
+  double sum = 0;
+  std::uint64_t links = 0;
+  for (std::size_t i = 0; i < c.load.size(); ++i) {
+    c.load[i] = (1 - share) * m.load[i] + share * v.load[i];
+    if (m.load[i] == 0 && v.load[i] == 0 && !t.out_link(static_cast<node_t>(i / c.ports), static_cast<port_t>(i % c.ports)).present())
+      continue;
+    sum += c.load[i];
+    ++links;
+    c.max_load = std::max(c.max_load, c.load[i]);
+    const double b = c.load[i] * c.cycles[i / c.ports];
+    if (b > c.max_busy) c.max_busy = b, c.busy_node = static_cast<node_t>(i / c.ports), c.busy_port = static_cast<port_t>(i % c.ports);
+  }
+  c.mean_load = links ? sum / static_cast<double>(links) : 0.0;
+  c.bound = c.max_busy > 1.0 ? 1.0 / c.max_busy : 1.0;
+  c.method = fmt::format("{}, best of minimal ({:.4g}) and valiant ({:.4g}): {:.0f} % valiant", m.method, m.bound, v.bound,
+                         100 * share);
+  c.seconds = m.seconds + v.seconds;
+  return c;
 }
 
 }  // namespace rica

@@ -26,14 +26,17 @@ struct Bound {
   /// latency only), threads and seed; the bound is in cycles, so `engine` is always the cycle engine.
   EngineConfig engine;
   bool all_pairs = false;  ///< walk every pair even when a symmetry or sampling would do
+  /// The routings to bound, each a row per topology (routing_channel_load); empty: deterministic.
+  std::vector<Routing> routings;
 };
 
 struct BoundOutcome {
   struct Row {
     Topology topology;
     ChannelLoad load;
+    Routing routing = Routing::deterministic;
   };
-  std::vector<Row> rows;  ///< one per topology, in the request's order
+  std::vector<Row> rows;  ///< one per (topology, routing), topology by topology in the request's order
   EngineConfig engine;    ///< as run (cycle engine, threads resolved)
   std::string traffic;    ///< the pattern's canonical spec
   /// Per topology: to_json(ChannelLoad) with link_cycles (and router_cycles when not 0), as

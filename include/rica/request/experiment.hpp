@@ -38,6 +38,9 @@ struct Experiment {
   std::uint64_t seed = defaults::engine::seed;  ///< seed of the first trial
   unsigned seeds = 0;                     ///< runs per point (seeds seed..seed+K-1); 0 = the set-up's
   std::string faults;                     ///< a --faults spec (rica/faults.hpp), one fault set per network; "" = none
+  /// --routing A,B,...: every picked network once per routing (labels "DF valiant"), each series
+  /// with its own routing's bound; empty = the set-up's own routings.
+  std::vector<std::string> routings;
   /// The caller's record of the invocation for the resolved configuration (the CLI: rica::cli::provenance
   /// of its recorded options); it heads the report (and the faults experiment's config.json). Empty:
   /// rica_version, seed, threads and this request's fields as "config".
