@@ -43,6 +43,11 @@ class Otf2Writer {
     return call(r, "MPI_Isend", {{Rec::isend, dst, tag, bytes, req}});
   }
   Otf2Writer& irecv(std::uint32_t r, std::uint64_t req) { return call(r, "MPI_Irecv", {{Rec::irecv_request, 0, 0, 0, req}}); }
+  /// A collective call: `op` an OTF2_CollectiveOp, `root` ~0u for none.
+  Otf2Writer& collective(std::uint32_t r, const char* region, std::uint32_t op, std::uint64_t bytes,
+                         std::uint32_t root = ~0u) {
+    return call(r, region, {{Rec::coll, root, op, bytes, 0}});
+  }
   /// MPI_Wait(all) completing: sends by request, receives by (request, source, tag, bytes).
   Otf2Writer& wait(std::uint32_t r, std::vector<Rec> completions) { return call(r, "MPI_Waitall", std::move(completions)); }
 
@@ -75,9 +80,10 @@ class Otf2Writer {
             case Rec::recv: OTF2_EvtWriter_MpiRecv(w, nullptr, t, x.peer, 0, x.tag, x.bytes); break;
             case Rec::irecv_request: OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, x.req); break;
             case Rec::irecv: OTF2_EvtWriter_MpiIrecv(w, nullptr, t, x.peer, 0, x.tag, x.bytes, x.req); break;
-            case Rec::coll:
+            case Rec::coll:  // tag: the OTF2_CollectiveOp, peer: the root (~0u: none), bytes: sent = received
               OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t);
-              OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t + 1, OTF2_COLLECTIVE_OP_BARRIER, 0, OTF2_UNDEFINED_UINT32, 0, 0);
+              OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t + 1, static_cast<OTF2_CollectiveOp>(x.tag), 0, x.peer,
+                                              x.bytes, x.bytes);
               ++events[r];
               break;
           }

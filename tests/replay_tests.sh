@@ -99,5 +99,5 @@ refuse "is not an OTF2 archive" replay "$TMP/junk.otf2" torus:4
 refuse "no such file" replay "$TMP/absent" torus:4
 refuse "4 ranks" replay "$TMP/ring" torus:3
 refuse "map" replay "$TMP/ring" torus:4 --map nowhere
-refuse "compute_scale" replay "$TMP/ring" torus:4 --compute-scale -1
+refuse "compute-scale" replay "$TMP/ring" torus:4 --compute-scale -1
 exit $fail

@@ -54,8 +54,23 @@ MpiReplay::MpiReplay(std::shared_ptr<const Trace> t, ReplayConfig c, node_t pes)
   if (!cfg_.collectives.empty()) (void)parse_collectives(cfg_.collectives);
   if (!t) {
     auto tr = std::make_shared<Trace>(read_otf2(cfg_.trace));
+    if (tr->ranks > pes)
+      throw usage_error(fmt::format("replay: the trace has {} ranks, the machine {} PEs; rica runs one rank per PE "
+                                    "(give a topology with at least {} PEs)",
+                                    tr->ranks, pes, tr->ranks));
+    expand_collectives(*tr, cfg_.collectives);
     match(*tr);
     t = std::move(tr);
+  } else {
+    bool colls = false;
+    for (const auto& v : t->ops)
+      for (const Op& o : v) colls = colls || o.kind == OpKind::coll;
+    if (colls || !t->matched) {  // a trace given unexpanded or unmatched: expand and match a copy
+      auto tr = std::make_shared<Trace>(*t);
+      expand_collectives(*tr, cfg_.collectives);
+      match(*tr);
+      t = std::move(tr);
+    }
   }
   trace_ = std::move(t);
   const Trace& tr = *trace_;
@@ -63,21 +78,18 @@ MpiReplay::MpiReplay(std::shared_ptr<const Trace> t, ReplayConfig c, node_t pes)
     throw usage_error(fmt::format("replay: the trace has {} ranks, the machine {} PEs; rica runs one rank per PE "
                                   "(give a topology with at least {} PEs)",
                                   tr.ranks, pes, tr.ranks));
-  // Collectives are expanded by the collective schedules (docs/replay.md); a trace that has one
-  // is refused until they are linked in, rather than mis-modelled.
-  for (std::uint32_t r = 0; r < tr.ranks; ++r)
-    for (std::uint32_t i = 0; i < tr.ops[r].size(); ++i)
-      if (tr.ops[r][i].kind == OpKind::coll)
-        throw usage_error(fmt::format("replay: {}: collective operations are not expanded in this build (replay "
-                                      "point-to-point traces only)",
-                                      describe(tr, r, i)));
   // Static figures and the exact send bound per rank (data packets, request- and clear-to-send).
   std::vector<std::uint64_t> sends(tr.ranks, 0);
   for (std::uint32_t r = 0; r < tr.ranks; ++r)
     for (const Op& o : tr.ops[r]) {
       if (o.kind == OpKind::send) {
-        ++messages_;
-        bytes_ += o.bytes;
+        if (o.comm & collective_comm) {
+          ++coll_messages_;
+          coll_bytes_ += o.bytes;
+        } else {
+          ++messages_;
+          bytes_ += o.bytes;
+        }
         if (o.peer == r) continue;  // to itself: no packets
         sends[r] += packets_of(o.bytes) + (eager(o) ? 0 : 1);
         total_packets_ += packets_of(o.bytes) + (eager(o) ? 0 : 2);
@@ -554,7 +566,9 @@ nlohmann::json MpiReplay::summary() const {
   j["packet_bytes"] = cfg_.packet_bytes;
   j["compute_scale"] = cfg_.compute_scale;
   j["collective_calls"] = t.collective_calls;
-  j["collectives"] = cfg_.collectives;
+  j["collectives"] = t.collective_algorithms;
+  j["collective_messages"] = coll_messages_;
+  j["collective_bytes"] = coll_bytes_;
   const std::uint64_t span = makespan();
   j["makespan"] = span;
   j["recorded_wall_s"] = static_cast<double>(t.wall_ns) * 1e-9;

@@ -110,7 +110,7 @@ class MpiReplay final : public App {
   std::vector<std::uint32_t> pe_rank_;  ///< ~0u: no rank
   std::vector<Rank> ranks_;
   handler_t h_data_ = 0, h_rts_ = 0, h_cts_ = 0;
-  std::uint64_t max_sends_ = 0, total_packets_ = 0, messages_ = 0, bytes_ = 0;
+  std::uint64_t max_sends_ = 0, total_packets_ = 0, messages_ = 0, bytes_ = 0, coll_messages_ = 0, coll_bytes_ = 0;
   bool window_closed_ = false;
   /// Async engine only: packets in flight plus ranks runnable; 0 with a rank unfinished is a
   /// deadlock (nothing can ever wake it).

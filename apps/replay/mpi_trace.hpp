@@ -71,8 +71,14 @@ struct Trace {
   /// Collectives by kind over all ranks (each rank's call counted once: calls / comm size = operations).
   std::map<std::string, std::uint64_t> collective_calls;
   std::vector<std::string> warnings; ///< what was read but not modelled (one line each)
+  /// After expand_collectives: the algorithm used per collective kind (the last one built).
+  std::map<std::string, std::string> collective_algorithms;
   bool matched = false;
 };
+
+/// Op::comm of a collective's own messages (expand_collectives): the communicator's index with
+/// this bit set, the call's sequence number on it as the tag.
+inline constexpr std::uint32_t collective_comm = 0x80000000u;
 
 /// Limits on what a trace may hold (a hostile archive must not exhaust memory).
 inline constexpr std::uint32_t max_ranks = 1u << 20;
@@ -88,6 +94,12 @@ inline constexpr std::uint64_t max_ops = std::uint64_t{1} << 28;
 /// to its send's). Throws usage_error naming the rank, event and call of the first receive no send
 /// matches (or send no receive matches). Collectives are not touched.
 void match(Trace& t);
+
+/// Replaces every collective call by its rank's operations in the collective's schedule
+/// (rica/collectives.hpp): `choice` "kind=algorithm,..." (usage_error naming an unknown kind or
+/// algorithm), MPICH's default rule for the other kinds. Throws usage_error naming the ranks and
+/// events when the members of a communicator disagree on a call. Run before match().
+void expand_collectives(Trace& t, const std::string& choice);
 
 /// "rank R event E (MPI_Recv from 3, tag 7, comm MPI_COMM_WORLD)": an op as messages name it.
 [[nodiscard]] std::string describe(const Trace& t, std::uint32_t rank, std::uint32_t op);

@@ -551,7 +551,8 @@ Trace read_otf2(const std::string& path) {
 std::string describe(const Trace& t, std::uint32_t rank, std::uint32_t op) {
   const Op& o = t.ops.at(rank).at(op);
   const std::string& call = o.call < t.calls.size() ? t.calls[o.call] : std::string("?");
-  const std::string comm = o.comm < t.comms.size() ? t.comms[o.comm].name : "?";
+  const std::uint32_t ci = o.comm & ~collective_comm;
+  const std::string comm = ci < t.comms.size() ? (o.comm & collective_comm ? fmt::format("collective call {} on {}", o.tag, t.comms[ci].name) : t.comms[ci].name) : "?";
   switch (o.kind) {
     case OpKind::send:
       return fmt::format("rank {} event {} ({} to rank {}, tag {}, {} bytes, {})", rank, o.event, call, o.peer, o.tag,
