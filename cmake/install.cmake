@@ -10,7 +10,7 @@
 # Nothing installed refers to the source or build tree.
 include(CMakePackageConfigHelpers)
 
-set(RICA_EXPORTED rica_runtime rica_traffic rica_kernels rica_hpc rica_examples rica_experiments rica_cli)
+set(RICA_EXPORTED rica_runtime rica_traffic rica_kernels rica_hpc rica_replay rica_examples rica_experiments rica_cli)
 foreach(t ${RICA_EXPORTED})
   string(REPLACE "rica_" "" short ${t})
   set_target_properties(${t} PROPERTIES EXPORT_NAME ${short})
@@ -32,6 +32,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/include/rica/topology/famili
 install(FILES apps/traffic/traffic.hpp apps/examples/app_registry.hpp apps/examples/reduce.hpp
               apps/sort/sort.hpp apps/stencil/stencil.hpp apps/stencil/process_map.hpp
               apps/experiments/sweep.hpp apps/experiments/experiment.hpp
+              apps/replay/mpi_trace.hpp apps/replay/mpi_replay.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rica/apps)
 foreach(script ${RICA_PLOT_SCRIPTS})
   install(PROGRAMS scripts/${script} DESTINATION ${CMAKE_INSTALL_DATADIR}/rica/scripts)

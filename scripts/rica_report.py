@@ -466,6 +466,45 @@ def model_lines(j):
     return note(f"link time: {text}") if text and "pin-limited" in text else ""
 
 
+def replay_body(r, tmp):
+    """A replayed MPI program (rica replay, docs/replay.md): per-rank time split, the critical path,
+    the message latencies, from the JSON's "replay" object."""
+    items = [(k, r[k]) for k in ("trace", "ranks", "map", "p2p_messages", "bytes", "packets", "collective_messages",
+                                 "makespan", "recorded_wall_s", "emulated_s", "communication_share", "compute_share")
+             if k in r]
+    body = kv_table(items)
+    per = r.get("per_rank") or []
+    if per:
+        fig, ax = rica_plot.plt.subplots(figsize=(rica_plot.FIG_INCHES[0], max(2.0, min(8.0, 0.18 * len(per) + 1.2))))
+        ranks = [x["rank"] for x in per]
+        comp = [x["compute"] for x in per]
+        block = [x["blocked"] for x in per]
+        rest = [max(0, x["finish"] - x["compute"] - x["blocked"]) for x in per]
+        ax.barh(ranks, comp, label="compute", color="#4c72b0")
+        ax.barh(ranks, block, left=comp, label="blocked in communication", color="#dd8452")
+        ax.barh(ranks, rest, left=[a + b for a, b in zip(comp, block)], label="other (calls, sends)", color="#bbbbbb")
+        ax.set_xlabel("cycles")
+        ax.set_ylabel("rank")
+        ax.invert_yaxis()
+        ax.legend(fontsize=8)
+        body += figure_html(save_own(fig, tmp, "replay_ranks"),
+                            "Each rank's time until it finished: compute gaps, blocked in communication, the rest")
+        body += details("Per rank", grid_table(per))
+    cp = r.get("critical_path") or {}
+    if cp.get("steps"):
+        body += (f"<h3>Critical path: {cp.get('length')} cycles, {cp.get('local')} local and "
+                 f"{cp.get('communication')} in communication ({cp.get('steps_total')} steps)</h3>")
+        body += grid_table(cp["steps"])
+    lat = r.get("message_latency") or {}
+    if lat.get("histogram"):
+        body += "<h3>Message latency (send start to last packet, cycles)</h3>"
+        body += kv_table([(k, lat[k]) for k in ("messages", "mean", "p50", "p90", "p99", "max") if k in lat])
+        body += grid_table(lat["histogram"])
+    if r.get("deadlock"):
+        body += "<h3>Deadlock: the waiting ranks</h3><pre>" + html.escape("\n".join(r["deadlock"])) + "</pre>"
+    return body
+
+
 def run_report(page, j, d, src, tmp):
     page.title = f"rica report: {command_of(j) or 'run'} {j.get('topology', '')}"
     provenance(page, j, src)
@@ -482,7 +521,9 @@ def run_report(page, j, d, src, tmp):
     if j.get("deadlock_report"):
         body += f"<h3>Deadlock</h3><pre>{html.escape(str(j['deadlock_report']))}</pre>"
     page.section("summary", "Summary", body)
-    if isinstance(j.get("app"), dict) and j.get("app"):
+    if isinstance(j.get("replay"), dict):  # a replayed MPI program: its own section
+        page.section("replay", "Replayed MPI program", replay_body(j["replay"], tmp))
+    elif isinstance(j.get("app"), dict) and j.get("app"):
         page.section("application", "Application figures", kv_table(sorted(j["app"].items())))
     dist = j.get("latency_distribution")
     if isinstance(dist, dict):

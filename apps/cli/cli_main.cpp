@@ -217,6 +217,8 @@ void add_all_commands(CLI::App& app, int& status) {
   add_embed_command(app);
   add_plot_command(app);
   add_report_command(app);
+  add_record_command(app, status);
+  add_replay_command(app, status);
   // Every leaf subcommand reads --config FILE (apply_config merges it before parsing).
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     const auto leaves = sub->get_subcommands([](CLI::App*) { return true; });

@@ -38,4 +38,9 @@ void add_os_command(CLI::App& app, int& status);
 /// `status` as for `rica os`.
 void add_os_stream_command(CLI::App& app, int& status);
 
+/// `rica record -- COMMAND` (apps/cli/record_command.cpp): the program's exit status in `status`.
+void add_record_command(CLI::App& app, int& status);
+/// `rica replay ARCHIVE SPEC` (apps/cli/replay_command.cpp): `rica run --app replay:...`'s status.
+void add_replay_command(CLI::App& app, int& status);
+
 }  // namespace rica::cli

@@ -248,11 +248,38 @@ void print_files(const nlohmann::json& j) {
   }
 }
 
+/// A replayed MPI program's lines (rica replay; docs/replay.md): the JSON's "replay" in short.
+void print_replay(const nlohmann::json& a) {
+  const auto u = [&](const char* k) { return a.value(k, std::uint64_t{0}); };
+  std::string colls;
+  for (const auto& [k, v] : a["collective_calls"].items()) colls += fmt::format("{}{} {}", colls.empty() ? "" : ", ", k, v.get<std::uint64_t>());
+  fmt::print("replay        {} ranks ({}), {} messages, {} bytes, {} packets{}\n", u("ranks"), a.value("map", ""),
+             u("p2p_messages"), u("bytes"), u("packets"), colls.empty() ? "" : "; collective calls " + colls);
+  fmt::print("makespan      {} cycles (recorded run {:.6f} s{}); communication {:.1f} %, compute {:.1f} % of rank time\n",
+             u("makespan"), a.value("recorded_wall_s", 0.0),
+             a["emulated_s"].is_null() ? std::string()
+                                       : fmt::format(", emulated {:.6f} s at {:g} cycles/s", a["emulated_s"].get<double>(),
+                                                     a.value("compute_scale", 0.0)),
+             100 * a.value("communication_share", 0.0), 100 * a.value("compute_share", 0.0));
+  const auto& l = a["message_latency"];
+  fmt::print("messages      latency mean {:.1f}, p50 {}, p99 {}, max {} cycles (send to last packet)\n",
+             l.value("mean", 0.0), l.value("p50", std::uint64_t{0}), l.value("p99", std::uint64_t{0}),
+             l.value("max", std::uint64_t{0}));
+  const auto& c = a["critical_path"];
+  fmt::print("critical path {} cycles: {} local, {} communication ({} steps)\n", c.value("length", std::uint64_t{0}),
+             c.value("local", std::uint64_t{0}), c.value("communication", std::uint64_t{0}),
+             c.value("steps_total", std::uint64_t{0}));
+  if (a.contains("deadlock") && a["deadlock"].is_array())
+    for (const auto& w : a["deadlock"]) fmt::print("waiting       {}\n", w.get<std::string>());
+}
+
 /// The result's lines: verified, the application's own figures, the seeds' means.
 void print_result(const request::Run& r, const request::RunOutcome& out) {
   const RunStats& st = out.stats;
   fmt::print("result        {}\n", st.app_ok ? "verified" : "NOT verified: " + st.app_message);
-  if (!r.app.empty() && out.app.is_object()) {  // the application's own figures, as in the JSON's "app"
+  if (out.app.is_object() && out.app.value("app", "") == "replay") {  // a replayed MPI program (apps/replay)
+    print_replay(out.app);
+  } else if (!r.app.empty() && out.app.is_object()) {  // the application's own figures, as in the JSON's "app"
     std::string line;
     for (const auto& [k, v] : out.app.items())
       if (k != "app") line += fmt::format("{}{} {}", line.empty() ? "" : ", ", k, v.dump());

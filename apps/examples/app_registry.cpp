@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "broadcast.hpp"
+#include "mpi_replay.hpp"
 #include "reduce.hpp"
 #include "rica/defaults.hpp"
 #include "sort.hpp"
@@ -65,6 +66,18 @@ std::unique_ptr<App> make_stencil_app(const SpecArgs& a, const Topology& t) {
   return std::make_unique<kernels::Stencil>(c);
 }
 
+// The closed-loop replay of a recorded MPI program (apps/replay; docs/replay.md).
+std::unique_ptr<App> make_replay(const SpecArgs& a, const Topology& t) {
+  replay::ReplayConfig c;
+  c.trace = a.text("trace");
+  c.eager_bytes = parse_uint(a.text("eager_bytes"), a.what() + ": eager_bytes", 0, std::uint64_t{1} << 40);
+  c.packet_bytes = parse_uint(a.text("packet_bytes"), a.what() + ": packet_bytes", 1, std::uint64_t{1} << 30);
+  c.compute_scale = parse_real(a.text("compute_scale"), a.what() + ": compute_scale", 0, 1e15);
+  c.map = a.text("map");
+  if (a.has("collectives")) c.collectives = a.text("collectives");
+  return std::make_unique<replay::MpiReplay>(c, t.pes());
+}
+
 std::vector<AppEntry> build() {
   return {
       {"reduce", "binomial-tree sum of one value per PE, broadcast back (docs/programming.md)", "reduce:rounds=5",
@@ -96,6 +109,15 @@ std::vector<AppEntry> build() {
         {"map", "identity|embed|random", defaults::apps::map, "ranks to PEs"},
         {"pgrid", "PXxPY", "", "the process grid (default: the most square)"}},
        "grid", make_stencil_app},
+      {"replay", "closed-loop replay of a recorded MPI program, an OTF2 archive (rica record; docs/replay.md)",
+       "replay:trace=rica-trace,map=random",
+       {{"trace", "an OTF2 archive", "", "its anchor file (NAME.otf2) or the directory holding it"},
+        {"eager_bytes", "0..2^40", "4096", "standard sends above it wait for a clear-to-send (rendezvous)"},
+        {"packet_bytes", "1..2^30", "16", "message bytes per packet (a message is at least one packet)"},
+        {"compute_scale", "0..1e15", "1e9", "cycles per recorded second of compute between calls (0: none)"},
+        {"map", replay::map_names, "identity", "ranks to PEs: identity, random (run seed), embed (greedy), a file"},
+        {"collectives", "(KIND=ALG,...)", "", "collective algorithms, e.g. (allreduce=ring,bcast=binomial)"}},
+       "trace", make_replay},
   };
 }
 

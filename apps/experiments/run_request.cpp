@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "app_registry.hpp"
+#include "mpi_replay.hpp"
 #include "rica/core.hpp"
 #include "rica/footprint.hpp"
 #include "rica/registry.hpp"
@@ -98,6 +99,10 @@ RunPlan prepare(const Run& r) {
       p.engine.cycles = std::max<std::uint64_t>(*end + 1, 1);
       if (!r.packets) p.packets = p.engine.cycles;
     }
+  // A replayed MPI program (apps/replay) times its compute gaps by injection opportunities: the
+  // window stays open until it ends unless --cycles bounds it.
+  if (clocked && !r.app.empty() && !r.cycles_given && replay::is_mpi_replay(*p.app))
+    p.engine.cycles = defaults::limits::cycles;
   p.traffic = r.app.empty() ? TrafficRegistry::canonical(r.traffic) : "";
   if (r.telemetry) p.telemetry = std::make_shared<Telemetry>(*r.telemetry, Telemetry::Options{.links = r.telemetry_links});
   if (!r.trace_events.empty())
@@ -156,7 +161,9 @@ RunOutcome run(const Run& r, RunPlan plan) {
 int RunOutcome::status() const {
   for (const auto& m : more)  // the first seed that failed
     if (m.deadlock || !m.conservation_ok || !m.app_ok) return m.deadlock ? 3 : 1;
-  return stats.deadlock ? 3 : stats.conservation_ok && stats.app_ok ? 0 : 1;
+  // A replayed MPI program that never finished (a rendezvous deadlock, apps/replay) is a deadlock too.
+  const bool app_deadlock = app.is_object() && app.contains("deadlock") && !app["deadlock"].is_null();
+  return stats.deadlock || app_deadlock ? 3 : stats.conservation_ok && stats.app_ok ? 0 : 1;
 }
 
 std::string RunOutcome::seeds_failure() const {
@@ -174,6 +181,7 @@ nlohmann::json RunOutcome::to_json(const Run& r) const {
   j["packets_per_pe"] = plan.packets;
   j["source_queue"] = r.app.empty() ? nlohmann::json(r.source_queue) : nlohmann::json();
   j["app"] = app;
+  if (app.is_object() && app.value("app", "") == "replay") j["replay"] = app;  // rica replay's results
   j["seeds"] = seeds;
   return j;
 }

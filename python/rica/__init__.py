@@ -57,7 +57,7 @@ from ._rica import RicaError
 
 __version__ = _rica.VERSION
 
-__all__ = ["RicaError", "Result", "RunResult", "SweepResult", "CommandResult", "Topology", "run", "sweep", "os",
+__all__ = ["RicaError", "Result", "RunResult", "SweepResult", "CommandResult", "Topology", "run", "replay", "sweep", "os",
            "os_stream", "partition", "embed", "experiment", "bound", "topo", "route", "load_extension", "names",
            "list_text", "options", "BUILT_FOR", "__version__"]
 
@@ -161,6 +161,12 @@ class RunResult(Result):
     @property
     def engine(self):
         return self.summary.get("model", {}).get("engine")
+
+    @property
+    def replay(self):
+        """A replayed MPI program's figures (rica.replay, docs/replay.md): the JSON's "replay"
+        object, or None for other runs."""
+        return self.summary.get("replay")
 
     def __getattr__(self, name):
         summary = self.__dict__.get("summary", {})
@@ -342,6 +348,30 @@ def _request(command, positional, options, has_out=False):
         return CommandResult(command, words, 0, getattr(_rica, command)(words), None)
     finally:
         _shutil.rmtree(tmp, ignore_errors=True)
+
+
+def replay(archive, topology, *, eager_bytes=None, packet_bytes=None, compute_scale=None, map=None,
+           collectives=None, **options):
+    """`rica replay ARCHIVE TOPOLOGY`: a recorded MPI program (an OTF2 archive, `rica record`)
+    replayed closed-loop on the emulated network (docs/replay.md). The replay's options as keywords
+    (eager_bytes, packet_bytes, compute_scale, map: "identity", "random", "embed" or a file,
+    collectives: "allreduce=ring,..."), every other keyword as rica.run's. Returns a Result whose
+    `replay` holds the JSON's "replay" object (ranks, messages, makespan, per rank, critical path,
+    latency distribution); `status` 3 when the replay deadlocked."""
+    for name, value in (("archive", str(archive)), ("map", map)):
+        if value is not None and any(c in str(value) for c in ",=()"):
+            raise RicaError(f"{name}: {value!r}: a path with ',', '=' or parentheses cannot be passed to the "
+                            "application; rename it")
+    spec = "replay:trace=" + str(archive)
+    for key, value in (("eager_bytes", eager_bytes), ("packet_bytes", packet_bytes),
+                       ("compute_scale", compute_scale), ("map", map)):
+        if value is not None:
+            spec += f",{key}={value}"
+    if collectives is not None:
+        spec += f",collectives=({collectives})"
+    if "app" in options or "traffic" in options:
+        raise RicaError("replay: app= and traffic= are rica.run's; the workload is the archive")
+    return run(topology, app=spec, **options)
 
 
 def run(topology, *, trace=False, **options):

@@ -349,3 +349,21 @@ def test_sweep_routings_are_series_not_seeds():
     assert list(s["routing"]) == ["deterministic"] * 2 + ["valiant"] * 2
     assert list(s.means["routing"]) == ["deterministic", "valiant"] and list(s.means["seeds"]) == [2, 2]
     assert {p["routing"] for p in s.summary["points"]} == {"deterministic", "valiant"}
+
+
+def test_replay_of_a_recorded_mpi_program():
+    # examples/mpi/traces/stencil16: halo_stencil on 16 ranks, 20 iterations, an allreduce every 5,
+    # recorded by `rica record` (docs/replay.md).
+    trace = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mpi", "traces", "stencil16")
+    r = rica.replay(trace, "torus:4x4", engine="cycle", threads=1, compute_scale=0)
+    assert r.status == 0
+    assert r.replay["ranks"] == 16
+    assert r.replay["p2p_messages"] == 16 * 4 * 20
+    assert r.replay["collective_calls"]["allreduce"] == 16 * 4
+    assert r.replay["deadlock"] is None
+    again = rica.replay(trace, "torus:4x4", engine="cycle", threads=2, compute_scale=0)
+    assert again.replay["makespan"] == r.replay["makespan"]
+    with pytest.raises(rica.RicaError, match="eager_bytes"):
+        rica.replay(trace, "torus:4x4", eager_bytes=-1)
+    with pytest.raises(rica.RicaError, match="16 ranks"):
+        rica.replay(trace, "torus:2x2")

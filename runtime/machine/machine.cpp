@@ -10,6 +10,7 @@
 #include "rica/io.hpp"
 #include "rica/routing_names.hpp"
 #include "rica/suggest.hpp"
+#include "rica/wake.hpp"
 
 #include <fmt/ranges.h>
 
@@ -42,10 +43,13 @@ void Context::skip_opportunities(std::uint64_t k) noexcept {
   RICA_ASSERT(look_ahead_allowed(), "skip_opportunities without look-ahead allowed");
   state_.gen_skip += k;
 }
+void wake(Context& ctx) noexcept { detail::Machine::wake(ctx); }
 bool Context::look_ahead_allowed() const noexcept { return !engine_.os_hooked(); }
 bool Context::cycle_clock() const noexcept { return engine_.cycle_mode(); }
 
 namespace detail {
+
+void Machine::wake(Context& ctx) noexcept { ctx.state_.gen_skip = 0; }
 
 Machine::Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c)
     : topo_(t), jobs_(std::move(j)), cfg_(c) {

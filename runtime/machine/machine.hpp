@@ -217,6 +217,8 @@ RunStats run_prepared(Machine& m, Observers observers = {});
 ///  - a packet moves only whole (virtual cut-through): room for all its words downstream.
 class Machine {
  public:
+  /// rica::wake (rica/wake.hpp): cancels the PE's skipped opportunities (Machine is Context's friend).
+  static void wake(Context& ctx) noexcept;
   Machine(const Topology& t, std::vector<JobRt> j, const EngineConfig& c);
   ~Machine();
   Machine(const Machine&) = delete;
