@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "broadcast.hpp"
+#include "collective_app.hpp"
 #include "reduce.hpp"
 #include "rica/defaults.hpp"
 #include "sort.hpp"
@@ -94,6 +95,7 @@ std::vector<AppEntry> build() {
 }
 
 std::vector<AppEntry>& entries() {
+  collectives::collectives_linked();  // the collectives register themselves (apps/collectives)
   static std::vector<AppEntry> e = build();
   return e;
 }

@@ -275,6 +275,7 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     apps.push_back(make_app(r.job, packets));
     if (!apps.back()) throw usage_error(fmt::format("--jobs: job {}: no application", r.job.id));
     Machine m(topology, cfg.seed + j, r.job.pes);
+    m.set_params(machine_params(cfg));
     apps.back()->setup(m);
     proto[j].app = apps.back().get();
     proto[j].handlers = m.handlers();
