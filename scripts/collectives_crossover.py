@@ -5,6 +5,7 @@ emulated cycle-engine times (points), and where MPICH's default rule switches al
 lines).
 
     scripts/collectives_crossover.py BUILD_DIR OUT_DIR [--quick] [--jobs N]
+    scripts/collectives_crossover.py OUT_DIR --points CSV...   # rows of build/bench/collectives_points
 
 Runs `BUILD_DIR/rica run NETWORK --app COLLECTIVE:algorithm=A,bytes=B --engine cycle --json F` for
 every point (cached in OUT_DIR/runs/ by its command line, so a rerun only plots), writes every point
@@ -39,8 +40,8 @@ COLLECTIVES = {
     "allgather": ["recursive-doubling", "bruck", "ring"],
     "alltoall": ["bruck", "linear", "pairwise"],
 }
-SIZES = [8, 32, 128, 512, 2048, 8192, 32768]
-QUICK_SIZES = [8, 512, 8192]
+SIZES = [8, 64, 512, 4096, 16384]
+QUICK_SIZES = [8, 256, 4096]
 # MPICH's switch points (rica::coll::choose; docs/collectives.md), in the app's `bytes` (per rank
 # block for allgather and alltoall), for p = 64 (a power of two, >= 8).
 SWITCHES = {
@@ -101,7 +102,7 @@ def plot(rows, out, coll, networks):
         rica_style.finish_log_axes(ax)
         ax.set_xlabel("bytes per rank (message size)")
         ax.set_ylabel("completion (cycles)")
-        rica_style.title(ax, f"{net} (64 PEs)")
+        rica_style.title(ax, net)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     axes.flat[0].legend(fontsize=7.5, title="points: emulated; lines: model", title_fontsize=7.5)
@@ -110,13 +111,37 @@ def plot(rows, out, coll, networks):
     rica_style.save(fig, out, f"crossover-{coll}")
 
 
+def read_points(paths):
+    """Rows of collectives_points: network,spec,cycles,model_cycles,model_ratio,messages,packets,verified."""
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            for rec in csv.reader(f):
+                if len(rec) != 8:
+                    sys.exit(f"collectives_crossover: {path}: a row of {len(rec)} fields, 8 expected")
+                net, spec = rec[0], rec[1]
+                coll, _, args = spec.partition(":")
+                kv = dict(x.split("=", 1) for x in args.split(",") if "=" in x)
+                rows.append({"network": net, "collective": coll, "algorithm": kv.get("algorithm", "auto"),
+                             "bytes": int(kv.get("bytes", 0)), "cycles": float(rec[2]),
+                             "model_cycles": float(rec[3]), "ratio": float(rec[4]), "messages": int(rec[5]),
+                             "packets": int(rec[6]), "verified": rec[7] == "1"})
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("build")
+    ap.add_argument("build", nargs="?")
     ap.add_argument("out")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--points", nargs="+", help="plot these collectives_points CSV files instead of running")
     a = ap.parse_args()
+    if a.points:
+        os.makedirs(a.out, exist_ok=True)
+        rows = read_points(a.points)
+        return finish(rows, a.out, sorted({r["network"] for r in rows}, key=lambda n: NETWORKS.index(n)
+                                          if n in NETWORKS else 99))
     rica = os.path.join(a.build, "rica")
     if not os.access(rica, os.X_OK):
         sys.exit(f"collectives_crossover: {rica} is not an executable (build the 'rica' target)")
@@ -126,21 +151,28 @@ def main():
     todo = [(n, c, alg, s) for n in networks for c, algs in COLLECTIVES.items() for alg in algs for s in sizes]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         rows = list(ex.map(lambda t: run_point(rica, a.out, *t), todo))
+    finish(rows, a.out, networks)
+
+
+def finish(rows, out, networks):
     bad = [r for r in rows if not r["verified"]]
     if bad:
         sys.exit(f"collectives_crossover: not verified: {bad[0]}")
-    tmp = os.path.join(a.out, "crossover.csv.tmp")
+    tmp = os.path.join(out, "crossover.csv.tmp")
     with open(tmp, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
-    os.replace(tmp, os.path.join(a.out, "crossover.csv"))
+    os.replace(tmp, os.path.join(out, "crossover.csv"))
     for coll in COLLECTIVES:
-        plot(rows, a.out, coll, networks)
+        if any(r["collective"] == coll for r in rows):
+            plot(rows, out, coll, networks)
     # The summary docs/collectives.md quotes: the emulated / model ratio per network and collective.
     for net in networks:
         for coll in COLLECTIVES:
             rs = [r["ratio"] for r in rows if r["network"] == net and r["collective"] == coll]
+            if not rs:
+                continue
             print(f"{net:18} {coll:10} ratio emulated/model: min {min(rs):.3f} max {max(rs):.3f} "
                   f"geomean {math.exp(sum(math.log(x) for x in rs) / len(rs)):.3f}")
 
