@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "broadcast.hpp"
+#include "collective_app.hpp"
 #include "mpi_replay.hpp"
 #include "reduce.hpp"
 #include "rica/defaults.hpp"
@@ -135,6 +136,7 @@ std::vector<AppEntry> build_all() {
 }
 
 std::vector<AppEntry>& entries() {
+  collectives::collectives_linked();  // the collectives register themselves (apps/collectives)
   static std::vector<AppEntry> e = build_all();
   return e;
 }

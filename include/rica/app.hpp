@@ -205,6 +205,20 @@ struct ByteReader {
 };
 }  // namespace detail
 
+/// The machine's packet and link timing, as an application that models its own cost sees it
+/// (the collectives' alpha-beta prediction, apps/collectives). Set by the run from its
+/// EngineConfig before App::setup (rica::machine_params in rica/engine.hpp); a Machine built by
+/// hand keeps these defaults.
+struct MachineParams {
+  bool cycle_clock = false;        ///< the cycle engine: Context::now() counts cycles
+  unsigned packet_words = 3;       ///< mean packet length in (64-bit) words
+  unsigned packet_spread = 1;      ///< lengths uniform in mean +- spread
+  unsigned link_cycles = 0;        ///< cycles a link is busy per packet; 0: the sending node's in- + out-degree
+  bool link_cycles_words = false;  ///< instead one cycle per word
+  bool store_and_forward = false;  ///< timing saf (else virtual cut-through)
+  unsigned router_cycles = 0;      ///< router pipeline per hop
+};
+
 /// Setup-time view of the machine an App gets in setup().
 class Machine {
  public:
@@ -219,11 +233,14 @@ class Machine {
   node_t pes() const { return pes_; }
   std::uint64_t seed() const noexcept { return seed_; }
   const std::vector<Handler>& handlers() const noexcept { return handlers_; }
+  const MachineParams& params() const noexcept { return params_; }
+  void set_params(const MachineParams& p) noexcept { params_ = p; }
 
  private:
   const Topology& topo_;
   std::uint64_t seed_;
   node_t pes_;
+  MachineParams params_;
   std::vector<Handler> handlers_;
 };
 

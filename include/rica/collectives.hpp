@@ -163,8 +163,10 @@ using CostFn = std::function<MessageCost(std::uint32_t src, std::uint32_t dst, s
 /// clock and one send and one receive port (full duplex, single-port). A send starts when the
 /// rank and its send port are free and does not block the rank; a receive completes when the
 /// message's last byte is in and the receive port has taken it, plus gamma x bytes when it
-/// combines. The result is the latest rank clock.
-double model_time(const Schedule& s, const CostFn& cost, double gamma_per_byte = 0);
+/// combines. The result is the latest rank clock. `reply_delay`: the time from a receive's
+/// completion to the start of a send that follows it in the rank's program (an executor that
+/// sends from the handler of the last packet: the cycle engine injects it one cycle later, 1).
+double model_time(const Schedule& s, const CostFn& cost, double gamma_per_byte = 0, double reply_delay = 0);
 
 /// The plain Hockney cost: every message alpha + beta x bytes, occupying the port beta x bytes.
 inline CostFn hockney(double alpha, double beta_per_byte) {

@@ -129,6 +129,19 @@ struct EngineConfig {
   RankSplit rank_split = RankSplit::blocks;  ///< under mpirun: which rank owns which node
 };
 
+/// What an application sees of cfg's timing (rica/app.hpp's MachineParams).
+inline MachineParams machine_params(const EngineConfig& cfg) {
+  MachineParams p;
+  p.cycle_clock = engine_traits(cfg.engine).virtual_clock;
+  p.packet_words = cfg.packet_words;
+  p.packet_spread = cfg.packet_spread;
+  p.link_cycles = cfg.link_cycles;
+  p.link_cycles_words = cfg.link_cycles_words;
+  p.store_and_forward = cfg.timing == Timing::saf;
+  p.router_cycles = cfg.router_cycles;
+  return p;
+}
+
 /// The columns of the packet trace (EngineConfig::trace), in file order: source, destination,
 /// sequence number, generation time, delivery time, hops, when the packet left its source queue,
 /// length in words. Declared once: the writer's header, --trace's help and Python's reader use it.

@@ -191,21 +191,24 @@ std::string simulate(const Schedule& s, ReduceOp rop, std::uint64_t seed) {
   return "";
 }
 
-double model_time(const Schedule& s, const CostFn& cost, double gamma_per_byte) {
+double model_time(const Schedule& s, const CostFn& cost, double gamma_per_byte, double reply_delay) {
   const u32 p = s.spec.p;
   std::vector<double> clock(p, 0.0), tx(p, 0.0), rx(p, 0.0);
+  std::vector<char> after_recv(p, 0);
   struct Msg {
     double arrival, occupancy;
   };
   auto on_send = [&](u32 r, std::size_t, const Op& op, std::string&) {
     const MessageCost c = cost(r, op.peer, op.bytes);
-    const double start = std::max(clock[r], tx[r]);
+    const double start = std::max(clock[r] + (after_recv[r] ? reply_delay : 0.0), tx[r]);
+    after_recv[r] = 0;
     tx[r] = start + c.occupancy;
     return Msg{start + c.latency, c.occupancy};
   };
   auto on_recv = [&](u32 r, std::size_t, const Op& op, Msg& m, std::string&) {
     const double done = std::max(m.arrival, rx[r] + m.occupancy);
     rx[r] = done;
+    after_recv[r] = 1;
     clock[r] = std::max(clock[r], done) + (op.combine ? gamma_per_byte * static_cast<double>(op.bytes) : 0.0);
   };
   const std::string err = drive<Msg>(s, on_send, on_recv);

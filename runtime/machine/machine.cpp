@@ -995,6 +995,7 @@ RunStats run(const Topology& topology, App& app, const EngineConfig& cfg, Observ
   if (topology.pes() < 2) throw usage_error("run: the topology needs at least 2 PEs");
   if (fail_cycle(topology)) require_trait(cfg.engine, &EngineTraits::timed_faults, "--faults at=CYCLE", "has no clock");
   Machine setup(topology, cfg.seed);
+  setup.set_params(machine_params(cfg));
   app.setup(setup);
   std::vector<detail::JobRt> jobs(1);
   jobs[0].app = &app;

@@ -366,6 +366,7 @@ OsStats run_jobs(const Topology& topology, std::vector<JobSpec>& jobs, const Eng
       rt[j].local_of[v] = l;
     }
     Machine m(topology, cfg.seed + j, rt[j].size);
+    m.set_params(machine_params(cfg));
     js.app->setup(m);
     rt[j].handlers = m.handlers();
     nodes_of.push_back(job_nodes(topology, js.pes));

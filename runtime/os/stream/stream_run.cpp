@@ -324,6 +324,7 @@ StreamStats run_stream(const Topology& topology, const JobStream& stream, const 
     r.work = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(r.job.run_time * sc.cycles_per_second)));
     const auto packets = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(r.work) * sc.rate)));
     Machine m(topology, cfg.seed + j, r.job.pes);
+    m.set_params(machine_params(cfg));
     try {  // a job its application cannot run (a pattern that needs a power of two, ...): named
       apps.push_back(make_app(r.job, packets));
       if (!apps.back()) throw usage_error("no application");
