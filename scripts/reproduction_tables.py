@@ -162,7 +162,12 @@ def eight_series(network, key):
 
 
 def cube_at(key, N):
-    """The binary n-cube's measure at N, linear in log2 N between the neighbouring powers of two."""
+    """The binary n-cube's measure at N, linear in log2 N between the neighbouring powers of two.
+    r is not interpolated on its own: every network here routes minimally and r counts the relays
+    of ordered pairs, so r = (N - 1)(d - 1) for each of them, and the n-cube's r at N is taken
+    from its interpolated d (r then orders the two networks exactly as d does)."""
+    if key == "r":
+        return (N - 1) * (cube_at("d", N) - 1)
     cube = eight_series("binary n-cube", key)
     lo = max(p for p in cube if p <= N)
     hi = min(p for p in cube if p >= N)
@@ -170,6 +175,11 @@ def cube_at(key, N):
         return cube[lo]
     t = (math.log2(N) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
     return cube[lo] + t * (cube[hi] - cube[lo])
+
+
+def relay_identity_error():
+    """The largest |r - (N - 1)(d - 1)| / r over every row of the eight-neighbour points.csv."""
+    return max(abs(r["r"] - (r["pes"] - 1) * (r["d"] - 1)) / max(r["r"], 1.0) for r in csv("docs/experiments/eight-neighbour/points.csv"))
 
 
 def crossover(key):
@@ -706,6 +716,7 @@ HIGHD = ["3DT", "2DT", "FT", "2MD"]
 
 
 RWC = ["CB", "Adaptive CB", "(CB)^2", "CCCB", "MIN", "2MD", "2DT"]
+RWC_HOT = (0.004, 0.006)  # delivered rates below every rwc1 network's hot-spot saturation
 
 
 def lat_at(net, rate, name="rwc1", pat="hotspot"):
@@ -759,12 +770,13 @@ def _interp_latency(rows, x):
     return None
 
 
-def hotspot_latency_table(rates=(0.004, 0.005), nets=("MIN", "CB", "CCCB", "(CB)^2", "CCC", "2DT", "3DT", "2MD", "FT")):
+def hotspot_latency_table(rates=(0.004, 0.005), nets=("MIN", "CB", "CCCB", "(CB)^2", "CCC", "2DT", "3DT", "2MD", "FT"),
+                          name="mdce-1024"):
     out = ["   | delivered rate | " + " | ".join(nets) + " |", "   |---|" + "---|" * len(nets)]
     for x in rates:
         cells = []
         for n in nets:
-            rows = points("mdce-1024", network=n, pattern="hotspot")
+            rows = points(name, network=n, pattern="hotspot")
             lat = [_interp_latency([r for r in rows if r["seed"] == sd], x) for sd in sorted({r["seed"] for r in rows})]
             lat = [v for v in lat if v is not None]
             lo, hi = round(min(lat)), round(max(lat))
@@ -777,6 +789,24 @@ def hot_lat(net, x, name="mdce-1024"):
     """Per seed, the hot-spot mean latency interpolated at delivered rate x (None past the curve)."""
     rows = points(name, network=net, pattern="hotspot")
     return [_interp_latency([r for r in rows if r["seed"] == sd], x) for sd in sorted({r["seed"] for r in rows})]
+
+
+def hot_range(net, x, name="mdce-1024"):
+    """(min, max) over the seeds of the hot-spot latency at delivered rate x."""
+    lat = [v for v in hot_lat(net, x, name) if v is not None]
+    return min(lat), max(lat)
+
+
+def hot_vs(net, ref, x, name="mdce-1024"):
+    """'above' / 'below' when every seed of NET is above / below every seed of REF at delivered
+    rate x (rounded to whole cycles, as the table shows them), else 'overlapping'."""
+    a, b = [tuple(round(v) for v in hot_range(n, x, name)) for n in (net, ref)]
+    return "above" if a[0] > b[1] else "below" if a[1] < b[0] else "overlapping"
+
+
+def hot_order(nets, x, name="mdce-1024"):
+    """NETS by their mean hot-spot latency over the seeds at delivered rate x, lowest first."""
+    return sorted(nets, key=lambda n: sum(hot_range(n, x, name)))
 
 
 def hot_rise(nets, lo=0.004, hi=0.005):
@@ -841,6 +871,14 @@ def fault_embed(guest, faults, seed):
     return rica("embed", guest, "ubruijn:10", "--faults", faults, "--seed", str(seed))
 
 
+def _search_note(claim):
+    """'; the search above shows it ...' when the search's row for the same claim holds."""
+    for c, guest, faults in SEARCH_CLAIMS:
+        if c.split(" ")[0] == claim.split(" ")[0] and every_fault_verdict(guest, faults).startswith("**holds**"):
+            return "; the search above shows it for every single fault at N = " + " and ".join(str(2 ** n) for n in SEARCH_SIZES)
+    return ""
+
+
 def fault_embed_table():
     out = ["| claim (N = 1,024) | `rica embed GUEST ubruijn:10 --faults F --seed 1..10` | fault draws emulated exactly "
            "(dilation 1, load 1) | worst dilation / load | verdict |", "|---|---|---|---|---|"]
@@ -849,10 +887,223 @@ def fault_embed_table():
         exact = sum(r["dilation"] == 1 and r["load"] == 1 for r in rs)
         worst = max(rs, key=lambda r: (r["dilation"], r["load"]))
         verdict = ("**holds** (rica's rule, every draw)" if exact == len(rs) else
-                   f"**not shown** by rica's rule ({exact} of {len(rs)} draws exact); the paper's construction is not given")
+                   f"**not shown** by rica's rule ({exact} of {len(rs)} draws exact)" + _search_note(claim))
         out.append(f"| {claim} | `{guest}`, `{faults}` | {exact} of {len(rs)} | {worst['dilation']} / {worst['load']} | "
                    f"{verdict} |")
     return "\n".join(out)
+
+
+SE_SIZES = (3, 4, 5)
+
+
+def se_search(n):
+    return rica("embed", "shuffle-exchange", f"ubruijn:{n}", "--map", "search")
+
+
+def se_cells():
+    words = {"found": "finds one", "none": "proves there is none", "gave up": "gives up (budget)"}
+    return "; ".join(f"n = {n}: {words[se_search(n)['search']]} ({se_search(n)['search_steps']:,} steps)" for n in SE_SIZES)
+
+
+def se_verdict():
+    st = [se_search(n)["search"] for n in SE_SIZES]
+    if all(x == "none" for x in st):
+        return ("partly: holds at dilation 2 (the paper gives no dilation); differs at dilation 1, the page's reading of "
+                "\"emulate\" — no placement exists at n = " + ", ".join(str(n) for n in SE_SIZES))
+    if all(x == "found" for x in st):
+        return ("holds: at dilation 2 with node v on PE v (n = 10), and at dilation 1 — the page's reading of "
+                "\"emulate\" — with the placements the search finds at n = " + ", ".join(str(n) for n in SE_SIZES) +
+                " (larger n not searched)")
+    return "partly: holds at dilation 2; at dilation 1 the search settles only some sizes"
+
+
+SEARCH_CLAIMS = [  # (claim, guest on UB(2,n) as a function of n, the single fault)
+    ("(3) one failed node: a linear array of N − 1 nodes", lambda n: f"array:{2 ** n - 1}", "nodes=1"),
+    ("(4) one failed link: a linear array of N − 1 nodes", lambda n: f"array:{2 ** n - 1}", "links=1"),
+    ("(5) one failed node: a ring of at least N − log2 N − 1 nodes", lambda n: f"ring:{2 ** n - n - 1}", "nodes=1"),
+    ("(6) one failed link: a ring of N − 1 nodes", lambda n: f"ring:{2 ** n - 1}", "links=1"),
+    ("(9) one failed link: a complete binary tree of N − 1 nodes (height log2 N − 1)", lambda n: f"tree:{n - 1}", "links=1"),
+    ("(10) one failed node: a complete binary tree of N/2 − 1 nodes (height log2 N − 2)", lambda n: f"tree:{n - 2}", "nodes=1"),
+]
+SEARCH_SIZES = (5, 6)
+
+
+def every_fault(guest, n, faults):
+    """`rica embed GUEST ubruijn:n --faults F --map search --every-fault`: its every_fault object."""
+    return rica("embed", guest, f"ubruijn:{n}", "--faults", faults, "--map", "search", "--every-fault")["every_fault"]
+
+
+def every_fault_cell(guest, n, faults):
+    e = every_fault(guest, n, faults)
+    cell = f"`{guest}`: {e['found']} of {e['faults']}"
+    if e["none"]:
+        cell += f", none exists for {e['none']}"
+    if e["gave_up"]:
+        cell += f", open for {e['gave_up']} (budget)"
+    return cell + f" ({e['steps_max']:,} steps at most)"
+
+
+def every_fault_verdict(claim_guest, faults):
+    es = [every_fault(claim_guest(n), n, faults) for n in SEARCH_SIZES]
+    if all(e["found"] == e["faults"] for e in es):
+        return "**holds** for every single fault at N = " + " and ".join(f"{2 ** n}" for n in SEARCH_SIZES)
+    if any(e["none"] for e in es):
+        return "**differs**: some single fault leaves no such placement (exhaustive search)"
+    return "**partly**: shown for the faults the search settled, the others left open by its budget"
+
+
+def search_held(held=True):
+    """The claim numbers ("(3)", ...) the search shows for every single fault (held) or not."""
+    return ", ".join(c.split(" ")[0] for c, g, f in SEARCH_CLAIMS
+                     if every_fault_verdict(g, f).startswith("**holds**") == held) or "none"
+
+
+def search_refuted():
+    return any(every_fault(g(n), n, f)["none"] for c, g, f in SEARCH_CLAIMS for n in SEARCH_SIZES)
+
+
+def fault_search_table():
+    out = ["| claim | faults | N = " + " | N = ".join(f"{2 ** n} (`ubruijn:{n}`)" for n in SEARCH_SIZES) + " | verdict |",
+           "|---|---|" + "---|" * len(SEARCH_SIZES) + "---|"]
+    for claim, guest, faults in SEARCH_CLAIMS:
+        cells = [every_fault_cell(guest(n), n, faults) for n in SEARCH_SIZES]
+        out.append(f"| {claim} | every {'link' if faults == 'links=1' else 'node'} | " + " | ".join(cells) +
+                   f" | {every_fault_verdict(guest, faults)} |")
+    return "\n".join(out)
+
+
+# ---- RWC-1 §4: drain against flush (`rica os`, docs/os.md) -----------------------------------------
+
+OS_NETS = ("cccb:n=4",)
+OS_RATES = (0.002, 0.05)
+
+
+@functools.lru_cache(maxsize=None)
+def os_runs(spec):
+    """`rica os SPEC --rate 0.002,0.05 --slice 500 --packets 20` (docs/os.md's set-up, one slice): its runs."""
+    out = _run(["os", spec, "--rate", ",".join(str(r) for r in OS_RATES), "--slice", "500", "--packets", "20",
+                "--threads", "2", "--json", "-"])
+    return json.loads(out[out.index("\n{") + 1:])["runs"]  # the console table comes first on stdout
+
+
+def os_run(spec, policy, rate):
+    rs = [r for r in os_runs(spec) if r["policy"] == policy and abs(r["rate"] - rate) < 1e-12]
+    if len(rs) != 1:
+        raise ValueError(f"os_run({spec!r}, {policy!r}, {rate}): {len(rs)} runs")
+    return rs[0]
+
+
+def os_vs_b2b(spec, policy, rate):
+    return os_run(spec, policy, rate)["completion"] / os_run(spec, "baseline", rate)["completion"]
+
+
+def drain_flush_table():
+    out = ["   | network | offered | drain: cycles per switch (max) | drain bound | flush: cycles (max) | of which detection | "
+           "packets saved per switch (drain / flush) | completion vs back to back (drain / flush) |",
+           "   |---|---|---|---|---|---|---|---|"]
+    for spec in OS_NETS:
+        for rate in OS_RATES:
+            d, f = os_run(spec, "drain", rate), os_run(spec, "flush", rate)
+            out.append(f"   | `{spec}` | {rate} | {d['switch_cycles']['mean']:,.1f} ({d['switch_cycles']['max']:,}) | "
+                       f"{d['bound_cycles']['max']:,} | {f['switch_cycles']['mean']:,.1f} ({f['switch_cycles']['max']:,}) | "
+                       f"{f['detect_cycles']['mean']:,.1f} | {d['packets_saved']['mean']:,.1f} / {f['packets_saved']['mean']:,.1f} | "
+                       f"{os_vs_b2b(spec, 'drain', rate):.3f} / {os_vs_b2b(spec, 'flush', rate):.3f} |")
+    return "\n".join(out)
+
+
+def flush_over_drain():
+    v = [os_run(s, "flush", r)["switch_cycles"]["mean"] / os_run(s, "drain", r)["switch_cycles"]["mean"]
+         for s in OS_NETS for r in OS_RATES]
+    return min(v), max(v)
+
+
+def drain_within_bound():
+    return all(os_run(s, "drain", r)["switch_cycles"]["max"] <= os_run(s, "drain", r)["bound_cycles"]["max"]
+               for s in OS_NETS for r in OS_RATES)
+
+
+# ---- Eight-neighbour paper §2: 16 routes on the mesh, 56 on the torus -------------------------------
+
+def _route_cases(n, wrap):
+    """One (source, destination) pair of an n x n 8-neighbour mesh or torus (n odd: no ties) per
+    positional case of the paper's routing, with the case: per axis the move (+ or − or none) and,
+    on the torus, whether it crosses the wrap-around; and how |dx| compares with |dy|."""
+    cases = {}
+    for dx in range(-(n - 1), n):
+        for dy in range(-(n - 1), n):
+            if dx == 0 and dy == 0:
+                continue
+            def axis(d):
+                if d == 0:
+                    return ("0", False, 0)
+                if not wrap or abs(d) <= n // 2:
+                    return ("+" if d > 0 else "-", False, abs(d))
+                return ("-" if d > 0 else "+", True, n - abs(d))   # the shorter way is across the wrap
+            ax, ay = axis(dx), axis(dy)
+            cmp = "=" if ax[2] == ay[2] else "<" if ax[2] < ay[2] else ">"
+            key = (ax[0], ax[1], ay[0], ay[1], cmp if ax[2] and ay[2] else "")
+            if key not in cases:
+                sx = 0 if dx >= 0 else -dx
+                sy = 0 if dy >= 0 else -dy
+                cases[key] = ((sx, sy), (sx + dx, sy + dy))
+    return cases
+
+
+def _route_signature(path, n):
+    """(x move, x crossed the wrap, y move, y crossed the wrap, |dx| vs |dy|) of a `rica route` path."""
+    xs, ys, xw, yw = set(), set(), False, False
+    diag = straight_x = straight_y = 0
+    for hop in path:
+        (x0, y0), (x1, y1) = (tuple(int(v) for v in hop[k].strip("()").split(",")) for k in ("from", "to"))
+        ddx, ddy = x1 - x0, y1 - y0
+        if abs(ddx) > 1:
+            xw, ddx = True, -ddx // abs(ddx)
+        if abs(ddy) > 1:
+            yw, ddy = True, -ddy // abs(ddy)
+        if ddx:
+            xs.add("+" if ddx > 0 else "-")
+        if ddy:
+            ys.add("+" if ddy > 0 else "-")
+        diag += bool(ddx and ddy)
+        straight_x += bool(ddx and not ddy)
+        straight_y += bool(ddy and not ddx)
+    if len(xs) > 1 or len(ys) > 1:
+        return None  # not one of the paper's routes (a direction reversed)
+    x, y = (xs.pop() if xs else "0"), (ys.pop() if ys else "0")
+    cmp = "" if x == "0" or y == "0" else "=" if not straight_x and not straight_y else "<" if straight_y else ">"
+    return (x, xw, y, yw, cmp)
+
+
+@functools.lru_cache(maxsize=None)
+def route_cases(spec):
+    """(cases, cases whose rica route has the case's signature, distinct signatures) for one pair per
+    positional case on SPEC (mesh8:n or torus8:n, n odd), each routed by `rica route SPEC S D`."""
+    n = int(spec.split(":")[1])
+    cases = _route_cases(n, spec.startswith("torus8"))
+    sigs, match = set(), 0
+    for key, (s, d) in cases.items():
+        path = rica("route", spec, f"({s[0]},{s[1]})", f"({d[0]},{d[1]})")["path"]
+        sig = _route_signature(path, n)
+        sigs.add(sig)
+        match += sig == key
+    return len(cases), match, len(sigs)
+
+
+# ---- MDCE §3.4: partitions along any combination of dimensions -----------------------------------
+
+MDCE_PARTS = [("cccb:n=4", "--dims", "1:2"), ("cccb:n=4", "--dims", "2:2"), ("cccb:n=4", "--dims", "2:1,1:1"),
+              ("cb2:n=4", "--dims", "1,2", "--parts", "8"), ("cb2:n=4", "--dims", "2:3,1:1")]
+
+
+def mdce_parts_cell(args):
+    plan = rica("partition", *args)
+    parts = plan["partitions"]
+    return (f"`rica partition {' '.join(args)}`: {sum(p['closed'] for p in parts)} of {len(parts)} closed, "
+            f"{parts[0]['size']} PEs each")
+
+
+def mdce_parts_all_closed():
+    return all(all(p["closed"] for p in rica("partition", *a)["partitions"]) for a in MDCE_PARTS)
 
 
 def mesh_guest(host):

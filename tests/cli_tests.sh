@@ -59,6 +59,18 @@ check_exit 2 "embed bad map" embed ring debruijn:4 --map best
 expect_in "dilation        1" "embed mesh in a hypercube (Gray product)" embed mesh hypercube:6
 expect_in "guest nodes moved to the next live PE" "embed under faults" embed ring ubruijn:6 --faults nodes=2 --seed 3
 expect_in "\"moved\": 2" "embed under faults, JSON" embed ring ubruijn:6 --faults nodes=2 --seed 3 --json -
+# --map search (exact, bounded) and --every-fault; --map product
+expect_in "search          found" "embed search" embed ring:26 ubruijn:5 --faults nodes=1 --map search
+expect_in "none exists" "embed search proves none" embed ring:32 ubruijn:5 --faults nodes=1 --map search
+expect_in "gave up after 3 steps" "embed search budget" embed ring:31 ubruijn:5 --faults links=1 --map search --search-budget 3
+expect_in "placement found for 32" "embed every fault" embed tree:3 ubruijn:5 --faults nodes=1 --map search --every-fault
+expect_in "\"dilation\": null" "embed search without a placement: null figures" embed ring:32 ubruijn:5 --faults nodes=1 --map search --json -
+expect_in "dilation        1" "embed mesh on a product" embed mesh "product:(ubruijn:4)*(ubruijn:4)" --map product
+check_exit 2 "embed every fault without search" embed ring:31 ubruijn:5 --faults links=1 --every-fault
+check_exit 2 "embed every fault, two faults" embed ring:31 ubruijn:5 --faults links=2 --map search --every-fault
+check_exit 2 "embed every fault, no faults" embed ring:31 ubruijn:5 --map search --every-fault
+check_exit 2 "embed search budget 0" embed ring ubruijn:5 --map search --search-budget 0
+check_exit 2 "embed product map on a non-product" embed mesh ubruijn:6 --map product
 expect_in "freed" "list documents freed" list
 check_exit 2 "unbalanced parens" topo "product:(mesh:2x2*mesh:2x2"
 check_exit 2 "missing file" topo file:/nonexistent/net.txt

@@ -379,5 +379,25 @@ TEST(Embed, Errors) {
   EXPECT_NE(message([] { (void)parse_embed_map("best"); }).find("--map"), std::string::npos);
 }
 
+// The de Bruijn paper §9: the product of two de Bruijn networks contains meshes and 2D tori,
+// since each factor contains linear arrays and rings. --map product lays them out with dilation 1.
+TEST(Embed, ProductMapLaysMeshesAndToriOnTheFactorsArraysAndRings) {
+  const Topology host = TopologyRegistry::parse("product:(ubruijn:4)*(ubruijn:4)");
+  for (const char* g : {"mesh:16x16", "torus:16x16", "mesh:5x9"}) {
+    const Guest guest = parse_guest(g, host.pes(), false);
+    const EmbedResult r = embed(guest, host, EmbedMap::product);
+    EXPECT_EQ(r.map, "product");
+    EXPECT_EQ(r.dilation, 1u) << g;
+    EXPECT_EQ(r.load, 1u) << g;
+    for (const auto& [u, v] : guest.arcs) ASSERT_TRUE(adjacent(host, r.placement[u], r.placement[v])) << g;
+  }
+  const Topology mixed = TopologyRegistry::parse("product:(hypercube:3)*(ubruijn:4)");
+  EXPECT_EQ(embed(parse_guest("torus:8x16", mixed.pes(), false), mixed, EmbedMap::product).dilation, 1u);
+  EXPECT_THROW((void)embed(parse_guest("mesh", 64, false), TopologyRegistry::parse("ubruijn:6"), EmbedMap::product),
+               usage_error);
+  EXPECT_THROW((void)embed(parse_guest("tree:3", 256, false), host, EmbedMap::product), usage_error);
+  EXPECT_THROW((void)embed(parse_guest("mesh:17x4", 256, false), host, EmbedMap::product), usage_error);
+}
+
 }  // namespace
 }  // namespace rica

@@ -37,8 +37,18 @@ void declare(CLI::App* cmd, EmbedOptions& o) {
            "size: fills the host)",
            "ring[:N], array[:N], tree[:H], double-tree[:H], shuffle-exchange[:n], mesh[:RxC] or torus[:RxC]")->required();
   add_text(cmd, "host", o.request.host, "Host topology spec (see 'rica list')", "a topology spec (see 'rica list')")->required();
-  cmd->add_option("--map", o.request.map, "auto | identity | debruijn (de Bruijn sequence / heap order / shifts) | gray")
+  cmd->add_option("--map", o.request.map,
+                  "auto | identity | debruijn (de Bruijn sequence / heap order / shifts) | gray | product (a mesh or torus "
+                  "as the product of its factors' arrays or rings) | search (an exact, "
+                  "bounded search for a placement with every guest arc on a live host link, one guest node per PE)")
       ->capture_default_str();
+  cmd->add_option("--search-budget", o.request.search_budget,
+                  fmt::format("--map search: guest nodes placed before the search gives up (per fault with "
+                              "--every-fault), 1..{}", defaults::embed::search_budget_max))
+      ->capture_default_str();
+  cmd->add_flag("--every-fault", o.request.every_fault,
+                "--map search once per single fault of --faults links=1 (every link) or nodes=1 (every PE): how many "
+                "have a placement, how many provably none, how many the budget left open");
   cmd->add_flag("--oriented", o.request.oriented, "Route each guest edge one way only (i -> i+1, parent -> child)");
   add_engine_options(cmd, o.engine);
   add_json(cmd, o.json, "Write the figures as JSON to FILE");

@@ -7,6 +7,7 @@
 // link), load (most guest nodes on one PE), expansion (host PEs / guest nodes).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,14 @@
 #include "rica/topology.hpp"
 
 namespace rica {
+
+// The defaults and limits of `rica embed --map search` (the embedding's own, beside its API).
+namespace defaults::embed {
+/// Guest nodes placed (tentatively) before a search gives up, per search (per fault with
+/// --every-fault): a second or two at most on 64-PE hosts.
+inline constexpr std::uint64_t search_budget = 1'000'000;
+inline constexpr std::uint64_t search_budget_max = std::uint64_t{1} << 40;  ///< --search-budget in [1, 2^40]
+}  // namespace defaults::embed
 
 /// A guest graph: nodes 0..nodes-1 and directed arcs (an undirected edge is two arcs).
 struct Guest {
@@ -57,9 +66,37 @@ enum class EmbedMap : std::uint8_t {
               ///< shuffle-exchange: node v on PE v
   gray,       ///< rings/arrays on the reflected Gray code (hypercube neighbours); a 2^a x 2^b mesh or
               ///< torus as the product of two Gray codes (PE gray(x) | gray(y) << a)
+  product,    ///< a mesh or torus guest on a product host A*B of two direct networks: row x on A's
+              ///< own placement of array:R (ring:R for a torus), column y on B's of array:C (ring:C);
+              ///< PE a + |A| b (the de Bruijn paper §9: the product of two de Bruijn networks
+              ///< contains meshes and tori because each factor contains arrays and rings)
+  search,     ///< any guest: an exact, bounded search for a dilation-1, load-1 placement on the
+              ///< (faulty) host's live links (rica/embed_search.hpp); says when none exists or
+              ///< when it gave up
 };
 [[nodiscard]] EmbedMap parse_embed_map(std::string_view name);
 [[nodiscard]] std::string_view to_string(EmbedMap m) noexcept;
+
+/// What a search found (rica/embed_search.hpp).
+enum class SearchStatus : std::uint8_t {
+  found,    ///< a placement exists (returned, checked arc by arc)
+  none,     ///< the search was exhaustive: no dilation-1, load-1 placement exists
+  gave_up,  ///< the budget ran out first: nothing is proved
+};
+[[nodiscard]] std::string_view to_string(SearchStatus s) noexcept;
+
+/// `--every-fault`: one search per single fault of the host (every link between two PEs, or
+/// every PE), on the host's PE graph with that one fault.
+struct EveryFaultResult {
+  std::string kind;                 ///< "links" or "nodes"
+  std::uint64_t faults = 0;         ///< single faults tried
+  std::uint64_t found = 0, none = 0, gave_up = 0;
+  std::uint64_t repaired = 0;       ///< node faults a spare repaired (searched on the intact host)
+  std::uint64_t steps_max = 0, steps_total = 0;
+  std::uint64_t budget = 0;         ///< steps per fault
+  /// The faults without a placement: ("link U V" or "node V", none or gave up), in fault order.
+  std::vector<std::pair<std::string, SearchStatus>> missing;
+};
 
 struct EmbedResult {
   std::string guest, host, map;     ///< map: the placement used (never "automatic")
@@ -75,10 +112,18 @@ struct EmbedResult {
   std::uint32_t failed_pes = 0;     ///< PEs failed by it (spares that took over excluded)
   std::uint32_t moved = 0;          ///< guest nodes re-placed off a failed PE
   node_t rotation = 0;              ///< ring/array under faults: where on the host cycle node 0 sits
+  /// --map search: its status (placement and figures only when found), steps used and budget.
+  std::optional<SearchStatus> search;
+  std::uint64_t search_steps = 0, search_budget = 0;
+  std::optional<EveryFaultResult> every_fault;  ///< --every-fault (then no single placement)
+  /// A placement was made and measured (false: a search without one, or --every-fault).
+  [[nodiscard]] bool placed() const noexcept { return !placement.empty(); }
 };
 
 /// Places and routes; throws usage_error when the map does not fit the host or guest.
-[[nodiscard]] EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map = EmbedMap::automatic);
+/// EmbedMap::search searches with `search_budget` steps (>= 1).
+[[nodiscard]] EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map = EmbedMap::automatic,
+                                std::uint64_t search_budget = defaults::embed::search_budget);
 
 /// The same on `host` with the faults of `faults` (rica/faults.hpp: links=K,nodes=K,file:PATH;
 /// drawn with `seed`; at= refused: an embedding is static). The map is chosen and computed on the
@@ -89,8 +134,14 @@ struct EmbedResult {
 /// ring:P) may start anywhere on it: every rotation is tried and the one with the fewest moved
 /// nodes, then the lowest dilation, congestion and mean dilation is kept (`rotation`).
 /// usage_error when the faults disconnect the surviving PEs. An empty spec is embed().
+/// EmbedMap::search instead searches the faulty host's live PEs and links (no moving, no rotation).
 [[nodiscard]] EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, const std::string& faults,
-                                std::uint64_t seed);
+                                std::uint64_t seed, std::uint64_t search_budget = defaults::embed::search_budget);
+
+/// `--every-fault`: EmbedMap::search on `host` once per single fault of `faults`, which must be
+/// exactly "links=1" or "nodes=1" (usage_error otherwise).
+[[nodiscard]] EmbedResult embed_every_fault(const Guest& guest, const Topology& host, const std::string& faults,
+                                            std::uint64_t search_budget = defaults::embed::search_budget);
 
 [[nodiscard]] nlohmann::json to_json(const EmbedResult& r);
 

@@ -1,5 +1,6 @@
 // Guest graphs embedded in host topologies. See include/rica/embed.hpp.
 #include "rica/embed.hpp"
+#include "rica/embed_search.hpp"
 #include "rica/suggest.hpp"
 
 #include "rica/faults.hpp"
@@ -188,9 +189,11 @@ Guest parse_guest(std::string_view spec, node_t host_pes, bool oriented) {
 }
 
 EmbedMap parse_embed_map(std::string_view name) {
-  for (EmbedMap m : {EmbedMap::automatic, EmbedMap::identity, EmbedMap::debruijn, EmbedMap::gray})
+  for (EmbedMap m : {EmbedMap::automatic, EmbedMap::identity, EmbedMap::debruijn, EmbedMap::gray, EmbedMap::product,
+                     EmbedMap::search})
     if (to_string(m) == name) return m;
-  throw usage_error(fmt::format("embed: --map '{}' is not accepted; accepted values: auto, identity, debruijn, gray", name));
+  throw usage_error(fmt::format(
+      "embed: --map '{}' is not accepted; accepted values: auto, identity, debruijn, gray, product, search", name));
 }
 
 std::string_view to_string(EmbedMap m) noexcept {
@@ -199,11 +202,44 @@ std::string_view to_string(EmbedMap m) noexcept {
     case EmbedMap::identity: return "identity";
     case EmbedMap::debruijn: return "debruijn";
     case EmbedMap::gray: return "gray";
+    case EmbedMap::product: return "product";
+    case EmbedMap::search: return "search";
   }
   return "?";
 }
 
-EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
+namespace {
+void check_budget(std::uint64_t b) {
+  if (b < 1 || b > defaults::embed::search_budget_max)
+    throw usage_error(fmt::format("embed: --search-budget {} is out of range [1, {}]", b, defaults::embed::search_budget_max));
+}
+
+/// EmbedMap::search on `graph` (the PE graph of `host`, faults applied): the placement when found,
+/// measured by `host`'s routing.
+EmbedResult searched(const Guest& guest, const Topology& host, const PeGraph& graph, std::uint64_t budget) {
+  check_budget(budget);
+  EmbedResult r;
+  r.guest = guest.spec;
+  r.host = host.spec();
+  r.map = std::string(to_string(EmbedMap::search));
+  r.guest_nodes = guest.nodes;
+  r.host_pes = host.pes();
+  r.expansion = static_cast<double>(r.host_pes) / guest.nodes;
+  const SearchResult s = search_placement(guest, graph, budget);
+  r.search = s.status;
+  r.search_steps = s.steps;
+  r.search_budget = budget;
+  r.arcs = guest.arcs.size();
+  if (s.status == SearchStatus::found) {
+    r.placement = s.placement;
+    measure(guest, host, r);
+  }
+  return r;
+}
+}  // namespace
+
+EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, std::uint64_t search_budget) {
+  if (map == EmbedMap::search) return searched(guest, host, pe_graph(host), search_budget);
   const node_t P = host.pes();
   if (map == EmbedMap::automatic) {
     // The family's own choice (rica/topology/family.hpp): de Bruijn hosts, the hypercube's Gray code.
@@ -223,6 +259,7 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
   r.placement.resize(guest.nodes);
   const unsigned n = log2_exact(P);
   switch (map) {
+    case EmbedMap::search:  // handled above; kept so the switch names every map
     case EmbedMap::automatic:
     case EmbedMap::identity:
       for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = i % P;
@@ -274,6 +311,30 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
       }
       break;
     }
+    case EmbedMap::product: {
+      const std::optional<ProductFactors> f = host.product_factors();
+      if (!f || !f->first->direct() || !f->second->direct())
+        throw usage_error(fmt::format("embed: --map product needs a product of two direct networks as the host, e.g. "
+                                      "'product:(ubruijn:5)*(ubruijn:5)'; '{}' is not one", r.host));
+      if (guest.kind != Guest::Kind::mesh && guest.kind != Guest::Kind::torus)
+        throw usage_error("embed: --map product places a mesh or torus guest (rows on the first factor, columns on "
+                          "the second)");
+      const node_t n1 = f->first->pes(), n2 = f->second->pes();
+      if (guest.rows > n1 || guest.cols > n2)
+        throw usage_error(fmt::format("embed: --map product: {} does not fit '{}': at most {}x{}", guest.spec, r.host,
+                                      n1, n2));
+      // Each side laid on its factor by that factor's own map (a de Bruijn sequence, a Gray code):
+      // a linear array for a mesh, a ring for a torus; a side of one node sits on PE 0.
+      const auto side = [&](const Topology& factor, std::uint32_t len) {
+        if (len < 2) return std::vector<node_t>(len, 0);
+        const bool ring = guest.kind == Guest::Kind::torus;
+        return embed(parse_guest(fmt::format("{}:{}", ring ? "ring" : "array", len), factor.pes(), false), factor)
+            .placement;
+      };
+      const std::vector<node_t> pa = side(*f->first, guest.rows), pb = side(*f->second, guest.cols);
+      for (node_t i = 0; i < guest.nodes; ++i) r.placement[i] = pa[i % guest.rows] + n1 * pb[i / guest.rows];
+      break;
+    }
     case EmbedMap::gray:
       if (n == ~0u) throw usage_error(fmt::format("embed: --map gray needs 2^n PEs; '{}' has {}", r.host, P));
       if (guest.nodes > P)
@@ -300,12 +361,19 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map) {
 }
 
 EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, const std::string& faults,
-                  std::uint64_t seed) {
-  if (faults.empty()) return embed(guest, host, map);
+                  std::uint64_t seed, std::uint64_t search_budget) {
+  if (faults.empty()) return embed(guest, host, map, search_budget);
   const FaultSpec spec = parse_fault_spec(faults);  // once: the check and the faults below
   if (spec.at) throw usage_error("embed: --faults at=CYCLE does not apply (an embedding is static); drop at=");
   const Topology faulty = with_faults(host, spec, seed);
   const std::vector<node_t> failed = failed_nodes(faulty);
+  if (map == EmbedMap::search) {
+    // The faulty network's live PEs and links, as they are: nothing moves, nothing rotates.
+    EmbedResult r = searched(guest, faulty, pe_graph(faulty, failed), search_budget);
+    r.faults = faults;
+    r.failed_pes = static_cast<std::uint32_t>(failed.size());
+    return r;
+  }
   std::vector<std::uint8_t> dead(host.pes(), 0);
   for (node_t v : failed)
     if (v < host.pes()) dead[v] = 1;
@@ -354,6 +422,28 @@ EmbedResult embed(const Guest& guest, const Topology& host, EmbedMap map, const 
   return best;
 }
 
+EmbedResult embed_every_fault(const Guest& guest, const Topology& host, const std::string& faults,
+                              std::uint64_t search_budget) {
+  const FaultSpec spec = parse_fault_spec(faults);
+  if (!spec.file.empty() || spec.at || spec.links + spec.nodes != 1)
+    throw usage_error(fmt::format("embed: --every-fault tries every single fault: give --faults links=1 or --faults "
+                                  "nodes=1 (got '{}')", faults));
+  check_budget(search_budget);
+  EmbedResult r;
+  r.guest = guest.spec;
+  r.host = host.spec();
+  r.map = std::string(to_string(EmbedMap::search));
+  r.guest_nodes = guest.nodes;
+  r.host_pes = host.pes();
+  r.arcs = guest.arcs.size();
+  r.expansion = static_cast<double>(r.host_pes) / guest.nodes;
+  r.faults = spec.text();
+  r.search_budget = search_budget;
+  r.every_fault = search_every_fault(guest, host, spec.links == 1, search_budget);
+  r.search_steps = r.every_fault->steps_total;
+  return r;
+}
+
 namespace {
 
 // Load, expansion, and every guest arc routed on `host` from r.placement: dilation and congestion.
@@ -400,12 +490,33 @@ void measure(const Guest& guest, const Topology& host, EmbedResult& r) {
 }  // namespace
 
 nlohmann::json to_json(const EmbedResult& r) {
-  return nlohmann::json{{"guest", r.guest},         {"host", r.host},         {"map", r.map},
+  nlohmann::json j{{"guest", r.guest},         {"host", r.host},         {"map", r.map},
                         {"guest_nodes", r.guest_nodes}, {"host_pes", r.host_pes}, {"arcs", r.arcs},
                         {"dilation", r.dilation},   {"mean_dilation", r.mean_dilation},
                         {"congestion", r.congestion}, {"load", r.load},       {"expansion", r.expansion},
                         {"faults", r.faults},       {"failed_pes", r.failed_pes}, {"moved", r.moved},
                         {"rotation", r.rotation}};
+  if (!r.placed())  // a search without a placement: no figures to show
+    for (const char* k : {"dilation", "mean_dilation", "congestion", "load"}) j[k] = nullptr;
+  if (r.search) {
+    j["search"] = to_string(*r.search);
+  } else if (r.every_fault) {
+    j["search"] = nullptr;
+  }
+  if (r.search || r.every_fault) {
+    j["search_steps"] = r.search_steps;
+    j["search_budget"] = r.search_budget;
+  }
+  if (r.every_fault) {
+    const EveryFaultResult& e = *r.every_fault;
+    nlohmann::json missing = nlohmann::json::array();
+    for (const auto& [what, st] : e.missing) missing.push_back({{"fault", what}, {"search", to_string(st)}});
+    j["every_fault"] = {{"kind", e.kind},         {"faults", e.faults},       {"found", e.found},
+                        {"none", e.none},         {"gave_up", e.gave_up},     {"repaired", e.repaired},
+                        {"steps_max", e.steps_max}, {"steps_total", e.steps_total}, {"budget", e.budget},
+                        {"missing", missing}};
+  }
+  return j;
 }
 
 }  // namespace rica

@@ -23,6 +23,10 @@ struct Embed {
   bool oriented = false;                         ///< route each guest edge one way only
   std::string faults;                            ///< a fault spec (rica/faults.hpp); empty: intact host
   std::uint64_t seed = defaults::engine::seed;   ///< draws the faults
+  /// map "search": guest nodes placed before the search gives up, in [1, defaults::embed::search_budget_max]
+  std::uint64_t search_budget = defaults::embed::search_budget;
+  /// map "search" once per single fault (faults "links=1" or "nodes=1") instead of one drawn fault
+  bool every_fault = false;
   unsigned threads = 0;                          ///< worker threads, 0 = all cores; <= defaults::limits::threads
 };
 
@@ -37,7 +41,8 @@ struct EmbedOutcome {
 
 /// Refuses (usage_error: one line naming the parameter and what is accepted) before any work: a
 /// topology too large for memory, an unknown host or guest (the nearest name suggested), a map that
-/// does not exist, too many threads. The map's fit and the faults are checked by run().
+/// does not exist, too many threads, a search budget out of range, --every-fault without map
+/// search or without exactly one link or node fault. The map's fit and the faults are checked by run().
 void validate(const Embed& request);
 /// validate(), then places and routes (rica::embed). Stops with rica::interrupted on Ctrl-C
 /// (rica/interrupt.hpp).
