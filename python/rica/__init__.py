@@ -132,6 +132,25 @@ class Result:
     def keys(self):
         return self.summary.keys()
 
+    def items(self):
+        return self.summary.items()
+
+    def __iter__(self):  # a Result reads as its summary dict: keys, `in`, comparison with a dict
+        return iter(self.summary)
+
+    def __len__(self):
+        return len(self.summary)
+
+    def __eq__(self, other):
+        if isinstance(other, Result):
+            return self.summary == other.summary
+        return self.summary == other if isinstance(other, dict) else NotImplemented
+
+    __hash__ = None
+
+    def values(self):
+        return self.summary.values()
+
 
 class RunResult(Result):
     """One run (rica.run). `spec`: the topology spec as given; `topology`: its canonical form (the run's

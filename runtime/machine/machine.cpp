@@ -417,11 +417,7 @@ void Machine::allocate() {
   // the ports their links use, the routers the topology's width. Over MPI ranks: every node alike.
   rows_ = ranks_ || pes_ == nodes_ ? NodeRows::uniform(nodes_, ports_)
                                    : NodeRows::two(nodes_, pes_, terminal_width(), ports_);
-  topo_.visit([&](const auto& t) {  // Machine::buffer_row relies on it
-    if constexpr (always_direct<std::decay_t<decltype(t)>>)
-      if (!rows_.is_uniform() || rows_.wide != ports_ || pes_ != nodes_)
-        throw std::logic_error("a direct topology type with a PE that is not a node");
-  });
+  uniform_rows_ = rows_.is_uniform() && rows_.wide == ports_;  // Machine::buffer_row relies on it
   check_memory(held_nodes);
   const std::size_t nbuf = rows_.total * classes_;
   if (nbuf > 0xffffffffULL)  // credit indices are 32-bit

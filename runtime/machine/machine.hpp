@@ -174,12 +174,6 @@ struct HopPlan {
   std::uint32_t buf = 0;  ///< the peer's input `in` among the machine's buffers (Machine::buffer_at)
 };
 
-/// Topology types whose every node is a PE (a direct network): their machine's rows are uniform
-/// (NodeRows), so a hop finds the peer's buffers by one multiplication (Machine::buffer_row).
-/// Machine::allocate checks it.
-template <class T>
-inline constexpr bool always_direct = std::is_same_v<T, CubeTopology> || std::is_same_v<T, HypercubeTopology> ||
-                                      std::is_same_v<T, PeriodicTopology>;
 
 /// What adaptive selection (Machine::select) may know of the step under way at node v: taken(q)
 /// is true when out-port q takes no further packet in it (the cycle engine: an earlier head of
@@ -456,12 +450,11 @@ class Machine {
   LinkBuffer& buffer_at(std::uint32_t b) noexcept { return buffers_->data()[b]; }
   /// The index of node v's input 0 among the buffers (peer_buffer), for a topology of type T:
   /// one multiplication for a direct network's uniform rows.
+  /// Uniform rows (every node a PE: a direct network) take one multiplication; the branch is the
+  /// same for every hop of a run, so it predicts. Decided by the rows, never by the family's type.
   template <class T>
   std::size_t buffer_row(node_t v) const noexcept {
-    if constexpr (always_direct<T>)
-      return std::size_t{v} * n_buf_;
-    else
-      return rows_.row(v) * classes_;
+    return uniform_rows_ ? std::size_t{v} * n_buf_ : rows_.row(v) * classes_;
   }
   /// Where node v's rows start in the per-port tables, and how many ports it has rows for
   /// (runtime/machine/node_rows.hpp): v's out- and in-ports are below port_width(v).
@@ -711,6 +704,7 @@ class Machine {
   port_t ports_ = 0;
   class_t classes_ = 1;
   std::uint32_t n_buf_ = 0;  ///< input buffers of the widest node (ports x classes): the source queue's index
+  bool uniform_rows_ = false;  ///< every node has rows for every port (NodeRows::uniform): buffer_row multiplies
   /// Where each node's rows start in the per-port tables (node_rows.hpp): per port in use.
   NodeRows rows_;
   unsigned min_words_ = 1;
